@@ -1,0 +1,37 @@
+# Every target installs what it needs into .venv first, so each works from a fresh clone.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup demo test test-fast bench proof lint clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/pbem demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -x -m "not slow"
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+proof: $(STAMP)
+	$(BIN)/python -m proof
+
+lint: $(STAMP)
+	$(BIN)/ruff check pbem games tests
+	$(BIN)/ruff format --check pbem games tests
+
+clean:
+	rm -rf $(VENV) demo-out pbem.sqlite .pytest_cache .hypothesis

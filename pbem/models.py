@@ -1,0 +1,185 @@
+"""The stored history of every game.
+
+One row per game, seat, resolved turn, order submission, report, mail in and mail out. The turn rows are
+the truth a replay checks; ``GameRow.state`` is a cache of the latest turn's state, so that processing
+turn 2,000 costs what turn 20 does.
+
+Compressed columns (``*_z``) hold zlib-compressed canonical JSON or text: see :mod:`pbem.codec`.
+
+Uniqueness is enforced by the database, not only by checks in code: a turn can be recorded once per
+(game, epoch, number), a mail once per dedupe key, an inbound message once per key. Two hosts racing
+lose on the constraint, and roll back whole.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Column, LargeBinary, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class GameRow(SQLModel, table=True):
+    """A game. ``turn`` is the number of the latest resolved turn (0 = the state setup produced);
+    orders are due for ``turn + 1``. ``epoch`` grows by one at each rollback, so turns undone by a
+    rollback stay in the archive beside the new ones."""
+
+    __tablename__ = "game"
+
+    id: str = Field(primary_key=True, max_length=64)
+    game_type: str = Field(index=True, max_length=64)
+    engine_version: str = Field(max_length=32)
+    seed: int  # secret while the game runs: it determines every future draw
+    options_json: str = "{}"
+    created_at: datetime
+    status: str = Field(default="active", index=True, max_length=16)  # active | paused | finished
+    turn: int = 0
+    epoch: int = 0
+    state_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # latest state, compressed
+    state_sha256: str = Field(max_length=64)
+    # deadlines and missed orders (issue 7)
+    turn_seconds: int | None = None  # duration of one turn; None: no deadline
+    grace_seconds: int = 0
+    deadline_at: datetime | None = Field(default=None, index=True)
+    nmr: str = Field(default="wait", max_length=16)  # wait | bot
+    abandon_after: int | None = None  # misses after which a seat is abandoned
+    require_from_match: bool = False  # mail: From must match the seat's address
+    finished_at: datetime | None = None
+    # a host that claimed this game for processing, until when (tick on PostgreSQL uses row locks too)
+    claimed_by: str | None = Field(default=None, max_length=128)
+    claimed_until: datetime | None = None
+
+
+class SeatRow(SQLModel, table=True):
+    """A player's chair at one game. ``password_hash`` is ``scrypt$<salt hex>$<hash hex>``."""
+
+    __tablename__ = "seat"
+    __table_args__ = (UniqueConstraint("game_id", "name"), UniqueConstraint("game_id", "position"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
+    name: str = Field(max_length=32)
+    position: int
+    email: str = Field(default="", max_length=320)
+    password_hash: str = Field(max_length=256)
+    misses: int = 0
+    abandoned: bool = False
+
+
+class ObserverRow(SQLModel, table=True):
+    """Someone who receives the public report of a game."""
+
+    __tablename__ = "observer"
+    __table_args__ = (UniqueConstraint("game_id", "email"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
+    email: str = Field(max_length=320)
+
+
+class TurnRow(SQLModel, table=True):
+    """One resolved turn: the state after it, its hash, what happened and the chance outcomes drawn.
+
+    Number 0 is the setup. ``orders_json`` maps seat to canonical orders (no passwords), with
+    ``by_bot`` naming seats whose orders the bot made under the missed-orders policy.
+    ``undone`` marks turns taken back by a rollback (kept for the archive).
+    """
+
+    __tablename__ = "turn"
+    __table_args__ = (UniqueConstraint("game_id", "epoch", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
+    epoch: int = 0
+    number: int
+    state_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    state_sha256: str = Field(max_length=64)
+    orders_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # {seat: orders}
+    by_bot_json: str = "[]"
+    events_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # [{text, to, data}]
+    chance_json: str = "[]"  # [[label, n, outcome], ...]
+    resolved_at: datetime
+    undone: bool = False
+
+
+class SubmissionRow(SQLModel, table=True):
+    """An order file as received (password redacted), what it parsed to, and its fate.
+
+    ``status``: accepted (waiting for the turn) · superseded (a later one replaced it) · consumed (the
+    turn resolved with it) · rejected (``errors`` says why). Rejected submissions whose envelope did
+    not name a known game and seat have ``game_id``/``seat`` empty.
+    """
+
+    __tablename__ = "submission"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str | None = Field(default=None, index=True, max_length=64)
+    seat: str | None = Field(default=None, max_length=32)
+    epoch: int | None = None
+    turn: int | None = None
+    received_at: datetime
+    source: str = Field(default="file", max_length=16)  # file | mail | bot | cli
+    from_address: str | None = Field(default=None, max_length=320)
+    raw_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    orders_json: str | None = None  # canonical JSON of the validated orders
+    receipt: str | None = Field(default=None, max_length=64)  # SHA-256 of orders_json
+    status: str = Field(index=True, max_length=16)
+    errors: str | None = None
+
+
+class ReportRow(SQLModel, table=True):
+    """A rendered report: for one seat, or the public one (``seat`` empty) for observers."""
+
+    __tablename__ = "report"
+    __table_args__ = (UniqueConstraint("game_id", "epoch", "turn", "seat"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
+    epoch: int = 0
+    turn: int
+    seat: str = Field(default="", max_length=32)
+    text_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    html_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class OutboxRow(SQLModel, table=True):
+    """A mail waiting for the SMTP server to accept it. ``dedupe_key`` makes each mail unique
+    (``report:GAME:EPOCH:TURN:SEAT``, ``reply:<inbound key>``, ``reminder:GAME:EPOCH:TURN:SEAT``)."""
+
+    __tablename__ = "outbox"
+
+    id: int | None = Field(default=None, primary_key=True)
+    dedupe_key: str = Field(unique=True, max_length=300)
+    game_id: str | None = Field(default=None, index=True, max_length=64)
+    to_addr: str = Field(max_length=320)
+    subject: str = Field(max_length=300)
+    message_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # the whole RFC 5322 message
+    created_at: datetime
+    status: str = Field(default="pending", index=True, max_length=16)  # pending | sent | failed
+    attempts: int = 0
+    next_attempt_at: datetime | None = Field(default=None, index=True)
+    sent_at: datetime | None = None
+    last_error: str | None = None
+
+
+class InboundRow(SQLModel, table=True):
+    """A mail message that was read, once: ``key`` is its Message-ID plus a digest of its content."""
+
+    __tablename__ = "inbound"
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, max_length=400)
+    received_at: datetime
+    from_address: str | None = Field(default=None, max_length=320)
+    raw_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    submission_id: int | None = Field(default=None, foreign_key="submission.id")
+    outcome: str = Field(default="", max_length=32)  # accepted | rejected | command | ignored
+
+
+class HostRow(SQLModel, table=True):
+    """Host-wide facts, as key/value: ``last_tick_at`` (for the outage guard), the schema version."""
+
+    __tablename__ = "host"
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = ""

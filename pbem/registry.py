@@ -1,0 +1,58 @@
+"""Finding the installed games: the ``pbem.games`` entry-point group, so a third party can add a game
+without touching pbem."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.metadata import entry_points
+
+from pbem.game import Game
+
+GROUP = "pbem.games"
+
+_extra: dict[str, Game] = {}
+
+
+class UnknownGame(LookupError):
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(f"unknown game {name!r}; installed games: {', '.join(known) or 'none'}")
+        self.name = name
+
+
+#: entry points that failed to load, with why: shown by ``pbem new`` instead of breaking every command
+broken: dict[str, str] = {}
+
+
+@cache
+def _installed() -> dict[str, Game]:
+    games: dict[str, Game] = {}
+    for ep in entry_points(group=GROUP):
+        try:
+            game = ep.load()
+        except Exception as exc:  # a third party's broken game must not take the host down
+            broken[ep.name] = f"{type(exc).__name__}: {exc}"
+            continue
+        if not isinstance(game, Game):
+            broken[ep.name] = f"{ep.value} is not a pbem Game"
+            continue
+        games[game.name] = game
+    return games
+
+
+def register(game: Game) -> None:
+    """Make a game known without installing it (tests, embedding)."""
+    _extra[game.name] = game
+
+
+def games() -> dict[str, Game]:
+    """Every known game by its id, sorted."""
+    merged = {**_installed(), **_extra}
+    return dict(sorted(merged.items()))
+
+
+def get_game(name: str) -> Game:
+    known = games()
+    try:
+        return known[name]
+    except KeyError:
+        raise UnknownGame(name, list(known)) from None
