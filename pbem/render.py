@@ -1,0 +1,58 @@
+"""The Jinja environment every report is rendered with.
+
+Templates live in ``templates/`` at the top of the source tree; an installed wheel carries them as
+``pbem/templates``. A game's templates are ``templates/<game name>/report.html.j2`` and
+``report.txt.j2``, extending ``base.html.j2`` / ``base.txt.j2``.
+
+The context of a report (what a template may use):
+
+- ``game``: ``{id, title, type, turn}``
+- ``seat``: the seat the report is for, or ``None`` for the public (observer) report
+- ``colour``: that seat's piece colour (``view["colours"][seat]``), or ``None``
+- ``view``: ``Game.view(state, seat)``: the only source of game facts
+- ``events``: ``[{turn, text}]`` visible to the seat, since its last report
+- ``decision``: the seat's pending :class:`pbem.game.Decision`, or ``None``
+- ``order_template``: the YAML to send next (envelope filled in), or ``None``
+- ``deadline``: the next deadline as text with its time zone, or ``None``
+- ``status_note``: a line from the host ("paused by the game master"), or ``None``
+- ``outcome``: ``{reason, scores, places, ranking, tie_breaks}`` once the game is over, else ``None``
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+_HERE = Path(__file__).resolve().parent
+
+
+def template_dirs() -> list[Path]:
+    """The installed templates first if present, else the source tree's."""
+    candidates = [_HERE / "templates", _HERE.parent / "templates"]
+    found = [p for p in candidates if (p / "base.html.j2").is_file()]
+    if not found:
+        raise FileNotFoundError("report templates missing: looked in pbem/templates and templates/")
+    return found[:1]
+
+
+@cache
+def environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader([str(p) for p in template_dirs()]),
+        autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        auto_reload=False,
+    )
+
+
+def render(game_name: str, fmt: str, context: dict[str, Any]) -> str:
+    """Render ``templates/<game_name>/report.<fmt>.j2`` (fmt: ``html`` or ``txt``)."""
+    if fmt not in ("html", "txt"):
+        raise ValueError(f"unknown report format {fmt!r}")
+    return environment().get_template(f"{game_name}/report.{fmt}.j2").render(context)
