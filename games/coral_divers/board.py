@@ -1,0 +1,121 @@
+"""Placing a coral tile on the sea floor: extending, starting, merging and absorbing reefs.
+
+Rules: ``shared/rules/coral-divers.md``, "Placement". :func:`placement` says what a tile on a space
+would do, or why it may not go there; :func:`place` carries it out on a working copy of the state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .data import SEA, SEA_MAP
+from .state import Reef, State, coral
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a tile may not go on a space: a stable rule code and a player's sentence."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What a legal tile on a space does: the own reefs it joins, the neutral reefs it absorbs, and
+    whether it starts a new reef (then ``free_start`` says it spends a free-start shell)."""
+
+    own: tuple[int, ...]
+    neutral: tuple[int, ...]
+    starts: bool
+    free_start: bool
+
+
+def is_start_space(state: State, space: str) -> bool:
+    """Whether ``space`` is a start space of a revealed (active) station."""
+    return any(state.stations[s].revealed for s in SEA_MAP.orthogonal[space] if s in state.stations)
+
+
+def placement(state: State, seat: str, tile: str, at: str, free_starts: int = 0) -> Placement | Refusal:
+    """What ``seat`` putting ``tile`` on ``at`` would do, or the rule it breaks.
+
+    ``free_starts`` is how many free-start shells are in play this turn and not yet spent.
+    """
+    terrain = SEA_MAP.terrain.get(at)
+    if terrain != SEA:
+        what = "a cave" if terrain == "#" else "a station spot"
+        return Refusal("place.not_open", f"{at} is {what}: corals go only on open sea floor")
+    if at in state.tiles:
+        return Refusal("place.occupied", f"{at} already holds a coral tile")
+    kind = coral(tile)
+    own: list[int] = []
+    neutral: list[int] = []
+    for q in SEA_MAP.orthogonal[at]:
+        rid = state.reef_at.get(q)
+        if rid is None:
+            continue
+        reef = state.reefs[rid]
+        if reef.coral != kind or rid in own or rid in neutral:
+            continue
+        if reef.owner is None:
+            neutral.append(rid)
+        elif reef.owner == seat:
+            own.append(rid)
+        else:
+            return Refusal(
+                "place.touches_other_reef",
+                f"a {kind} tile on {at} would touch {reef.owner}'s {kind} reef",
+            )
+    if own:
+        size = sum(len(state.reefs[r].cells) for r in own)
+        for rid in neutral:
+            n = len(state.reefs[rid].cells)
+            if n > size:
+                return Refusal(
+                    "place.neutral_too_big",
+                    f"a {kind} tile on {at} would join a neutral {kind} reef of {n} tiles to your reef of "
+                    f"{size}: a neutral reef may be absorbed only if it is no larger than yours",
+                )
+        return Placement(tuple(sorted(own)), tuple(sorted(neutral)), starts=False, free_start=False)
+    if neutral:
+        return Refusal(
+            "place.new_reef_touches_neutral",
+            f"a new {kind} reef on {at} would touch a neutral {kind} reef",
+        )
+    if state.divers_on_board(seat) <= 0:
+        return Refusal(
+            "place.no_diver", f"a {kind} tile on {at} would start a new reef, and you have no diver left"
+        )
+    if is_start_space(state, at):
+        return Placement((), (), starts=True, free_start=False)
+    if free_starts > 0:
+        return Placement((), (), starts=True, free_start=True)
+    return Refusal(
+        "place.not_start_space",
+        f"a {kind} tile on {at} extends none of your {kind} reefs, and a new reef must start on a start "
+        "space of an active station (or use a free-start shell)",
+    )
+
+
+def place(state: State, seat: str, tile: str, at: str, how: Placement) -> Reef:
+    """Put ``tile`` on ``at`` (``how`` from :func:`placement`) in ``state``, a working copy. Returns the
+    reef the tile now belongs to. Merged own reefs keep the diver of the largest (then the oldest); the
+    others' divers go home."""
+    state.tiles[at] = tile
+    if how.starts:
+        rid = state.next_reef
+        state.next_reef += 1
+        reef = Reef(rid, coral(tile), seat, frozenset((at,)), at)
+    else:
+        keeper = max(how.own, key=lambda r: (len(state.reefs[r].cells), -r))
+        cells = {at}
+        for rid in (*how.own, *how.neutral):
+            cells |= state.reefs[rid].cells
+            if rid != keeper:
+                del state.reefs[rid]
+        old = state.reefs[keeper]
+        reef = Reef(keeper, old.coral, seat, frozenset(cells), old.diver)
+    state.reefs[reef.id] = reef
+    for c in reef.cells:
+        state.reef_at[c] = reef.id
+    return reef

@@ -1,0 +1,200 @@
+"""A Coral Divers bot: plans every affordable line greedily and plays the best, or surfaces.
+
+It sees only what its seat may see: it never reads a face-down token's kind (a token is worth a flat
+bonus to it) nor a reserved station's value. Every order it gives is built with the same placement
+rules as the engine, so it always passes ``check``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbem.game import Chance
+
+from . import board
+from .data import ECONOMY, SEA_MAP
+from .state import LINES, NURSERY, State, coral, has_clownfish, line_slots
+from .turn import can_afford_a_line, line_cost
+
+
+@dataclass
+class Plan:
+    line: str
+    value: float
+    steps: list[Any] = field(default_factory=list)
+
+
+def _hot_spaces(state: State) -> dict[str, float]:
+    """Ring spaces of active, unscored stations, valued by the station's high value."""
+    hot: dict[str, float] = {}
+    for spot, st in state.stations.items():
+        if st.revealed and not st.scored:
+            for s in SEA_MAP.ring[spot]:
+                hot[s] = max(hot.get(s, 0.0), st.value.high / 4)
+    return hot
+
+
+def _candidates(state: State, seat: str, kind: str) -> set[str]:
+    spaces: set[str] = set()
+    for reef in state.reefs.values():
+        if reef.owner == seat and reef.coral == kind:
+            for c in reef.cells:
+                spaces.update(q for q in SEA_MAP.orthogonal[c] if q not in state.tiles)
+    if state.divers_on_board(seat) > 0:
+        for spot, st in state.stations.items():
+            if st.revealed:
+                spaces.update(q for q in SEA_MAP.start[spot] if q not in state.tiles)
+    return spaces
+
+
+def _worth(state: State, tile: str, at: str, how: board.Placement, hot: dict[str, float]) -> float:
+    value = 1.0 + (1.0 if has_clownfish(tile) else 0.0) + hot.get(at, 0.0)
+    if at in state.seabed:
+        value += 1.0
+    if how.starts:
+        value -= 1.2 if state.divers_on_board(state.seat) > 2 else 2.0
+    else:
+        value += 0.6 + 0.3 * sum(len(state.reefs[r].cells) for r in how.neutral)
+    return value
+
+
+def _best_spot(
+    state: State, seat: str, tile: str, hot: dict[str, float], free_start: bool
+) -> tuple[str, board.Placement, float] | None:
+    best: tuple[str, board.Placement, float] | None = None
+    spaces = sorted(_candidates(state, seat, coral(tile)))
+    for at in spaces:
+        how = board.placement(state, seat, tile, at, 0)
+        if isinstance(how, board.Placement):
+            w = _worth(state, tile, at, how, hot)
+            if best is None or w > best[2]:
+                best = (at, how, w)
+    if best is None and free_start and state.divers_on_board(seat) > 0:
+        for at in sorted(hot):
+            how = board.placement(state, seat, tile, at, 1)
+            if isinstance(how, board.Placement) and how.free_start:
+                return at, how, _worth(state, tile, at, how, hot)
+    return best
+
+
+def _plan(state: State, seat: str, line: str, hot: dict[str, float]) -> Plan | None:
+    p = state.players[seat]
+    shells = Counter(p.shells)
+    cost = line_cost(state, line)
+    plan = Plan(line, 0.0)
+    coins = p.coins
+    if shells["discount"] and (cost >= 3 or cost > coins):
+        plan.steps.append({"shell": "discount"})
+        shells["discount"] -= 1
+        cost = 0
+    while cost > coins and shells["pearl"]:
+        plan.steps.append({"shell": "pearl"})
+        shells["pearl"] -= 1
+        coins = min(ECONOMY.coin_cap, coins + ECONOMY.pearl_coins)
+    if cost > coins:
+        return None
+    plan.steps.append({"plant": {"line": line}})
+    plan.value -= 0.4 * cost
+    work = state.copy()
+    taken = [work.nursery[s] for s in line_slots(line) if work.nursery[s] is not None]
+    for s in line_slots(line):
+        work.nursery[s] = None
+    # the most promising tiles first: the ones that extend a reef of their own type
+    order = sorted(range(len(taken)), key=lambda n: -_tile_promise(work, seat, taken[n]))
+    for n in order:
+        plan.value += _put(work, seat, taken[n], n + 1, plan, hot, shells)
+    if shells["extra-tile"] and plan.value > 0:
+        _extra(work, seat, len(taken) + 1, plan, hot, shells)
+    return plan
+
+
+def _tile_promise(state: State, seat: str, tile: str | None) -> int:
+    kind = coral(tile or "")
+    return sum(len(r.cells) for r in state.reefs.values() if r.owner == seat and r.coral == kind)
+
+
+def _put(
+    work: State,
+    seat: str,
+    tile: str | None,
+    number: int,
+    plan: Plan,
+    hot: dict[str, float],
+    shells: Counter[str],
+) -> float:
+    assert tile is not None
+    spot = _best_spot(work, seat, tile, hot, shells["free-start"] > 0)
+    if spot is None:
+        plan.steps.append({"discard": {"tile": number}})
+        return -float(ECONOMY.discard_penalty)
+    at, how, w = spot
+    if how.free_start:
+        plan.steps.append({"shell": "free-start"})
+        shells["free-start"] -= 1
+    board.place(work, seat, tile, at, how)
+    plan.steps.append({"place": {"tile": number, "at": at}})
+    return w
+
+
+def _extra(
+    work: State, seat: str, number: int, plan: Plan, hot: dict[str, float], shells: Counter[str]
+) -> None:
+    """Use an extra-tile shell on the nursery tile that extends one of our reefs best, if any does."""
+    best: tuple[float, int, str, board.Placement] | None = None
+    for slot, tile in enumerate(work.nursery):
+        if tile is None:
+            continue
+        spot = _best_spot(work, seat, tile, hot, False)
+        if spot is not None and not spot[1].starts and (best is None or spot[2] > best[0]):
+            best = (spot[2], slot, spot[0], spot[1])
+    if best is None:
+        return
+    _, slot, at, how = best
+    tile = work.nursery[slot]
+    assert tile is not None
+    work.nursery[slot] = None
+    board.place(work, seat, tile, at, how)
+    shells["extra-tile"] -= 1
+    plan.steps.append(
+        {"shell": {"kind": "extra-tile", "row": slot // NURSERY + 1, "column": slot % NURSERY + 1}}
+    )
+    plan.steps.append({"place": {"tile": number, "at": at}})
+    plan.value += best[0]
+
+
+def _room(state: State, reef_cells: frozenset[str]) -> int:
+    """Empty open spaces next to a reef: how much it can still grow."""
+    return len(
+        {q for c in reef_cells for q in SEA_MAP.orthogonal[c] if q not in state.tiles} & set(SEA_MAP.open)
+    )
+
+
+def _surface(state: State, seat: str) -> list[Any]:
+    """Close the reefs that can no longer grow and count at no open station; else the least promising."""
+    hot = _hot_spaces(state)
+    mine = sorted(state.reefs_of(seat), key=lambda r: r.id)
+    idle = [r for r in mine if _room(state, r.cells) == 0 and not any(c in hot for c in r.cells)]
+    closing = idle or [min(mine, key=lambda r: (_room(state, r.cells), -len(r.cells), r.id))]
+    return [{"surface": [min(r.cells) for r in closing]}]
+
+
+def choose(state: State, seat: str, chance: Chance) -> list[Any]:
+    """The bot's orders for ``seat``'s turn."""
+    mine = state.reefs_of(seat)
+    if not can_afford_a_line(state, seat):
+        return _surface(state, seat) if mine else [{"surface": []}]
+    hot = _hot_spaces(state)
+    plans = [p for line in LINES if line_cost(state, line) > 0 if (p := _plan(state, seat, line, hot))]
+    if not plans:
+        return _surface(state, seat) if mine else [{"surface": []}]
+    plans.sort(key=lambda p: -p.value)
+    best = plans[0]
+    if len(plans) > 1 and plans[1].value >= best.value - 0.5 and chance.pick("bot", 3) == 0:
+        best = plans[1]
+    p = state.players[seat]
+    weak = best.value < 0 or (p.coins <= 1 and best.value < 2)
+    if mine and weak:
+        return _surface(state, seat)
+    return best.steps

@@ -1,0 +1,152 @@
+"""The Coral Divers game object: setup, the turn cycle, and the host's protocol.
+
+Rules: ``shared/rules/coral-divers.md``, "Setup" and "A turn". Legality lives in :mod:`.turn`, scoring
+in :mod:`.scoring`, views in :mod:`.views`, the bot in :mod:`.bot`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, RootModel
+
+from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError, choice, shuffled
+
+from . import bot, turn, views
+from . import state as st
+from .data import ECONOMY, REVEALED_AT_SETUP, SEA_MAP, STATION_VALUES, TILE_COUNTS, TOKENS
+from .orders import Surface, TurnOrders
+from .state import COLOURS, Player, State, Station
+
+TURN = Decision(
+    "turn", "Your turn: Plant (take a nursery line and place its tiles) or Surface (close reefs)."
+)
+
+
+class Options(BaseModel):
+    """``starting_player``: the seat that acts first (default: drawn at random)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    starting_player: str | None = None
+
+
+class CoralDivers:
+    name = "coral-divers"
+    title = "Coral Divers"
+    version = "1.0.0"
+    min_players = 2
+    max_players = 4
+    options_model = Options
+
+    # ------------------------------------------------------------------------------ setup
+
+    def setup(self, seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
+        seats = tuple(seats)
+        if not self.min_players <= len(seats) <= self.max_players or len(set(seats)) != len(seats):
+            raise RulesError("setup.seats", "Coral Divers is for 2 to 4 players with distinct seat names")
+        first = getattr(options, "starting_player", None)
+        if first is not None and first not in seats:
+            raise RulesError("setup.starting_player", f"starting_player {first!r} is not one of the seats")
+        bag = dict(TILE_COUNTS)
+        state = State(
+            seats=seats,
+            players={s: Player(s, COLOURS[i], ECONOMY.starting_coins, 0) for i, s in enumerate(seats)},
+            active=0,
+            nursery=[None] * (st.NURSERY * st.NURSERY),
+            bag=bag,
+            tiles={},
+            reef_at={},
+            reefs={},
+            next_reef=1,
+            stations={},
+            seabed={},
+        )
+        turn.refill(state, chance)
+        values = shuffled(chance, "stations", STATION_VALUES)
+        spots = list(SEA_MAP.spots)
+        state.stations = {spot: Station(v) for spot, v in zip(spots, values, strict=True)}
+        for _ in range(REVEALED_AT_SETUP):
+            spot = choice(chance, "station", [s for s in spots if not state.stations[s].revealed])
+            state.stations[spot] = replace(state.stations[spot], revealed=True)
+        spaces = shuffled(chance, "seabed", SEA_MAP.token_spaces)[: len(TOKENS)]
+        tokens = shuffled(chance, "seabed tokens", TOKENS)
+        state.seabed = dict(zip(spaces, tokens, strict=True))
+        state.active = seats.index(first) if first is not None else chance.pick("starting player", len(seats))
+        return state
+
+    # ------------------------------------------------------------------------------ the turn
+
+    def pending(self, state: State) -> dict[str, Decision]:
+        return {} if state.over else {state.seat: TURN}
+
+    def order_model(self, decision: Decision) -> type[RootModel]:
+        if decision.kind != "turn":
+            raise RulesError("turn.unknown_decision", f"Coral Divers has no {decision.kind!r} decision")
+        return TurnOrders
+
+    def check(self, state: State, seat: str, orders: BaseModel) -> None:
+        turn.carry_out(state, seat, list(orders.root))  # type: ignore[attr-defined]
+
+    def resolve(self, state: State, orders: Mapping[str, BaseModel], chance: Chance) -> Resolution:
+        seat = state.seat
+        if set(orders) != {seat}:
+            raise RulesError("turn.not_yours", f"only {seat} acts now")
+        steps = list(orders[seat].root)  # type: ignore[attr-defined]
+        work, events = turn.carry_out(state, seat, steps)
+        events = list(events)
+        if not any(isinstance(s, Surface) for s in steps):
+            events += turn.finish_plant(work, chance)
+        work.actions += 1
+        if not work.over:
+            work.active = (work.active + 1) % len(work.seats)
+        return Resolution(work, events)
+
+    # ------------------------------------------------------------------------------ views and end
+
+    def view(self, state: State, seat: str | None) -> dict[str, Any]:
+        return views.view(state, seat)
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.final is None or state.places is None:
+            return None
+        return Outcome(
+            reason="the nursery is empty and the bag cannot refill it",
+            scores={s: state.final[s]["total"] for s in state.seats},
+            places=dict(state.places),
+            tie_breaks=tuple(state.tie_breaks),
+        )
+
+    def bot(self, state: State, seat: str, chance: Chance) -> Any:
+        return bot.choose(state, seat, chance)
+
+    def template(self, state: State, seat: str) -> str:
+        return views.template(state, seat)
+
+    # ------------------------------------------------------------------------------ storage and secrets
+
+    def dump_state(self, state: State) -> dict[str, Any]:
+        return st.dump(state)
+
+    def load_state(self, data: Any) -> State:
+        return st.load(data)
+
+    def resample_hidden(self, state: State, seat: str, chance: Chance) -> State:
+        """Face-down tokens dealt anew among their spaces; unrevealed station values among their spots.
+        Nothing else is hidden: the bag's contents follow from the public tiles, and it has no order."""
+        other = state.copy()
+        if state.over:
+            return other
+        spaces = sorted(state.seabed)
+        kinds = shuffled(chance, "resample seabed", [state.seabed[s] for s in spaces])
+        other.seabed = dict(zip(spaces, kinds, strict=True))
+        reserved = [s for s in sorted(state.stations) if not state.stations[s].revealed]
+        values = shuffled(chance, "resample stations", [state.stations[s].value for s in reserved])
+        for spot, value in zip(reserved, values, strict=True):
+            other.stations[spot] = replace(state.stations[spot], value=value)
+        return other
+
+
+__all__ = ["TURN", "CoralDivers", "Event", "Options"]

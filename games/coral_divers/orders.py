@@ -1,0 +1,90 @@
+"""The order grammar of a Coral Divers turn: the shapes of its steps (legality is in :mod:`.turn`).
+
+One decision kind, ``turn``. Its orders are either a Plant::
+
+    - shell: discount
+    - plant: {line: row 2}
+    - place: {tile: 1, at: e4}
+    - shell: {kind: extra-tile, row: 3, column: 1}
+    - place: {tile: 4, at: e5}
+    - discard: {tile: 2}
+
+or a Surface: ``- surface: [e4, c2]`` (one space of each reef to close; ``[]`` to close nothing).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from pbem.steps import Step, steps_model
+
+from .data import SEA_MAP
+
+_COLUMNS = SEA_MAP.columns
+SPACE_PATTERN = f"^[{_COLUMNS[0]}-{_COLUMNS[-1]}][1-{SEA_MAP.rows}]$"
+
+#: a space of the sea floor: column letter then row number, ``e4``
+Space = Annotated[str, StringConstraints(pattern=SPACE_PATTERN)]
+#: a line of the nursery: ``row 2`` or ``column 3``
+Line = Annotated[str, StringConstraints(pattern=r"^(row|column) [1-4]$")]
+#: the number of a taken tile: its place in the taken line (1-based), extra tiles after it
+TileNumber = Annotated[int, Field(ge=1, le=16)]
+Nursery = Annotated[int, Field(ge=1, le=4)]
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PlantLine(_Shape):
+    line: Line
+
+
+class PlaceTile(_Shape):
+    tile: TileNumber
+    at: Space
+
+
+class DiscardTile(_Shape):
+    tile: TileNumber
+
+
+class ExtraTile(_Shape):
+    """``{kind: extra-tile, row: 3, column: 1}``: the nursery slot the extra tile comes from."""
+
+    kind: Literal["extra-tile"]
+    row: Nursery
+    column: Nursery
+
+
+#: the shells that need nothing more than their name
+SimpleShell = Literal["pearl", "free-start", "discount"]
+
+
+class Plant(Step):
+    plant: PlantLine
+
+
+class Place(Step):
+    place: PlaceTile
+
+
+class Discard(Step):
+    discard: DiscardTile
+
+
+class Shell(Step):
+    shell: SimpleShell | ExtraTile
+
+    @property
+    def kind(self) -> str:
+        return self.shell if isinstance(self.shell, str) else self.shell.kind
+
+
+class Surface(Step):
+    surface: Annotated[list[Space], Field(max_length=20)]
+
+
+TurnOrders = steps_model("CoralDiversTurn", Plant, Place, Discard, Shell, Surface, min_steps=1, max_steps=40)

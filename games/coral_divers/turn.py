@@ -1,0 +1,359 @@
+"""One turn: a Plant or a Surface, carried out step by step on a working copy of the state.
+
+Rules: ``shared/rules/coral-divers.md``, "A turn", "Plant", "Shells", "Surface". :func:`carry_out` is
+the one place legality is decided: ``check`` runs it and discards the result, ``resolve`` runs it and then
+:func:`finish_plant` (refill, new station, station scoring, the end), which needs chance. Nothing here
+reads a face-down token's kind before it is taken, so no error depends on a hidden token.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from pbem.game import Chance, Event, RulesError, choice, draw_from_counts
+
+from . import board, scoring
+from .data import ECONOMY
+from .orders import Discard, Place, Plant, Shell, Surface
+from .state import LINES, NURSERY, State, coral, has_clownfish, line_slots, slot_name
+
+ACTION_PLANT = "Plant"
+ACTION_SURFACE = "Surface"
+
+
+def describe(tile: str) -> str:
+    return f"{coral(tile)}{' (clownfish)' if has_clownfish(tile) else ''}"
+
+
+def line_cost(state: State, line: str) -> int:
+    return sum(1 for s in line_slots(line) if state.nursery[s] is not None)
+
+
+def can_afford_a_line(state: State, seat: str) -> bool:
+    """Whether some nursery line with a tile is within reach: coins plus the pearls in front of the
+    player, or any line at all with a discount shell."""
+    p = state.players[seat]
+    reach = p.coins + ECONOMY.pearl_coins * p.shells.count("pearl")
+    costs = [line_cost(state, line) for line in LINES]
+    return any(c > 0 and ("discount" in p.shells or c <= reach) for c in costs)
+
+
+@dataclass
+class Planting:
+    """The progress of a Plant: the taken tiles (None once placed or discarded), shells in play."""
+
+    line: str | None = None
+    taken: list[str | None] = field(default_factory=list)
+    usable: Counter[str] = field(default_factory=Counter)
+    discount: bool = False
+    free_starts: int = 0
+    cost: int = 0
+    said: list[str] = field(default_factory=list)
+
+
+def _fail(code: str, message: str, i: int | None, step: object, action: str) -> RulesError:
+    quote = step.quote() if i is not None and hasattr(step, "quote") else None
+    return RulesError(code, message, step=i, action=action, quote=quote)
+
+
+def carry_out(state: State, seat: str, steps: list[object]) -> tuple[State, list[Event]]:
+    """Apply ``seat``'s steps to a copy of ``state``; raise :class:`RulesError` at the first illegal
+    one. Returns the new state (before any refill or station check) and the events so far."""
+    if state.over:
+        raise RulesError("turn.game_over", "the game is over")
+    if seat != state.seat:
+        raise RulesError("turn.not_yours", f"it is {state.seat}'s turn, not {seat}'s")
+    if not steps:
+        raise RulesError("turn.empty", "a turn is one action, Plant or Surface; passing is not allowed")
+    work = state.copy()
+    surfaces = [i for i, s in enumerate(steps) if isinstance(s, Surface)]
+    if surfaces:
+        i = surfaces[0] if surfaces[0] != 0 else (1 if len(steps) > 1 else 0)
+        if len(steps) > 1:
+            raise _fail(
+                "turn.one_action",
+                "a turn is exactly one action: Surface stands alone, without plant, place, discard or shells",
+                i,
+                steps[i],
+                ACTION_SURFACE,
+            )
+        return _surface(work, seat, steps[0])  # type: ignore[arg-type]
+    return _plant(work, seat, steps)
+
+
+# ------------------------------------------------------------------------------------------ surface
+
+
+def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]:
+    closing: list[int] = []
+    for space in step.surface:
+        rid = work.reef_at.get(space)
+        reef = None if rid is None else work.reefs[rid]
+        if reef is None or reef.owner != seat:
+            whose = (
+                "no reef"
+                if reef is None
+                else ("a neutral reef" if reef.owner is None else f"{reef.owner}'s reef")
+            )
+            raise _fail(
+                "surface.not_your_reef",
+                f"{space} holds {whose}, not one of your reefs",
+                0,
+                step,
+                ACTION_SURFACE,
+            )
+        if reef.id in closing:
+            raise _fail(
+                "surface.same_reef", f"{space} is in a reef you already close", 0, step, ACTION_SURFACE
+            )
+        closing.append(reef.id)
+    if not closing:
+        if work.reefs_of(seat):
+            raise _fail(
+                "surface.nothing_closed",
+                "surfacing closes at least one of your reefs: name one space of each reef to close",
+                0,
+                step,
+                ACTION_SURFACE,
+            )
+        if can_afford_a_line(work, seat):
+            raise _fail(
+                "surface.must_plant",
+                "you have no reef and can afford a nursery line, so you must plant",
+                0,
+                step,
+                ACTION_SURFACE,
+            )
+    gained = 0
+    said: list[str] = []
+    for rid in closing:
+        reef = work.reefs[rid]
+        pts = scoring.reef_points(work, reef)
+        gained += pts
+        said.append(f"{reef.coral} reef at {reef.diver} ({len(reef.cells)} tiles, {pts} points)")
+        work.reefs[rid] = replace(reef, owner=None, diver=None)
+    divers = work.divers_on_board(seat)
+    p = work.players[seat]
+    coins = scoring.add_coins(p.coins, scoring.income(divers))
+    work.players[seat] = replace(p, points=p.points + gained, coins=coins)
+    closed = "closed " + ", ".join(said) if said else "closed nothing"
+    text = f"{seat} surfaced: {closed}; {divers} divers home, income {coins - p.coins} coins (now {coins})"
+    return work, [Event(text, data={"action": "surface", "points": gained, "coins": coins - p.coins})]
+
+
+# ------------------------------------------------------------------------------------------ plant
+
+
+def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Event]]:
+    p = work.players[seat]
+    pl = Planting(usable=Counter(p.shells))
+    events: list[Event] = []
+    for i, step in enumerate(steps):
+        if isinstance(step, Shell):
+            _use_shell(work, seat, pl, i, step)
+        elif isinstance(step, Plant):
+            _take_line(work, seat, pl, i, step)
+        elif isinstance(step, Place):
+            events += _place(work, seat, pl, i, step)
+        elif isinstance(step, Discard):
+            n = _taken(pl, i, step, step.discard.tile)
+            tile = pl.taken[n]
+            assert tile is not None
+            pl.taken[n] = None
+            q = work.players[seat]
+            work.players[seat] = replace(
+                q, points=q.points - ECONOMY.discard_penalty, discarded=q.discarded + 1
+            )
+            pl.said.append(f"discarded {describe(tile)} (-{ECONOMY.discard_penalty})")
+    if pl.line is None:
+        raise RulesError(
+            "plant.no_line",
+            "a Plant takes a nursery line: add a step such as 'plant: {line: row 2}' (or surface instead)",
+            action=ACTION_PLANT,
+        )
+    left = [str(n + 1) for n, t in enumerate(pl.taken) if t is not None]
+    if left:
+        raise RulesError(
+            "plant.tiles_left",
+            f"every taken tile must be placed or discarded; still in hand: tile {', '.join(left)}",
+            action=ACTION_PLANT,
+        )
+    cost = "free (discount)" if pl.discount else f"for {pl.cost} coin{'s' if pl.cost != 1 else ''}"
+    text = f"{seat} planted {pl.line} {cost}: " + ", ".join(pl.said)
+    return work, [Event(text, data={"action": "plant", "line": pl.line}), *events]
+
+
+def _taken(pl: Planting, i: int, step: Place | Discard, number: int) -> int:
+    if pl.line is None:
+        raise _fail("place.before_plant", "choose a nursery line with 'plant' first", i, step, ACTION_PLANT)
+    if number > len(pl.taken):
+        raise _fail(
+            "place.no_such_tile",
+            f"you hold {len(pl.taken)} taken tile{'s' if len(pl.taken) != 1 else ''}, numbered 1 to "
+            f"{len(pl.taken)}",
+            i,
+            step,
+            ACTION_PLANT,
+        )
+    if pl.taken[number - 1] is None:
+        raise _fail("place.tile_used", f"tile {number} is already placed or discarded", i, step, ACTION_PLANT)
+    return number - 1
+
+
+def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> None:
+    line = step.plant.line
+    if pl.line is not None:
+        raise _fail("plant.twice", f"you already took {pl.line} this turn", i, step, ACTION_PLANT)
+    slots = line_slots(line)
+    tiles = [work.nursery[s] for s in slots]
+    held = [t for t in tiles if t is not None]
+    if not held:
+        raise _fail("plant.empty_line", f"{line} of the nursery holds no tile", i, step, ACTION_PLANT)
+    cost = 0 if pl.discount else len(held)
+    p = work.players[seat]
+    if cost > p.coins:
+        raise _fail(
+            "plant.cannot_afford",
+            f"{line} holds {len(held)} tiles and costs {cost} coins; you have {p.coins}",
+            i,
+            step,
+            ACTION_PLANT,
+        )
+    for s in slots:
+        work.nursery[s] = None
+    work.players[seat] = replace(p, coins=p.coins - cost)
+    pl.line, pl.taken, pl.cost = line, list(held), cost
+
+
+def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> None:
+    kind = step.kind
+    if pl.usable[kind] <= 0:
+        raise _fail(
+            "shell.not_held",
+            f"you have no unused {kind} shell (a shell taken this turn can be used from your next turn)",
+            i,
+            step,
+            ACTION_PLANT,
+        )
+    p = work.players[seat]
+    if kind == "discount":
+        if pl.line is not None:
+            raise _fail(
+                "shell.discount_late",
+                "a discount must be used before choosing the line",
+                i,
+                step,
+                ACTION_PLANT,
+            )
+        if pl.discount:
+            raise _fail(
+                "shell.discount_twice", "a discount is already in use this turn", i, step, ACTION_PLANT
+            )
+        pl.discount = True
+        said = "used a discount shell"
+    elif kind == "pearl":
+        coins = scoring.add_coins(p.coins, ECONOMY.pearl_coins)
+        p = replace(p, coins=coins)
+        said = f"used a pearl (+{ECONOMY.pearl_coins} coins)"
+    elif kind == "free-start":
+        pl.free_starts += 1
+        said = "used a free-start shell"
+    else:
+        if pl.line is None:
+            raise _fail(
+                "shell.extra_before_plant",
+                "an extra tile is taken after the line: put this shell after the 'plant' step",
+                i,
+                step,
+                ACTION_PLANT,
+            )
+        assert not isinstance(step.shell, str)
+        slot = (step.shell.row - 1) * NURSERY + step.shell.column - 1
+        tile = work.nursery[slot]
+        if tile is None:
+            raise _fail("shell.empty_slot", f"nursery {slot_name(slot)} holds no tile", i, step, ACTION_PLANT)
+        work.nursery[slot] = None
+        pl.taken.append(tile)
+        said = f"used an extra-tile shell (tile {len(pl.taken)}: {describe(tile)} from {slot_name(slot)})"
+    pl.usable[kind] -= 1
+    shells = list(p.shells)
+    shells.remove(kind)
+    work.players[seat] = replace(p, shells=tuple(shells), used=tuple(sorted((*p.used, kind))))
+    pl.said.append(said)
+
+
+def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Event]:
+    n = _taken(pl, i, step, step.place.tile)
+    tile = pl.taken[n]
+    assert tile is not None
+    at = step.place.at
+    how = board.placement(work, seat, tile, at, pl.free_starts)
+    if isinstance(how, board.Refusal):
+        raise _fail(how.code, how.message, i, step, ACTION_PLANT)
+    if how.free_start:
+        pl.free_starts -= 1
+    reef = board.place(work, seat, tile, at, how)
+    pl.taken[n] = None
+    notes = []
+    if how.starts:
+        notes.append("new reef, free start" if how.free_start else "new reef")
+    if len(how.own) > 1:
+        notes.append(f"merges {len(how.own)} reefs, a diver goes home")
+    if how.neutral:
+        notes.append(f"absorbs {len(how.neutral)} neutral reef{'s' if len(how.neutral) > 1 else ''}")
+    if not how.starts:
+        notes.append(f"reef of {len(reef.cells)}")
+    pl.said.append(f"{describe(tile)} {at}" + (f" ({', '.join(notes)})" if notes else ""))
+    token = work.seabed.pop(at, None)
+    if token is None:
+        return []
+    p = work.players[seat]
+    if token.startswith("fish-"):
+        value = int(token.removeprefix("fish-"))
+        work.players[seat] = replace(p, fish=tuple(sorted((*p.fish, value))))
+        what = f"a fish school worth {value}"
+    else:
+        work.players[seat] = replace(p, shells=tuple(sorted((*p.shells, token))))
+        what = f"a {token} shell"
+    return [Event(f"{seat} took the seabed token at {at}: {what}", data={"token": token, "at": at})]
+
+
+# ------------------------------------------------------------------------------------------ after a plant
+
+
+def finish_plant(work: State, chance: Chance) -> list[Event]:
+    """After the placements: refill (and a new station) when 3 or fewer tiles remain and the bag has
+    tiles; the station check; the end when the nursery is empty and the bag too."""
+    events: list[Event] = []
+    bag_total = sum(work.bag.values())
+    if work.nursery_count() <= ECONOMY.refill_at_most and bag_total > 0:
+        reserved = [s for s in sorted(work.stations) if not work.stations[s].revealed]
+        if reserved:
+            spot = choice(chance, "station", reserved)
+            st = work.stations[spot]
+            work.stations[spot] = replace(st, revealed=True)
+            events.append(Event(f"a new station is revealed at {spot}: {st.value.high}/{st.value.low}"))
+        filled = refill(work, chance)
+        events.append(
+            Event(f"the nursery is refilled with {filled} tiles ({sum(work.bag.values())} left in the bag)")
+        )
+    events += scoring.score_stations(work)
+    if work.nursery_count() == 0 and sum(work.bag.values()) == 0:
+        events += scoring.final_scoring(work)
+    return events
+
+
+def refill(work: State, chance: Chance) -> int:
+    """Fill every empty nursery slot from the bag, slot by slot, while the bag lasts."""
+    filled = 0
+    for slot, tile in enumerate(work.nursery):
+        if tile is not None or sum(work.bag.values()) == 0:
+            continue
+        drawn = draw_from_counts(chance, "bag", work.bag)
+        work.bag[drawn] -= 1
+        if work.bag[drawn] == 0:
+            del work.bag[drawn]
+        work.nursery[slot] = drawn
+        filled += 1
+    return filled

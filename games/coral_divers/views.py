@@ -1,0 +1,178 @@
+"""What a seat may see, and the order template of its turn.
+
+Rules: ``shared/rules/coral-divers.md``, "What each player may see": everything is public except the
+face-down seabed tokens, the bag, and (our ruling) the values of stations not yet revealed. This module
+is the one place those are left out; once the game is over they are shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .data import SEA_MAP
+from .scoring import reef_points, ring_full, strengths
+from .state import LINES, NURSERY, State, coral, has_clownfish
+from .turn import can_afford_a_line, line_cost
+
+TERRAIN = {".": "sea", "#": "cave", "S": "station"}
+
+SHELL_EXAMPLES = {
+    "pearl": "  # - shell: pearl        # +2 coins, any time in a Plant",
+    "discount": "  # - shell: discount     # before 'plant': the line costs nothing",
+    "free-start": "  # - shell: free-start   # your next new reef may start on any open space",
+    "extra-tile": "  # - shell: {kind: extra-tile, row: 3, column: 1}   # after 'plant'; numbered next",
+}
+
+
+def _tile(code: str | None) -> dict[str, Any] | None:
+    if code is None:
+        return None
+    return {"coral": coral(code), "clownfish": has_clownfish(code), "letter": coral(code)[0].upper()}
+
+
+def _station(state: State, spot: str) -> dict[str, Any]:
+    st = state.stations[spot]
+    shown = st.revealed or state.over
+    ring = SEA_MAP.ring[spot]
+    filled = sum(1 for s in ring if s in state.tiles or s in state.seabed or s in SEA_MAP.caves)
+    return {
+        "at": spot,
+        "revealed": st.revealed,
+        "scored": st.scored,
+        "high": st.value.high if shown else None,
+        "low": st.value.low if shown else None,
+        "ring": list(ring),
+        "start": list(SEA_MAP.start[spot]),
+        "filled": filled,
+        "full": ring_full(state, spot),
+        "strength": strengths(state, spot) if st.revealed else {},
+    }
+
+
+def view(state: State, seat: str | None) -> dict[str, Any]:
+    colours = {s: state.players[s].colour for s in state.seats}
+    number = {s: i + 1 for i, s in enumerate(state.seats)}
+    starts = {q for spot, st in state.stations.items() if st.revealed for q in SEA_MAP.start[spot]}
+    rings = {
+        q for spot, st in state.stations.items() if st.revealed and not st.scored for q in SEA_MAP.ring[spot]
+    }
+    board = []
+    for r in range(1, SEA_MAP.rows + 1):
+        row = []
+        for c in SEA_MAP.columns:
+            at = f"{c}{r}"
+            rid = state.reef_at.get(at)
+            reef = None if rid is None else state.reefs[rid]
+            owner = None if reef is None else reef.owner
+            row.append(
+                {
+                    "at": at,
+                    "terrain": TERRAIN[SEA_MAP.terrain[at]],
+                    "tile": _tile(state.tiles.get(at)),
+                    "reef": rid,
+                    "owner": owner,
+                    "owner_number": number.get(owner) if owner else None,
+                    "colour": colours.get(owner) if owner else None,
+                    "diver": reef is not None and reef.diver == at,
+                    "token": at in state.seabed,
+                    "start": at in starts and at not in state.tiles,
+                    "ring": at in rings,
+                }
+            )
+        board.append(row)
+    players = []
+    for s in state.seats:
+        p = state.players[s]
+        players.append(
+            {
+                "seat": s,
+                "number": number[s],
+                "colour": p.colour,
+                "coins": p.coins,
+                "points": p.points,
+                "divers": state.divers_on_board(s),
+                "reefs": len(state.reefs_of(s)),
+                "shells": list(p.shells),
+                "fish": list(p.fish),
+                "used": list(p.used),
+                "discarded": p.discarded,
+            }
+        )
+    out: dict[str, Any] = {
+        "seat": seat,
+        "colours": colours,
+        "seats": list(state.seats),
+        "to_move": None if state.over else state.seat,
+        "over": state.over,
+        "actions": state.actions,
+        "columns": list(SEA_MAP.columns),
+        "rows": list(range(1, SEA_MAP.rows + 1)),
+        "board": board,
+        "players": players,
+        "stations": [_station(state, s) for s in sorted(SEA_MAP.spots)],
+        "reefs": [
+            {
+                "id": r.id,
+                "coral": r.coral,
+                "owner": r.owner,
+                "colour": colours.get(r.owner) if r.owner else None,
+                "size": len(r.cells),
+                "clownfish": state.clownfish(r),
+                "points": reef_points(state, r),
+                "diver": r.diver,
+                "cells": sorted(r.cells),
+            }
+            for r in sorted(state.reefs.values(), key=lambda r: r.id)
+        ],
+        "nursery": [[_tile(state.nursery[r * NURSERY + c]) for c in range(NURSERY)] for r in range(NURSERY)],
+        "line_costs": {line: line_cost(state, line) for line in LINES},
+        "bag": sum(state.bag.values()),
+        "face_down": sorted(state.seabed),
+        "final": state.final,
+    }
+    if state.over:
+        out["face_down_revealed"] = {k: state.seabed[k] for k in sorted(state.seabed)}
+    return out
+
+
+def template(state: State, seat: str) -> str:
+    """The ``orders:`` lines of ``seat``'s turn: every step possible now, commented, with examples."""
+    if state.over or seat != state.seat:
+        return "  []\n"
+    p = state.players[seat]
+    mine = sorted(state.reefs_of(seat), key=lambda r: r.id)
+    lines = ["  # Your turn: exactly one action, Plant or Surface (no passing)."]
+    affordable = can_afford_a_line(state, seat)
+    if affordable:
+        costs = ", ".join(f"{line} {line_cost(state, line)}" for line in LINES if line_cost(state, line))
+        lines += [
+            f"  # PLANT: take every tile of one nursery line, 1 coin per tile (you have {p.coins}).",
+            f"  #   lines and costs: {costs}",
+            "  # - plant: {line: row 2}",
+            "  # then place or discard every taken tile (tile = its place in the line, 1-4):",
+            "  # - place: {tile: 1, at: e4}   # extend your reef, or start one on a station's start space",
+            "  # - discard: {tile: 2}         # -3 points",
+        ]
+        starts = sorted(
+            {q for spot, st in state.stations.items() if st.revealed for q in SEA_MAP.start[spot]}
+            - set(state.tiles)
+        )
+        if starts:
+            lines.append(
+                f"  #   free start spaces now: {', '.join(starts)} ({state.divers_on_board(seat)} divers)"
+            )
+        for kind in sorted(set(p.shells)):
+            lines.append(SHELL_EXAMPLES[kind])
+    if mine:
+        spaces = ", ".join(f"{min(r.cells)} ({r.coral}, {len(r.cells)})" for r in mine)
+        lines += [
+            "  # SURFACE instead: close reefs (one space of each) for points, then income.",
+            f"  #   your reefs: {spaces}",
+            f"  # - surface: [{', '.join(min(r.cells) for r in mine)}]",
+        ]
+    elif not affordable:
+        lines += [
+            "  # You can afford no line and have no reef: you surface without closing anything.",
+            "  - surface: []",
+        ]
+    return "\n".join(lines) + "\n"
