@@ -1,0 +1,111 @@
+"""Who processes which game: a lease on the game row, taken so that two ticks never take the same game.
+
+A tick walks the active games in id order and claims them a few at a time: it writes its name and a
+lease end into ``GameRow.claimed_by``/``claimed_until``, then works on each game with no lock held (the
+turn driver takes its own), and gives the lease back when done. A game whose lease is held by another
+tick is skipped: that tick does it. A lease that ran out (its tick died) may be taken again; the turn
+table's unique ``(game, epoch, number)`` is the backstop if a slow tick outlives its lease.
+
+How the claim itself is made race-free:
+
+- PostgreSQL: ``SELECT … FOR UPDATE SKIP LOCKED`` picks rows no other claimer is looking at, and the
+  lease is written in the same transaction.
+- SQLite: the claim runs in a ``BEGIN IMMEDIATE`` transaction (the database's write lock from its first
+  statement), so the read of free leases and the write of ours cannot interleave with another claimer.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, or_, select, update
+
+from pbem.models import GameRow
+
+GAME = GameRow.__table__  # type: ignore[attr-defined]
+DEFAULT_LEASE_SECONDS = 600
+BUSY_TIMEOUT_MS = 30_000
+
+
+def host_id() -> str:
+    """This tick's name in ``claimed_by``: ``$PBEM_HOST_ID``, else ``hostname:pid``."""
+    return os.environ.get("PBEM_HOST_ID") or f"{socket.gethostname()}:{os.getpid()}"
+
+
+def is_sqlite(engine: Engine | Connection) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+def immediate_engine(engine: Engine) -> Engine:
+    """An engine on the same SQLite file whose transactions begin ``BEGIN IMMEDIATE``; any other
+    database (or an in-memory SQLite, which another engine could not see) is returned as it is."""
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return engine
+    return _immediate(url.render_as_string(hide_password=False))
+
+
+@cache
+def _immediate(url: str) -> Engine:
+    private = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+
+    @event.listens_for(private, "connect")
+    def _autocommit(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # the driver must not BEGIN on its own: we do
+        dbapi_connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        dbapi_connection.execute("PRAGMA foreign_keys = ON")
+
+    @event.listens_for(private, "begin")
+    def _begin_immediate(connection: Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return private
+
+
+def _free(now: datetime, me: str) -> Any:
+    return or_(GAME.c.claimed_until.is_(None), GAME.c.claimed_until < now, GAME.c.claimed_by == me)
+
+
+def claim(
+    engine: Engine,
+    me: str,
+    now: datetime,
+    *,
+    after: str = "",
+    limit: int = 10,
+    lease_seconds: int = DEFAULT_LEASE_SECONDS,
+    only: Sequence[str] | None = None,
+) -> list[str]:
+    """Claim up to ``limit`` active games with ids after ``after`` whose lease is free; their ids, in
+    order. ``only`` restricts the walk to those games."""
+    until = now + timedelta(seconds=lease_seconds)
+    query = (
+        select(GAME.c.id)
+        .where(GAME.c.status == "active", GAME.c.id > after, _free(now, me))
+        .order_by(GAME.c.id)
+        .limit(limit)
+    )
+    if only is not None:
+        query = query.where(GAME.c.id.in_(list(only)))
+    if not is_sqlite(engine):
+        query = query.with_for_update(skip_locked=True)
+    with immediate_engine(engine).begin() as conn:
+        ids = list(conn.execute(query).scalars())
+        if ids:
+            conn.execute(update(GAME).where(GAME.c.id.in_(ids)).values(claimed_by=me, claimed_until=until))
+    return ids
+
+
+def release(engine: Engine, me: str, game_id: str) -> None:
+    """Give the lease back (only if it is still ours)."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(GAME)
+            .where(GAME.c.id == game_id, GAME.c.claimed_by == me)
+            .values(claimed_by=None, claimed_until=None)
+        )

@@ -1,0 +1,122 @@
+"""Deadlines: durations as people write them, a game's deadline, and how it is shown.
+
+``GameRow.deadline_at`` is the deadline of the turn that is due (``turn + 1``); ``grace_seconds`` more
+pass before a missed deadline counts. A game without ``turn_seconds`` has no deadline at all.
+
+>>> parse_duration("1d12h")
+129600
+>>> show_duration(129600)
+'1d 12h'
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pbem.errors import UserError
+from pbem.models import GameRow
+
+_UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}
+_PART = re.compile(r"(\d+)\s*([wdhms])")
+
+
+def parse_duration(text: str) -> int:
+    """Seconds in ``48h``, ``2d``, ``1d12h``, ``90m``, ``1w`` (a bare number is hours).
+
+    Raises :class:`UserError` for anything else, or for zero.
+    """
+    raw = text.strip().lower().replace(" ", "")
+    if raw.isdigit():
+        seconds = int(raw) * 3600
+    else:
+        parts = _PART.findall(raw)
+        if not parts or "".join(n + u for n, u in parts) != raw:
+            raise UserError(f"not a duration: {text!r} (write e.g. 48h, 2d, 1d12h, 90m)")
+        seconds = sum(int(n) * _UNITS[u] for n, u in parts)
+    if seconds <= 0:
+        raise UserError(f"a duration must be more than zero: {text!r}")
+    return seconds
+
+
+def show_duration(seconds: int) -> str:
+    """``1d 12h``, ``45m``, ``30s``: the two largest units that are not zero."""
+    seconds = int(seconds)
+    if seconds <= 0:
+        return "0s"
+    out = []
+    for unit, size in _UNITS.items():
+        if unit == "w":
+            continue
+        count, seconds = divmod(seconds, size)
+        if count:
+            out.append(f"{count}{unit}")
+    return " ".join(out[:2])
+
+
+def aware(moment: datetime | None) -> datetime | None:
+    """``moment`` as timezone-aware UTC (the database may hand back naive UTC)."""
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def next_deadline(game: GameRow, start: datetime) -> datetime | None:
+    """The deadline of a turn that becomes due at ``start``."""
+    if not game.turn_seconds:
+        return None
+    return aware(start) + timedelta(seconds=game.turn_seconds)  # type: ignore[operator]
+
+
+def passed_at(game: GameRow) -> datetime | None:
+    """When a missed deadline counts: the deadline plus the grace."""
+    deadline = aware(game.deadline_at)
+    if deadline is None:
+        return None
+    return deadline + timedelta(seconds=game.grace_seconds or 0)
+
+
+def has_passed(game: GameRow, now: datetime) -> bool:
+    moment = passed_at(game)
+    return moment is not None and aware(now) >= moment  # type: ignore[operator]
+
+
+def show_deadline(moment: datetime | None, tz: str = "UTC") -> str | None:
+    """``2026-11-30 18:00 UTC``, or in another zone with UTC beside it:
+    ``2026-11-30 19:00 CET (18:00 UTC)``. ``None`` when there is no deadline.
+
+    >>> show_deadline(datetime(2026, 11, 30, 18, 0, tzinfo=UTC), "Europe/Berlin")
+    '2026-11-30 19:00 CET (18:00 UTC)'
+    """
+    moment = aware(moment)
+    if moment is None:
+        return None
+    if tz.upper() == "UTC":
+        return f"{moment:%Y-%m-%d %H:%M} UTC"
+    try:
+        zone = ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise UserError(f"unknown time zone {tz!r} (write e.g. UTC or Europe/Berlin)") from None
+    local = moment.astimezone(zone)
+    return f"{local:%Y-%m-%d %H:%M} {local.tzname()} ({moment:%H:%M} UTC)"
+
+
+def describe(game: GameRow, now: datetime, tz: str = "UTC") -> str | None:
+    """The deadline line of a report: when, how long from ``now``, the grace, or that it is paused.
+
+    ``None`` for a game without deadlines.
+    """
+    if game.status == "paused":
+        return "paused by the game master: no deadline runs"
+    shown = show_deadline(game.deadline_at, tz)
+    if shown is None:
+        return None
+    left = (aware(game.deadline_at) - aware(now)).total_seconds()  # type: ignore[operator]
+    when = f"in {show_duration(int(left))}" if left > 0 else "passed"
+    grace = f"; {show_duration(game.grace_seconds)} grace" if game.grace_seconds else ""
+    return f"{shown} ({when}{grace})"

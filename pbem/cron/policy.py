@@ -1,0 +1,177 @@
+"""What a deadline does: whose orders are missing, the deadline of the due turn, misses and abandoned
+seats.
+
+The missed-orders policy is the game's (``GameRow.nmr``, chosen at ``pbem new``):
+
+- ``wait``: the deadline stands still until the orders come; the late seat gets a late notice.
+- ``bot``: once the deadline plus the grace has passed, the game's bot plays the turn for every seat
+  whose orders are missing (the turn records them as ``by_bot``).
+- ``abandon_after`` (with either): a seat that missed that many deadlines (counted over the game) is
+  marked abandoned, and from then on the bot plays for it without waiting for any deadline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from pbem.codec import unpack_json
+from pbem.cron.deadlines import aware, has_passed, next_deadline
+from pbem.cron.models import ClockRow, NoticeRow
+from pbem.db import lock_game
+from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
+from pbem.registry import get_game
+
+
+@dataclass(frozen=True)
+class Due:
+    """Where a game stands: the turn due (``turn``, in ``epoch``), the seats the game waits for, those
+    whose orders are in, and which of the missing seats are abandoned."""
+
+    game_id: str
+    epoch: int
+    turn: int
+    waiting: tuple[str, ...]
+    missing: tuple[str, ...]
+    abandoned: tuple[str, ...]
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.waiting) and not self.missing
+
+    @property
+    def only_abandoned_missing(self) -> bool:
+        return bool(self.missing) and set(self.missing) <= set(self.abandoned)
+
+
+class Step(Enum):
+    """What a tick does next with a game."""
+
+    NOTHING = "nothing"  # over, paused, or nothing due yet
+    RESOLVE = "resolve"  # every order is in
+    BOT = "bot"  # the bot plays for the missing seats
+    LATE = "late"  # deadline passed under ``wait``: count the misses, send late notices
+    REMIND = "remind"  # the deadline is near: remind those whose orders are missing
+
+
+def due(session: Session, game: GameRow) -> Due:
+    """Who owes orders now: the game's pending seats less those with accepted orders for the due turn."""
+    rules = get_game(game.game_type)
+    state = rules.load_state(unpack_json(game.state_z))
+    waiting = tuple(rules.pending(state))
+    turn = game.turn + 1
+    sent = set(
+        session.exec(
+            select(SubmissionRow.seat).where(
+                SubmissionRow.game_id == game.id,
+                SubmissionRow.epoch == game.epoch,
+                SubmissionRow.turn == turn,
+                SubmissionRow.status == "accepted",
+            )
+        ).all()
+    )
+    missing = tuple(seat for seat in waiting if seat not in sent)
+    abandoned = set(
+        session.exec(select(SeatRow.name).where(SeatRow.game_id == game.id, SeatRow.abandoned)).all()
+    )
+    return Due(game.id, game.epoch, turn, waiting, missing, tuple(s for s in missing if s in abandoned))
+
+
+def next_step(game: GameRow, where: Due, now: datetime, remind_before: int) -> Step:
+    """The one thing to do next; the tick repeats until :attr:`Step.NOTHING`, a reminder or a late
+    notice (both of which leave the game waiting)."""
+    if game.status != "active" or not where.waiting:
+        return Step.NOTHING
+    if where.ready:
+        return Step.RESOLVE
+    if where.only_abandoned_missing:
+        return Step.BOT
+    if has_passed(game, now):
+        if game.nmr == "bot":
+            return Step.BOT
+        return Step.LATE
+    deadline = aware(game.deadline_at)
+    if deadline is not None and (deadline - aware(now)).total_seconds() <= remind_before:  # type: ignore[operator]
+        return Step.REMIND
+    return Step.NOTHING
+
+
+def sync_clock(engine: Engine, game_id: str, now: datetime) -> GameRow | None:
+    """Give the due turn its deadline if it has none of its own yet (a turn resolved since the clock last
+    looked, by a tick or by ``pbem process``), and return the game as it stands.
+
+    The new deadline runs from when the previous turn resolved (from the game's creation for turn 1),
+    so a turn resolved an hour before the tick still gets its full time counted from then.
+    """
+    with Session(engine) as session:
+        if not lock_game(session, game_id):
+            return None
+        game = session.get(GameRow, game_id)
+        assert game is not None
+        clock = session.get(ClockRow, game_id)
+        if clock is not None and (clock.epoch, clock.turn) == (game.epoch, game.turn):
+            session.commit()
+            return game
+        if game.status == "active" and game.turn_seconds:
+            start = _due_since(session, game)
+            if game.deadline_at is None or aware(game.deadline_at) <= start:  # type: ignore[operator]
+                game.deadline_at = next_deadline(game, start)
+                session.add(game)
+        clock = clock or ClockRow(game_id=game_id)
+        clock.epoch, clock.turn = game.epoch, game.turn
+        session.add(clock)
+        session.commit()
+        session.refresh(game)
+        return game
+
+
+def _due_since(session: Session, game: GameRow) -> datetime:
+    latest = session.exec(
+        select(TurnRow.resolved_at).where(
+            TurnRow.game_id == game.id,
+            TurnRow.number == game.turn,
+            TurnRow.undone == False,  # noqa: E712
+        )
+    ).first()
+    moment = latest if latest is not None and game.turn > 0 else game.created_at
+    return aware(moment)  # type: ignore[return-value]
+
+
+def record_misses(engine: Engine, game: GameRow, where: Due, now: datetime) -> list[tuple[str, int, bool]]:
+    """Count one miss per missing seat for the due turn (once, however many ticks see it); mark seats
+    abandoned that reach ``abandon_after``. Returns ``(seat, misses, newly abandoned)`` for each miss
+    counted by this call."""
+    counted: list[tuple[str, int, bool]] = []
+    for name in where.missing:
+        if name in where.abandoned:
+            continue
+        with Session(engine) as session:
+            lock_game(session, game.id)
+            seat = session.exec(select(SeatRow).where(SeatRow.game_id == game.id, SeatRow.name == name)).one()
+            session.add(
+                NoticeRow(
+                    game_id=game.id,
+                    epoch=where.epoch,
+                    turn=where.turn,
+                    seat=name,
+                    kind="miss",
+                    created_at=now,
+                )
+            )
+            seat.misses += 1
+            newly = bool(game.abandon_after) and not seat.abandoned and seat.misses >= game.abandon_after  # type: ignore[operator]
+            if newly:
+                seat.abandoned = True
+            session.add(seat)
+            try:
+                session.commit()
+            except IntegrityError:  # this turn's miss was counted already (another tick, or before)
+                session.rollback()
+                continue
+            counted.append((name, seat.misses, newly))
+    return counted

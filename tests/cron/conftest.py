@@ -1,0 +1,77 @@
+"""Fixtures for the cron tests: a database URL on SQLite and on PostgreSQL, a fake clock, games.
+
+PostgreSQL comes from ``$PBEM_TEST_PG`` (an admin connection; default the local server's socket as
+``postgres``); each test gets a database of its own, dropped afterwards. A server that cannot be reached
+fails the test with the way to start one (``bash scripts/postgres.sh``): it never skips.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy.exc import OperationalError
+
+from pbem.migrations import upgrade
+
+DEFAULT_PG = "postgresql+psycopg://postgres@/postgres?host=/var/run/postgresql"
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def pg_admin_url() -> str:
+    return os.environ.get("PBEM_TEST_PG") or DEFAULT_PG
+
+
+def _admin() -> Engine:
+    url = pg_admin_url()
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("select 1"))
+    except OperationalError as exc:
+        engine.dispose()
+        pytest.fail(
+            f"PostgreSQL is not reachable at {make_url(url).render_as_string(hide_password=True)}: "
+            f"{exc.orig}. Start it with `bash scripts/postgres.sh` (or set PBEM_TEST_PG).",
+            pytrace=False,
+        )
+    return engine
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for this test."""
+    admin = _admin()
+    name = f"pbem_t_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(pg_admin_url()).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The same test on an SQLite file and on a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'pbem.sqlite'}"
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """The host's engine on ``db_url``, migrated to head."""
+    from pbem.db import connect
+
+    eng = connect(db_url)
+    upgrade(eng)
+    yield eng
+    eng.dispose()

@@ -1,0 +1,111 @@
+"""Schema changes through alembic: a fresh database, an old one upgraded in place, racing upgraders."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+from sqlalchemy import create_engine, inspect, text
+from sqlmodel import Session, SQLModel
+
+from pbem import migrations
+from pbem.codec import pack_json
+from pbem.cron.models import ClockRow, NoticeRow
+from pbem.models import GameRow, SeatRow, TurnRow
+from tests.cron.conftest import START
+
+CRON_TABLES = {"cron_notice", "cron_clock", "cron_tick", "cron_gm_action"}
+
+
+def _old_game(session: Session) -> None:
+    session.add(
+        GameRow(
+            id="old-1",
+            game_type="pearl-dive",
+            engine_version="1",
+            seed=7,
+            created_at=START,
+            state_z=pack_json({"x": 1}),
+            state_sha256="0" * 64,
+            turn=3,
+            turn_seconds=86400,
+            deadline_at=START + timedelta(days=1),
+        )
+    )
+    session.flush()
+    session.add(SeatRow(game_id="old-1", name="red", position=0, email="r@example.org", password_hash="h"))
+    session.add(
+        TurnRow(
+            game_id="old-1",
+            number=3,
+            state_z=pack_json({"x": 1}),
+            state_sha256="0" * 64,
+            orders_z=pack_json({}),
+            events_z=pack_json([]),
+            resolved_at=START,
+        )
+    )
+    session.commit()
+
+
+def test_fresh_database_upgrades_to_head(db_url: str) -> None:
+    engine = create_engine(db_url)
+    assert migrations.current(engine) is None
+    assert migrations.upgrade(engine) == migrations.head() == "0002"
+    assert CRON_TABLES | {"game", "seat", "turn", "outbox"} <= set(inspect(engine).get_table_names())
+    assert migrations.upgrade(engine) == "0002"  # again: nothing to do, no error
+    engine.dispose()
+
+
+def test_old_database_upgrades_in_place_with_its_game(db_url: str) -> None:
+    engine = create_engine(db_url)
+    migrations.upgrade(engine, "0001")
+    assert not CRON_TABLES & set(inspect(engine).get_table_names())
+    with Session(engine) as session:
+        _old_game(session)
+    migrations.upgrade(engine)
+    assert migrations.current(engine) == "0002"
+    with Session(engine) as session:
+        game = session.get(GameRow, "old-1")
+        assert game is not None and game.turn == 3 and game.deadline_at == START + timedelta(days=1)
+        assert session.get(TurnRow, 1) is not None
+        session.add(ClockRow(game_id="old-1", epoch=0, turn=3))
+        session.add(NoticeRow(game_id="old-1", epoch=0, turn=4, seat="red", kind="reminder", created_at=START))
+        session.commit()
+    engine.dispose()
+
+
+def test_database_made_before_migrations_is_stamped_then_upgraded(db_url: str) -> None:
+    engine = create_engine(db_url)
+    host_tables = [t for name, t in SQLModel.metadata.tables.items() if name not in CRON_TABLES]
+    SQLModel.metadata.create_all(engine, tables=host_tables)  # what the host's connect() did
+    with Session(engine) as session:
+        _old_game(session)
+    assert migrations.current(engine) is None
+    assert migrations.upgrade(engine) == "0002"
+    with engine.connect() as conn:
+        assert conn.execute(text("select count(*) from seat where game_id = 'old-1'")).scalar() == 1
+        assert conn.execute(text("select count(*) from cron_notice")).scalar() == 0
+    engine.dispose()
+
+
+def test_hosts_upgrading_at_once_all_reach_head(db_url: str) -> None:
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        engine = create_engine(db_url)
+        try:
+            results.append(migrations.upgrade(engine))
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+        finally:
+            engine.dispose()
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert results == ["0002"] * 4
