@@ -1,0 +1,142 @@
+"""``pbem mail fetch`` and ``pbem mail send``: thin commands over :mod:`pbem.mail`.
+
+The team lead mounts :data:`app` as ``pbem mail``. Each command parses its options, calls the service,
+prints one line per message or a count, and turns a :class:`~pbem.errors.UserError` into one line on
+stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+
+from pbem.errors import UserError
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="mail",
+    help="Play by email: read orders and requests from a mailbox, send replies and reports.",
+    rich_markup_mode="rich",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+DbOption = Annotated[
+    str | None, typer.Option("--db", help="Database URL (default: $PBEM_DB, else ./pbem.sqlite).")
+]
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", help="Settings file (default: $PBEM_CONFIG, else ./pbem.toml).")
+]
+SmtpOption = Annotated[
+    str | None,
+    typer.Option(
+        "--smtp",
+        help="Send via smtp://user@host:port (?starttls=1) or smtps://…; password in $PBEM_SMTP_PASSWORD.",
+    ),
+]
+OutboxOption = Annotated[
+    Path | None, typer.Option("--outbox", help="Drop outgoing mail into this Maildir instead.")
+]
+
+
+def _guarded(work: Callable[[], T]) -> T:
+    try:
+        return work()
+    except UserError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+@app.command()
+def fetch(
+    maildir: Annotated[
+        Path | None, typer.Option("--maildir", help="Read a Maildir (new/ and unread cur/).")
+    ] = None,
+    mbox: Annotated[Path | None, typer.Option("--mbox", help="Read an mbox file.")] = None,
+    imap: Annotated[
+        str | None,
+        typer.Option(
+            "--imap", help="Read imap[s]://user@host:port/MAILBOX; password in $PBEM_IMAP_PASSWORD."
+        ),
+    ] = None,
+    send_now: Annotated[
+        bool, typer.Option("--send/--no-send", help="Deliver the replies at once when a way to send is set.")
+    ] = True,
+    smtp: SmtpOption = None,
+    outbox: OutboxOption = None,
+    db: DbOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Read orders and requests from a mailbox and answer each message exactly once.
+
+    Orders are submitted as if from a file; each sender gets a reply with the receipt, or every error.
+    Bounces, auto-replies and our own mail are archived and not answered.
+
+    [bold]Example:[/bold] PBEM_IMAP_PASSWORD=… pbem mail fetch --imap imaps://pbem@mail.example.org/INBOX
+    """
+
+    def work() -> None:
+        from pbem.db import connect
+        from pbem.mail import inbound, sources, transport
+        from pbem.mail import outbox as outbox_mod
+        from pbem.mail import settings as settings_mod
+
+        settings = settings_mod.load_settings(
+            config, smtp_url=smtp, outbox_dir=str(outbox) if outbox else None
+        )
+        imap_url = imap or (settings.imap_url if not (maildir or mbox) else None)
+        incoming = sources.source_for(
+            str(maildir) if maildir else None, str(mbox) if mbox else None, imap_url, settings.imap_password
+        )
+        engine = connect(db)
+        for handled in inbound.fetch(engine, incoming, settings):
+            note = f" ({handled.reason})" if handled.reason else ""
+            typer.echo(f"{handled.outcome:9} {handled.sender or '-'}{note}")
+        if send_now and (settings.smtp_url or settings.outbox_dir):
+            result = outbox_mod.send(engine, transport.transport_from(settings), settings=settings)
+            typer.echo(f"sent {len(result.sent)}, delayed {len(result.delayed)}, failed {len(result.failed)}")
+
+    _guarded(work)
+
+
+@app.command()
+def send(
+    smtp: SmtpOption = None,
+    outbox: OutboxOption = None,
+    reports: Annotated[
+        bool, typer.Option("--reports/--no-reports", help="Queue the reports of newly resolved turns first.")
+    ] = True,
+    db: DbOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Queue the reports not mailed yet, then deliver every mail that is due.
+
+    A server that is down or refuses delays a mail (retried with a growing wait); nothing is lost and
+    nothing is sent twice.
+
+    [bold]Example:[/bold] PBEM_SMTP_PASSWORD=… pbem mail send --smtp "smtp://pbem@mail.example.org:587?starttls=1"
+    """
+
+    def work() -> None:
+        from pbem.db import connect
+        from pbem.mail import outbox as outbox_mod
+        from pbem.mail import settings as settings_mod
+        from pbem.mail import transport
+
+        settings = settings_mod.load_settings(
+            config, smtp_url=smtp, outbox_dir=str(outbox) if outbox else None
+        )
+        way = transport.transport_from(settings)
+        engine = connect(db)
+        queued = outbox_mod.enqueue_reports(engine, settings=settings) if reports else 0
+        result = outbox_mod.send(engine, way, settings=settings)
+        typer.echo(
+            f"queued {queued} reports; sent {len(result.sent)}, delayed {len(result.delayed)}, "
+            f"failed {len(result.failed)}"
+        )
+
+    _guarded(work)

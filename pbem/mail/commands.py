@@ -1,0 +1,155 @@
+"""Mail commands: a player asks for their latest report again, or for the order template.
+
+A command is one word (``report``, ``template``, ``help``) as the subject or as the first line of the
+text, followed by the envelope without orders::
+
+    report
+    game: reef-7
+    player: red
+    password: tulip-frog-42
+    turn: 3            # report only, optional: an older turn
+
+A YAML ``command: report`` key works too. The password is checked as for orders; when the game
+requires it, the From address must be the seat's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem import orderfile, passwords
+from pbem.errors import UserError
+from pbem.models import GameRow, SeatRow
+
+COMMANDS = ("report", "template", "help")
+_SUBJECT_NOISE = re.compile(r"^\s*((re|fwd?|aw|wg|sv|tr)\s*:\s*|\[[^\]]*\]\s*)+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    envelope_text: str
+
+
+def detect(subject: str, text: str) -> Command | None:
+    """The command a message carries, or ``None`` when it is (or tries to be) orders.
+
+    >>> detect("report", "game: g").name
+    'report'
+    >>> detect("", "template\\ngame: g\\nplayer: red").envelope_text
+    'game: g\\nplayer: red'
+    >>> detect("report", "game: g\\norders:\\n  - pass") is None
+    True
+    """
+    if re.search(r"^orders\s*:", text, re.MULTILINE):
+        return None
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].strip().lower().rstrip(".!:") in COMMANDS:
+        return Command(lines[first].strip().lower().rstrip(".!:"), "\n".join(lines[first + 1 :]).strip("\n"))
+    topic = _SUBJECT_NOISE.sub("", subject).strip().lower()
+    if topic in COMMANDS:
+        return Command(topic, text)
+    found = re.search(r"^command\s*:\s*['\"]?(\w+)['\"]?\s*$", text, re.MULTILINE | re.IGNORECASE)
+    if found:
+        return Command(found.group(1).lower(), text)
+    return None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What to mail back: a body (plain text), optionally the HTML alternative and an attachment."""
+
+    ok: bool
+    subject: str
+    text: str
+    html: str | None = None
+    attachment: tuple[str, str] | None = None
+    errors: list[str] = field(default_factory=list)
+    game_id: str | None = None
+
+
+def run(engine: Engine, command: Command, from_address: str) -> Answer:
+    """Carry out a command for ``from_address``; bad input becomes an :class:`Answer` with errors."""
+    from pbem.mail.compose import HOW_TO
+
+    if command.name == "help":
+        return Answer(True, "[pbem] how to play by mail", HOW_TO)
+    if command.name not in COMMANDS:
+        return _refused(f"unknown command {command.name!r}: known commands are {', '.join(COMMANDS)}")
+    try:
+        envelope = orderfile.load(command.envelope_text)
+    except orderfile.OrderFileError as exc:
+        return _refused(f"the lines after {command.name!r} could not be read: {exc}")
+    if not isinstance(envelope, dict):
+        return _refused(f"after {command.name!r}, give the lines game:, player: and password:")
+    try:
+        game_id, seat = _authenticate(engine, envelope, from_address)
+    except UserError as exc:
+        return _refused(str(exc))
+    if command.name == "report":
+        return _report(engine, game_id, seat, envelope.get("turn"))
+    return _template(engine, game_id, seat)
+
+
+def _refused(message: str) -> Answer:
+    return Answer(False, "[pbem] your request was not carried out", "", errors=[message])
+
+
+def _authenticate(engine: Engine, envelope: dict[str, Any], from_address: str) -> tuple[str, str]:
+    missing = [k for k in ("game", "player", "password") if not envelope.get(k)]
+    if missing:
+        raise UserError(
+            f"missing {', '.join(missing)}: a request needs the lines game:, player: and password:"
+        )
+    game_id, seat_name, password = (str(envelope[k]) for k in ("game", "player", "password"))
+    with Session(engine) as session:
+        game = session.get(GameRow, game_id)
+        seat = session.exec(
+            select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
+        ).first()
+    # the same answer, and the same time spent, whatever is wrong: nobody learns which seats exist
+    if not passwords.verify(password, seat.password_hash if seat else None) or game is None or seat is None:
+        raise UserError(f"game {game_id!r}, player {seat_name!r} and that password do not match")
+    if game.require_from_match and seat.email.strip().lower() != from_address.lower():
+        raise UserError(f"game {game_id} accepts mail for {seat_name} only from the player's own address")
+    return game_id, seat_name
+
+
+def _report(engine: Engine, game_id: str, seat: str, turn: Any) -> Answer:
+    from pbem import reports
+
+    if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn < 0):
+        return _refused(f"turn must be a whole number, not {turn!r}")
+    try:
+        text = reports.report(engine, game_id, seat, turn=turn, fmt="txt")
+        html = reports.report(engine, game_id, seat, turn=turn, fmt="html")
+    except UserError as exc:
+        return _refused(str(exc))
+    which = f"turn {turn}" if turn is not None else "latest"
+    return Answer(True, f"[pbem {game_id}] {which} report for {seat}", text, html, game_id=game_id)
+
+
+def _template(engine: Engine, game_id: str, seat: str) -> Answer:
+    from pbem import orders
+
+    try:
+        text = orders.template(engine, game_id, seat)
+    except UserError as exc:
+        return _refused(str(exc))
+    body = (
+        f"The order template for {seat} in {game_id}: fill in your password and orders, and send it back "
+        "as the body of a plain-text mail (or as the attached file).\n\n" + text
+    )
+    return Answer(
+        True,
+        f"[pbem {game_id}] order template for {seat}",
+        body,
+        attachment=(f"{game_id}-{seat}.yaml", text),
+        game_id=game_id,
+    )

@@ -1,0 +1,254 @@
+"""Handling one inbound message, exactly once: read it, submit or answer it, queue the reply, archive it.
+
+Exactly once rests on the unique ``InboundRow.key`` (Message-ID plus a digest of the content): the row is
+claimed (written with outcome ``processing``) before anything else happens, so a second fetcher of the
+same message, from the same or another mailbox, loses on the constraint and skips it. The submission
+the message produced, the reply and the archived raw message (compressed, password redacted) are then
+recorded together. A run that died between the claim and that record is finished by the next run: the
+host's submission row is found by its sender and moment (both given to ``submit``), or the orders are
+submitted then.
+
+Automated mail (bounces, auto-replies, bulk mail, our own mail looping back) is archived and never
+answered; nor is mail without one valid From address. Replies go to the From address only.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import yaml
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from pbem import orders
+from pbem.codec import sha256_hex
+from pbem.mail import commands, compose, reading
+from pbem.mail.outbox import queue, utcnow
+from pbem.mail.settings import MailSettings
+from pbem.mail.sources import Incoming
+from pbem.models import InboundRow, SubmissionRow
+
+#: a claim older than this belongs to a run that died: the next run finishes the message
+STALE_CLAIM = timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class Handled:
+    """What became of one message. ``outcome``: accepted · rejected · command · ignored · duplicate ·
+    busy (another run holds it right now)."""
+
+    key: str
+    outcome: str
+    sender: str | None = None
+    reason: str = ""
+    submission_id: int | None = None
+    replied: bool = False
+
+
+def handle(engine: Engine, raw: bytes, settings: MailSettings, now: datetime | None = None) -> Handled:
+    """Handle one raw message; safe to call again with the same message (it is then a duplicate)."""
+    now = utcnow(now)
+    msg = reading.parse(raw)
+    key = reading.message_key(raw, msg)
+    frm = reading.sender(msg)
+    claimed_at = _claim(engine, key, frm, now)
+    if claimed_at is None:
+        return Handled(key, "duplicate", frm)
+    if claimed_at is False:
+        return Handled(key, "busy", frm)
+    plan = _decide(engine, raw, msg, frm, settings, claimed_at)
+    reply = None
+    if plan.reply_body is not None and frm is not None:
+        reply = _reply(settings, msg, frm, key, plan, now)
+    with Session(engine) as session:
+        row = session.exec(select(InboundRow).where(InboundRow.key == key)).one()
+        row.outcome = plan.outcome
+        row.submission_id = plan.submission_id
+        row.raw_z = zlib.compress(reading.redact(raw, msg, plan.secret)[: settings.max_message_bytes * 2], 6)
+        session.add(row)
+        if reply is not None:
+            queue(session, key=_reply_key(key), to=frm or "", message=reply, now=now, game_id=plan.game_id)
+        session.commit()
+    return Handled(key, plan.outcome, frm, plan.reason, plan.submission_id, reply is not None)
+
+
+def _reply_key(inbound_key: str) -> str:
+    return "reply:" + sha256_hex(inbound_key)
+
+
+def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> datetime | bool | None:
+    """The moment this run owns the message from (the original claim's, when finishing a dead run's),
+    ``None`` if it was handled already, ``False`` if another run is handling it now."""
+    with Session(engine) as session:
+        row = session.exec(select(InboundRow).where(InboundRow.key == key)).first()
+        if row is not None:
+            if row.outcome != "processing":
+                return None
+            if now - row.received_at < STALE_CLAIM:
+                return False
+            return row.received_at
+        session.add(InboundRow(key=key, received_at=now, from_address=frm, raw_z=b"", outcome="processing"))
+        try:
+            session.commit()
+        except IntegrityError:  # another run claimed it a moment ago
+            return False
+    return now
+
+
+@dataclass
+class _Plan:
+    outcome: str
+    reason: str = ""
+    reply_subject: str | None = None
+    reply_body: str | None = None
+    reply_html: str | None = None
+    attachment: tuple[str, str] | None = None
+    submission_id: int | None = None
+    game_id: str | None = None
+    secret: str | None = None
+
+
+def _decide(
+    engine: Engine,
+    raw: bytes,
+    msg: reading.EmailMessage,
+    frm: str | None,
+    settings: MailSettings,
+    at: datetime,
+) -> _Plan:
+    automated = reading.automated_reason(msg, (settings.from_addr,), settings.loop_tag)
+    if automated:
+        return _Plan("ignored", automated)
+    if frm is None:
+        return _Plan("ignored", "no single valid From address to answer")
+    if len(raw) > settings.max_message_bytes:
+        return _Plan(
+            "rejected", "too large", None, compose.too_large_body(len(raw), settings.max_message_bytes)
+        )
+    try:
+        found = reading.extract(msg)
+    except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
+        return _Plan("rejected", "unreadable", None, compose.EMPTY_BODY)
+    if found.problem == "html-only":
+        return _Plan(
+            "rejected", "html-only", "[pbem] please send your orders as plain text", compose.HTML_ONLY_BODY
+        )
+    if found.problem == "empty":
+        return _Plan("rejected", "empty", "[pbem] no orders found in your message", compose.EMPTY_BODY)
+    secret = reading.password_in(found.text)
+    command = commands.detect(reading.header(msg, "Subject"), found.text)
+    if command is not None:
+        answer = commands.run(engine, command, frm)
+        body = answer.text if answer.ok else compose.refused_body(answer.errors)
+        return _Plan(
+            "command",
+            command.name,
+            answer.subject,
+            body,
+            answer.html,
+            answer.attachment,
+            None,
+            answer.game_id,
+            secret,
+        )
+    receipt = _submitted(engine, frm, at) or orders.submit(
+        engine, found.text, source="mail", from_address=frm, now=at
+    )
+    plan = _Plan(
+        "accepted" if receipt.accepted else "rejected", found.origin, secret=secret, game_id=receipt.game_id
+    )
+    plan.submission_id = receipt.submission_id
+    if receipt.accepted:
+        canonical = _canonical(engine, receipt.submission_id)
+        plan.reply_subject = (
+            f"[pbem {receipt.game_id}] turn {receipt.turn}: orders accepted for {receipt.seat}"
+        )
+        plan.reply_body = compose.accepted_body(
+            receipt.game_id or "",
+            receipt.seat or "",
+            receipt.turn,
+            receipt.receipt or "",
+            _as_yaml(canonical),
+            canonical,
+        )
+    else:
+        tag = f"[pbem {receipt.game_id}]" if receipt.game_id else "[pbem]"
+        plan.reply_subject = f"{tag} your orders were not accepted"
+        plan.reply_body = compose.rejected_body(receipt.errors, found.origin)
+    return plan
+
+
+def _submitted(engine: Engine, frm: str, at: datetime) -> orders.Receipt | None:
+    """The receipt of a submission a dead run already made for this message (same sender, same
+    moment), rebuilt from its row; ``None`` when there is none, so the orders are submitted now."""
+    with Session(engine) as session:
+        row = session.exec(
+            select(SubmissionRow).where(
+                SubmissionRow.source == "mail",
+                SubmissionRow.from_address == frm,
+                SubmissionRow.received_at == at,
+            )
+        ).first()
+    if row is None:
+        return None
+    return orders.Receipt(
+        accepted=row.status != "rejected",
+        game_id=row.game_id,
+        seat=row.seat,
+        turn=row.turn,
+        receipt=row.receipt,
+        errors=json.loads(row.errors) if row.errors and row.errors.startswith("[") else [row.errors or ""],
+        submission_id=row.id,
+    )
+
+
+def _canonical(engine: Engine, submission_id: int | None) -> str:
+    with Session(engine) as session:
+        row = session.get(SubmissionRow, submission_id) if submission_id is not None else None
+    return row.orders_json if row is not None and row.orders_json else ""
+
+
+def _as_yaml(canonical: str) -> str:
+    if not canonical:
+        return ""
+    return yaml.safe_dump(
+        json.loads(canonical), sort_keys=False, allow_unicode=True, default_flow_style=False
+    )
+
+
+def _reply(
+    settings: MailSettings, msg: reading.EmailMessage, to: str, key: str, plan: _Plan, now: datetime
+) -> reading.EmailMessage:
+    reply = compose.reply_message(
+        settings,
+        reading.header(msg, "Subject"),
+        reading.header(msg, "Message-ID"),
+        reading.header(msg, "References"),
+        to=to,
+        key=_reply_key(key),
+        subject=plan.reply_subject,
+        body=plan.reply_body or "",
+        now=now,
+        html=plan.reply_html,
+        attachment=plan.attachment,
+    )
+    return reply
+
+
+def fetch(
+    engine: Engine, incoming: Iterable[Incoming], settings: MailSettings, now: datetime | None = None
+) -> list[Handled]:
+    """Handle every message a source yields, marking each read once it is recorded."""
+    results = []
+    for item in incoming:
+        handled = handle(engine, item.raw, settings, now)
+        # a message another run holds stays unread, so it is not lost if that run dies
+        if handled.outcome != "busy":
+            item.mark_read()
+        results.append(handled)
+    return results

@@ -1,0 +1,239 @@
+"""The outbox: every mail waits in a table until a server accepted it.
+
+A mail is queued once per dedupe key (the unique constraint decides, not a check in code), so deriving
+the outbox twice, or from two hosts at once, queues nothing twice. :func:`send` claims each due row before
+delivering it (a short lease in ``next_attempt_at``, so a second sender running at the same time skips
+it), marks it sent only after the server accepted it, and otherwise records the error and pushes the
+next try back exponentially. A refusal never loses a mail: only a permanent refusal (5xx), repeated
+``max_attempts`` times, gives up, and leaves the row with its error for a person to look at.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+
+from sqlalchemy import Engine, String, and_, cast, exists, literal, or_, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from pbem.codec import unpack
+from pbem.mail.compose import report_message
+from pbem.mail.settings import MailSettings, load_settings
+from pbem.mail.transport import DeliveryError, Transport
+from pbem.models import ObserverRow, OutboxRow, ReportRow, SeatRow
+
+#: how long a sender owns a row it is delivering; after a crash the row is due again then
+CLAIM_SECONDS = 600
+
+
+def utcnow(now: datetime | None = None) -> datetime:
+    """Naive UTC, as the database stores moments."""
+    if now is None:
+        return datetime.now(UTC).replace(tzinfo=None)
+    return now.astimezone(UTC).replace(tzinfo=None) if now.tzinfo else now
+
+
+def pack_message(msg: EmailMessage | bytes) -> bytes:
+    raw = msg if isinstance(msg, bytes) else msg.as_bytes(policy=policy.SMTP)
+    return zlib.compress(raw, 6)
+
+
+def unpack_message(blob: bytes) -> bytes:
+    return zlib.decompress(blob)
+
+
+def queue(
+    session: Session, *, key: str, to: str, message: EmailMessage, now: datetime, game_id: str | None = None
+) -> bool:
+    """Add a mail to the outbox in the caller's transaction, unless one with ``key`` is there already.
+
+    Returns whether it was added. A concurrent writer that queued the same key first makes the
+    caller's commit fail on the unique constraint, which rolls the caller's whole transaction back.
+    """
+    if session.exec(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)).first() is not None:
+        return False
+    session.add(
+        OutboxRow(
+            dedupe_key=key,
+            game_id=game_id,
+            to_addr=to,
+            subject=str(message["Subject"])[:300],
+            message_z=pack_message(message),
+            created_at=now,
+            next_attempt_at=now,
+        )
+    )
+    return True
+
+
+def report_key(game_id: str, epoch: int, turn: int, seat: str, observer: str | None = None) -> str:
+    """``report:GAME:EPOCH:TURN:SEAT``; an observer's copy of the public report adds ``observer=ADDR``."""
+    base = f"report:{game_id}:{epoch}:{turn}:{seat}"
+    return base if observer is None else f"{base}observer={observer}"
+
+
+def _key_expr(observer_email: object = None) -> object:
+    expr = (
+        literal("report:")
+        + ReportRow.game_id
+        + literal(":")
+        + cast(ReportRow.epoch, String)
+        + literal(":")
+        + cast(ReportRow.turn, String)
+        + literal(":")
+        + ReportRow.seat
+    )
+    return expr if observer_email is None else expr + literal("observer=") + observer_email
+
+
+def enqueue_reports(
+    engine: Engine, now: datetime | None = None, *, settings: MailSettings | None = None
+) -> int:
+    """Queue one mail per report not mailed yet: each seat's to its address, the public one to each
+    observer. Idempotent; returns how many mails were queued."""
+    settings = settings or load_settings()
+    now = utcnow(now)
+    seat_key = _key_expr()
+    observer_key = _key_expr(ObserverRow.email)
+    with Session(engine) as session:
+        for_seats = session.exec(
+            select(ReportRow.id, SeatRow.email)
+            .join(SeatRow, and_(SeatRow.game_id == ReportRow.game_id, SeatRow.name == ReportRow.seat))
+            .where(ReportRow.seat != "", SeatRow.email != "")
+            .where(~exists().where(OutboxRow.dedupe_key == seat_key))
+            .order_by(ReportRow.id)
+        ).all()
+        for_observers = session.exec(
+            select(ReportRow.id, ObserverRow.email)
+            .join(ObserverRow, ObserverRow.game_id == ReportRow.game_id)
+            .where(ReportRow.seat == "")
+            .where(~exists().where(OutboxRow.dedupe_key == observer_key))
+            .order_by(ReportRow.id)
+        ).all()
+    queued = 0
+    for report_id, email in [*for_seats, *for_observers]:
+        with Session(engine) as session:
+            row = session.get(ReportRow, report_id)
+            assert row is not None  # reports are never deleted
+            address = email.strip().lower()
+            key = report_key(row.game_id, row.epoch, row.turn, row.seat, None if row.seat else address)
+            msg = report_message(
+                settings,
+                to=address,
+                key=key,
+                game_id=row.game_id,
+                turn=row.turn,
+                seat=row.seat,
+                text=unpack(row.text_z),
+                html=unpack(row.html_z),
+                now=now,
+            )
+            try:
+                if queue(session, key=key, to=address, message=msg, now=now, game_id=row.game_id):
+                    session.commit()
+                    queued += 1
+            except IntegrityError:  # another host queued it between our look and our write: fine
+                session.rollback()
+    return queued
+
+
+@dataclass
+class SendResult:
+    sent: list[int] = field(default_factory=list)
+    delayed: list[int] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
+
+
+def backoff(settings: MailSettings, attempts: int) -> timedelta:
+    """The wait after the ``attempts``-th failed try: doubling from ``retry_seconds``, capped."""
+    seconds = settings.retry_seconds * 2 ** min(max(attempts - 1, 0), 30)
+    return timedelta(seconds=min(seconds, settings.retry_max_seconds))
+
+
+def _scrub(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "[secret]")
+    return text[:1000]
+
+
+def send(
+    engine: Engine,
+    transport: Transport,
+    now: datetime | None = None,
+    *,
+    settings: MailSettings | None = None,
+    limit: int | None = None,
+) -> SendResult:
+    """Deliver every pending mail that is due; idempotent, and safe to run twice at once."""
+    settings = settings or load_settings()
+    now = utcnow(now)
+    result = SendResult()
+    with Session(engine) as session:
+        due = session.exec(
+            select(OutboxRow.id)
+            .where(OutboxRow.status == "pending")
+            .where(or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now))  # type: ignore[union-attr]
+            .order_by(OutboxRow.next_attempt_at, OutboxRow.id)
+            .limit(limit)
+        ).all()
+    with transport:
+        for outbox_id in due:
+            message = _claim(engine, outbox_id, now)
+            if message is None:
+                continue
+            to_addr, raw = message
+            try:
+                transport.deliver(settings.from_addr, to_addr, raw)
+            except DeliveryError as exc:
+                gave_up = _record_failure(engine, outbox_id, exc, now, settings)
+                (result.failed if gave_up else result.delayed).append(outbox_id)
+            else:
+                with Session(engine) as session:
+                    row = session.get(OutboxRow, outbox_id)
+                    assert row is not None
+                    row.status, row.sent_at, row.next_attempt_at, row.last_error = "sent", now, None, None
+                    session.add(row)
+                    session.commit()
+                result.sent.append(outbox_id)
+    return result
+
+
+def _claim(engine: Engine, outbox_id: int, now: datetime) -> tuple[str, bytes] | None:
+    """Take the row for this run (one more attempt, due again only after the lease), or ``None`` if a
+    concurrent sender took it first."""
+    with Session(engine) as session:
+        claimed = session.exec(  # type: ignore[call-overload]
+            update(OutboxRow)
+            .where(OutboxRow.id == outbox_id, OutboxRow.status == "pending")
+            .where(or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now))  # type: ignore[union-attr]
+            .values(attempts=OutboxRow.attempts + 1, next_attempt_at=now + timedelta(seconds=CLAIM_SECONDS))
+        )
+        if claimed.rowcount != 1:
+            session.rollback()
+            return None
+        row = session.get(OutboxRow, outbox_id)
+        assert row is not None
+        out = (row.to_addr, unpack_message(row.message_z))
+        session.commit()
+        return out
+
+
+def _record_failure(
+    engine: Engine, outbox_id: int, exc: DeliveryError, now: datetime, settings: MailSettings
+) -> bool:
+    with Session(engine) as session:
+        row = session.get(OutboxRow, outbox_id)
+        assert row is not None
+        row.last_error = _scrub(str(exc), settings.secrets())
+        gave_up = exc.permanent and row.attempts >= settings.max_attempts
+        if gave_up:
+            row.status, row.next_attempt_at = "failed", None
+        else:
+            row.next_attempt_at = now + backoff(settings, row.attempts)
+        session.add(row)
+        session.commit()
+        return gave_up

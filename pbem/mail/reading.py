@@ -1,0 +1,245 @@
+"""Reading one inbound message: who sent it, whether a person did, its key, and the orders in it.
+
+Nothing here touches the database: every function takes the raw bytes or the parsed message and returns
+plain values, so the rules for quoted replies, signatures, HTML-only mail and odd charsets are tested on
+their own.
+"""
+
+from __future__ import annotations
+
+import email
+import re
+from dataclasses import dataclass
+from email import policy
+from email.message import EmailMessage, Message
+from email.utils import getaddresses
+
+from pbem.codec import sha256_hex
+
+#: attachments that may hold orders
+ORDER_SUFFIXES = (".yaml", ".yml", ".txt")
+ORDER_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+
+#: senders that are machines by name (RFC 3834 section 2 and long practice)
+_MACHINE_LOCALPARTS = ("mailer-daemon", "postmaster", "noreply", "no-reply", "do-not-reply", "donotreply")
+
+#: a line that makes a text look like orders or a command envelope
+_ENVELOPE_LINE = re.compile(
+    r"^\s*(game|player|password|orders|turn|command)\s*:", re.MULTILINE | re.IGNORECASE
+)
+_PASSWORD_LINE = re.compile(r"^\s*password\s*:\s*(.*?)\s*$", re.MULTILINE | re.IGNORECASE)
+#: "On Mon, 3 May 2027, Ann <ann@example.org> wrote:" before a quoted block
+_ATTRIBUTION = re.compile(r"^(on\s.+wrote:|.+\s(wrote|a écrit|schrieb)\s*:)\s*$", re.IGNORECASE)
+
+
+def parse(raw: bytes) -> EmailMessage:
+    """Parse raw RFC 5322 bytes; never raises (defects are recorded on the message, not thrown)."""
+    msg = email.message_from_bytes(raw, policy=policy.default)
+    assert isinstance(msg, EmailMessage)  # policy.default always builds EmailMessage
+    return msg
+
+
+def header(msg: Message, name: str) -> str:
+    """A header as text, or ``""`` when absent or too broken to decode."""
+    try:
+        value = msg.get(name)
+    except Exception:  # a malformed header must not stop the run: treat it as absent
+        return ""
+    return "" if value is None else str(value).strip()
+
+
+def sender(msg: Message) -> str | None:
+    """The one address in From, lower-cased, or ``None`` when there is not exactly one valid address.
+
+    Replies go to this address only: never Reply-To, Cc or an address written in the body, so a message
+    cannot make the host mail a third party.
+    """
+    pairs = [addr for _name, addr in getaddresses([header(msg, "From")]) if addr]
+    if len(pairs) != 1:
+        return None
+    addr = pairs[0].strip().lower()
+    if not re.fullmatch(r"[^@\s<>,;\"\\]+@[^@\s<>,;\"\\]+\.[^@\s<>,;\"\\]+", addr):
+        return None
+    return addr
+
+
+def message_key(raw: bytes, msg: Message) -> str:
+    """Message-ID plus a SHA-256 of what a delivery does not change (From, Date, Subject, the body).
+
+    Trace headers (Received, Delivered-To, Return-Path) differ between two mailboxes holding the same
+    message, and line endings differ between IMAP and a Maildir file, so both are left out of the digest;
+    the Message-ID alone is not trusted, since a careless client may reuse one for different mail.
+    """
+    body = _body_bytes(raw).replace(b"\r\n", b"\n").rstrip()
+    stable = "\n".join(header(msg, h) for h in ("From", "Date", "Subject", "Message-ID")).encode()
+    digest = sha256_hex(stable + b"\n\n" + body)
+    message_id = header(msg, "Message-ID") or "<no-message-id>"
+    if len(message_id) > 300:  # the key column holds 400 characters
+        message_id = "<" + sha256_hex(message_id)[:32] + ">"
+    return f"{message_id} {digest}"
+
+
+def _body_bytes(raw: bytes) -> bytes:
+    for sep in (b"\r\n\r\n", b"\n\n"):
+        at = raw.find(sep)
+        if at >= 0:
+            return raw[at + len(sep) :]
+    return b""
+
+
+def automated_reason(msg: Message, own_addresses: tuple[str, ...] = (), loop_tag: str = "") -> str | None:
+    """Why this message must not be answered (our own mail, a bounce, an auto-reply), or ``None``.
+
+    >>> automated_reason(parse(b"From: a@example.org\\nAuto-Submitted: auto-replied\\n\\nout of office"))
+    'auto-reply (Auto-Submitted: auto-replied)'
+    """
+    if loop_tag and loop_tag.lower() in {h.lower() for h in _all(msg, "X-Loop")}:
+        return "our own mail (X-Loop)"
+    if header(msg, "X-PBEM-Host"):
+        return "mail from a pbem host (X-PBEM-Host)"
+    frm = sender(msg)
+    if frm is not None and frm in {a.lower() for a in own_addresses}:
+        return "our own mail (From is the host's address)"
+    auto = header(msg, "Auto-Submitted").lower()
+    if auto and auto != "no":
+        return f"auto-reply (Auto-Submitted: {auto})"
+    precedence = header(msg, "Precedence").lower()
+    if precedence in ("bulk", "junk", "list", "auto_reply"):
+        return f"bulk mail (Precedence: {precedence})"
+    if header(msg, "X-Autoreply") or header(msg, "X-Autorespond"):
+        return "auto-reply (X-Autoreply)"
+    if msg.get_content_type() == "multipart/report":
+        return "bounce (a delivery report)"
+    if "Return-Path" in msg and header(msg, "Return-Path") in ("<>", ""):
+        return "bounce (empty Return-Path)"
+    if frm is not None and frm.split("@")[0] in _MACHINE_LOCALPARTS:
+        return f"bounce (sent by {frm.split('@')[0]})"
+    return None
+
+
+def _all(msg: Message, name: str) -> list[str]:
+    try:
+        return [str(v).strip() for v in msg.get_all(name) or []]
+    except Exception:  # a broken header counts as absent
+        return []
+
+
+# ----------------------------------------------------------------------------------------- the text
+
+
+def decode_part(part: Message) -> str:
+    """A text part's content as ``str``, whatever its declared charset says.
+
+    An unknown or lying charset falls back to UTF-8 and then Latin-1 (which never fails), so a player
+    whose client mislabels the mail still gets the orders read, or a clear error about their content.
+    """
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    charset = part.get_content_charset() or "utf-8"
+    for candidate in (charset, "utf-8"):
+        try:
+            return _normalise(payload.decode(candidate))
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return _normalise(payload.decode("latin-1"))
+
+
+def _normalise(text: str) -> str:
+    # mail clients put no-break spaces into indentation, and YAML cannot read those
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\xa0", " ")
+
+
+def strip_reply(text: str) -> str:
+    """Drop quoted lines (``>``), the "… wrote:" line before them, and everything from a signature
+    separator (``-- ``) on; keep the indentation of what is left (YAML needs it).
+
+    >>> strip_reply("game: g\\n\\nOn Monday, host wrote:\\n> turn 3\\n-- \\nAnn")
+    'game: g'
+    """
+    kept: list[str] = []
+    for line in text.split("\n"):
+        if line.rstrip() == "--":  # the signature separator, "-- " with its space often eaten
+            break
+        if line.lstrip().startswith(">"):
+            while kept and not kept[-1].strip():
+                kept.pop()
+            if kept and _ATTRIBUTION.match(kept[-1].strip()):
+                kept.pop()
+            continue
+        kept.append(line.rstrip())
+    return "\n".join(kept).strip("\n")
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """What a message says: ``text`` (orders or a command), where it came from, or why there is none."""
+
+    text: str
+    origin: str  # "body" | "attachment NAME" | ""
+    problem: str = ""  # "html-only" | "empty" | ""
+
+
+def extract(msg: EmailMessage) -> Extracted:
+    """The orders (or command) in a message: an order attachment, else the plain-text body.
+
+    An attachment named ``*.yaml``/``*.yml``/``*.txt`` (or typed as YAML) wins when it looks like orders,
+    since players attach files and write prose in the body; the body wins when only it looks like
+    orders. HTML-only mail has no text to read: the caller answers it with a request for plain text.
+    """
+    attachments: list[tuple[str, str]] = []
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        name = part.get_filename() or ""
+        if name.lower().endswith(ORDER_SUFFIXES) or part.get_content_type() in ORDER_TYPES:
+            attachments.append((name or part.get_content_type(), decode_part(part).strip("\n")))
+    body_part = msg.get_body(preferencelist=("plain",))
+    body = strip_reply(decode_part(body_part)) if body_part is not None else ""
+    for name, text in attachments:
+        if _ENVELOPE_LINE.search(text):
+            return Extracted(text, f"attachment {name}")
+    if body.strip():
+        return Extracted(body, "body")
+    for name, text in attachments:
+        if text.strip():
+            return Extracted(text, f"attachment {name}")
+    if body_part is None and msg.get_body(preferencelist=("html",)) is not None:
+        return Extracted("", "", "html-only")
+    return Extracted("", "", "empty")
+
+
+def password_in(text: str) -> str | None:
+    """The password an envelope carries (quotes removed), for redaction; ``None`` if there is none."""
+    found = _PASSWORD_LINE.search(text)
+    if not found:
+        return None
+    value = found.group(1).split(" #")[0].strip().strip("'\"")
+    return value or None
+
+
+def redact(raw: bytes, msg: EmailMessage, secret: str | None) -> bytes:
+    """The message with every occurrence of ``secret`` replaced, in every text part however encoded.
+
+    A part whose decoded text holds the secret is re-encoded with the secret replaced; a literal copy in
+    a header or an unparsed part is replaced in the bytes. If the secret still shows after that (an
+    encoding we cannot rewrite), only the headers are kept.
+    """
+    if not secret or len(secret) < 3:  # a one-letter "password" would shred the archive, and is no secret
+        return raw
+    mark = "[password redacted]"
+    changed = False
+    for part in msg.walk():
+        if part.is_multipart() or part.get_content_maintype() != "text":
+            continue
+        text = decode_part(part)
+        if secret in text:
+            del part["Content-Transfer-Encoding"]
+            part.set_payload(text.replace(secret, mark), "utf-8")
+            changed = True
+    out = msg.as_bytes(policy=policy.SMTP) if changed else raw
+    out = out.replace(secret.encode(), mark.encode())
+    if secret.encode() in out or any(secret in decode_part(p) for p in parse(out).walk()):
+        head = raw.split(b"\n\n", 1)[0].split(b"\r\n\r\n", 1)[0].replace(secret.encode(), mark.encode())
+        out = head + b"\r\n\r\n[body withheld: it held the password in a form that could not be redacted]\r\n"
+    return out

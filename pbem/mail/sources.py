@@ -1,0 +1,187 @@
+"""Where inbound mail is read from: a Maildir, an mbox file, or an IMAP mailbox.
+
+Each source yields :class:`Incoming` messages (the raw bytes, and how to mark the message read) and
+leaves marking to the caller, who does it only once the message is recorded. Marking is a courtesy that
+keeps the next run short (IMAP ``\\Seen``; a Maildir file moved to ``cur/`` with the ``S`` flag); the
+exactly-once guarantee is the database's key table, so an mbox, which has no cheap way to mark a
+message, is simply read whole each time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import imaplib
+import mailbox
+import os
+import ssl
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from pbem.mail.errors import MailError
+from pbem.mail.settings import IMAP_PASSWORD_ENV
+
+
+@dataclass(frozen=True)
+class Incoming:
+    raw: bytes
+    label: str  # where it came from, for people: "maildir:new/1700…", "imap:INBOX/17"
+    mark_read: Callable[[], None]
+
+
+def _nothing() -> None:
+    return None
+
+
+def read_maildir(path: str | Path) -> Iterator[Incoming]:
+    """Every message in ``new/``, and in ``cur/`` without the Seen flag, oldest name first."""
+    root = Path(path)
+    if not (root / "new").is_dir() or not (root / "cur").is_dir():
+        raise MailError(f"{root} is not a Maildir (it needs the folders new/ and cur/)")
+    waiting = [(p, "") for p in sorted((root / "new").iterdir())]
+    for p in sorted((root / "cur").iterdir()):
+        flags = p.name.split(":2,", 1)[1] if ":2," in p.name else ""
+        if "S" not in flags:
+            waiting.append((p, flags))
+    for file, flags in waiting:
+        if not file.is_file() or file.name.startswith("."):
+            continue
+        try:
+            raw = file.read_bytes()
+        except FileNotFoundError:  # another reader moved it first: it is theirs
+            continue
+        yield Incoming(raw, f"maildir:{file.parent.name}/{file.name}", _maildir_marker(root, file, flags))
+
+
+def _maildir_marker(root: Path, file: Path, flags: str) -> Callable[[], None]:
+    def mark() -> None:
+        unique = file.name.split(":2,", 1)[0]
+        target = root / "cur" / f"{unique}:2,{''.join(sorted(set(flags + 'S')))}"
+        with contextlib.suppress(FileNotFoundError):  # already moved by another reader
+            os.replace(file, target)
+
+    return mark
+
+
+def read_mbox(path: str | Path) -> Iterator[Incoming]:
+    """Every message of an mbox file, read under its lock so a half-delivered message is never seen."""
+    file = Path(path)
+    if not file.is_file():
+        raise MailError(f"no mbox file at {file}")
+    box = mailbox.mbox(file, create=False)
+    try:
+        box.lock()
+    except (mailbox.ExternalClashError, OSError) as exc:
+        raise MailError(f"the mbox {file} is locked by another program; try again later ({exc})") from None
+    try:
+        messages = [(key, box.get_bytes(key)) for key in box.iterkeys()]
+    finally:
+        box.unlock()
+        box.close()
+    for key, raw in messages:
+        yield Incoming(raw, f"mbox:{file.name}#{key}", _nothing)
+
+
+@dataclass(frozen=True)
+class ImapUrl:
+    tls: bool
+    starttls: bool
+    host: str
+    port: int
+    user: str
+    mailbox: str
+
+
+def parse_imap_url(url: str) -> ImapUrl:
+    """``imap[s]://user@host[:port][/MAILBOX][?starttls=1]``; the mailbox defaults to INBOX."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("imap", "imaps") or not parts.hostname or not parts.username:
+        raise MailError(f"not an IMAP URL: {url!r} (expected imap[s]://user@host[:port]/MAILBOX)")
+    if parts.password is not None:
+        raise MailError(f"the IMAP URL holds a password: remove it and set ${IMAP_PASSWORD_ENV}")
+    tls = parts.scheme == "imaps"
+    try:
+        port = parts.port or (993 if tls else 143)
+    except ValueError:
+        raise MailError(f"bad port in IMAP URL {url!r}") from None
+    starttls = parse_qs(parts.query).get("starttls", ["0"])[0].lower() in ("1", "yes", "true")
+    box = unquote(parts.path.lstrip("/")) or "INBOX"
+    return ImapUrl(tls, starttls, parts.hostname, port, unquote(parts.username), box)
+
+
+def read_imap(url: str, password: str | None, *, timeout: float = 30.0) -> Iterator[Incoming]:
+    """Every unseen message of the mailbox, fetched without setting ``\\Seen`` (that waits for the
+    caller's ``mark_read``, after the message is recorded)."""
+    where = parse_imap_url(url)
+    if not password:
+        raise MailError(f"set ${IMAP_PASSWORD_ENV} to the password of {where.user} on {where.host}")
+    try:
+        conn = _imap_login(where, password, timeout)
+    except (imaplib.IMAP4.error, OSError) as exc:
+        raise MailError(
+            f"cannot log in to IMAP {where.host}:{where.port} as {where.user}: {_clean(exc)}"
+        ) from None
+    try:
+        status, _ = conn.select(_quote(where.mailbox))
+        if status != "OK":
+            raise MailError(f"IMAP {where.host}: no mailbox {where.mailbox!r}")
+        status, found = conn.uid("SEARCH", "UNSEEN")
+        uids = found[0].split() if status == "OK" and found and found[0] else []
+        for uid in uids:
+            status, data = conn.uid("FETCH", uid, "(BODY.PEEK[])")
+            raw = next((part[1] for part in data or [] if isinstance(part, tuple)), None)
+            if status != "OK" or not isinstance(raw, bytes):
+                continue  # expunged meanwhile
+            yield Incoming(raw, f"imap:{where.mailbox}/{uid.decode()}", _imap_marker(conn, uid))
+    except (imaplib.IMAP4.error, OSError) as exc:
+        raise MailError(f"IMAP {where.host}:{where.port} failed: {_clean(exc)}") from None
+    finally:
+        with contextlib.suppress(imaplib.IMAP4.error, OSError):
+            conn.logout()
+
+
+def _imap_login(where: ImapUrl, password: str, timeout: float) -> imaplib.IMAP4:
+    context = ssl.create_default_context()
+    conn: imaplib.IMAP4
+    if where.tls:
+        conn = imaplib.IMAP4_SSL(where.host, where.port, ssl_context=context, timeout=timeout)
+    else:
+        conn = imaplib.IMAP4(where.host, where.port, timeout=timeout)
+        if where.starttls:
+            conn.starttls(context)
+    conn.login(where.user, password)
+    return conn
+
+
+def _imap_marker(conn: imaplib.IMAP4, uid: bytes) -> Callable[[], None]:
+    def mark() -> None:
+        conn.uid("STORE", uid, "+FLAGS", "(\\Seen)")
+
+    return mark
+
+
+def _quote(box: str) -> str:
+    return '"' + box.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _clean(exc: BaseException) -> str:
+    text = exc.args[0] if exc.args else exc
+    return text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+
+
+def source_for(
+    maildir: str | None, mbox: str | None, imap: str | None, imap_password: str | None
+) -> Iterator[Incoming]:
+    """The one source the options name (exactly one must be given)."""
+    given = [name for name, value in (("--maildir", maildir), ("--mbox", mbox), ("--imap", imap)) if value]
+    if len(given) != 1:
+        raise MailError(
+            "give exactly one of --maildir DIR, --mbox FILE, --imap URL (or [mail] imap in pbem.toml)"
+        )
+    if maildir:
+        return read_maildir(maildir)
+    if mbox:
+        return read_mbox(mbox)
+    assert imap is not None
+    return read_imap(imap, imap_password)

@@ -1,0 +1,188 @@
+"""Handing a finished message to the world: an SMTP server, or an outbox Maildir.
+
+``smtp://user@host:port`` (plain; add ``?starttls=1`` to upgrade), ``smtps://user@host:port`` (TLS from
+the start). The user is in the URL, the password only in ``$PBEM_SMTP_PASSWORD``.
+
+A transport raises :class:`DeliveryError` when a message was not accepted, saying whether trying again
+later may help (a 4xx reply, a server down) or not (a 5xx reply). One connection serves a whole run and
+is reopened after an error, since a server that said 421 has closed it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mailbox
+import smtplib
+import ssl
+from pathlib import Path
+from types import TracebackType
+from typing import Protocol
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from pbem.mail.errors import MailError
+from pbem.mail.settings import SMTP_PASSWORD_ENV, MailSettings
+
+
+class DeliveryError(Exception):
+    """The message was not accepted. ``permanent``: the server refused it for good (5xx)."""
+
+    def __init__(self, message: str, *, permanent: bool) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+class Transport(Protocol):
+    def __enter__(self) -> Transport: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def deliver(self, sender: str, recipient: str, message: bytes) -> None:
+        """Return only once the message is accepted; raise :class:`DeliveryError` otherwise."""
+
+
+class MaildirTransport:
+    """Drop each message into a Maildir (``new/``), for a local MDA or for looking at."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def __enter__(self) -> MaildirTransport:
+        try:
+            self._box = mailbox.Maildir(self.path, create=True)
+        except OSError as exc:
+            raise MailError(f"cannot open the outbox Maildir {self.path}: {exc.strerror}") from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._box.close()
+
+    def deliver(self, sender: str, recipient: str, message: bytes) -> None:
+        try:
+            self._box.add(message)
+        except OSError as exc:
+            raise DeliveryError(f"cannot write to {self.path}: {exc.strerror}", permanent=False) from None
+
+
+class SmtpTransport:
+    """Deliver through an SMTP server, reusing one connection while it works."""
+
+    def __init__(self, url: str, password: str | None = None, *, timeout: float = 30.0) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+            raise MailError(f"not an SMTP URL: {url!r} (expected smtp://[user@]host[:port] or smtps://…)")
+        if parts.password is not None:
+            raise MailError(f"the SMTP URL holds a password: remove it and set ${SMTP_PASSWORD_ENV}")
+        query = parse_qs(parts.query)
+        self.tls = parts.scheme == "smtps"
+        self.starttls = query.get("starttls", ["0"])[0].lower() in ("1", "yes", "true")
+        self.host = parts.hostname
+        try:
+            self.port = parts.port or (465 if self.tls else 587 if self.starttls else 25)
+        except ValueError:
+            raise MailError(f"bad port in SMTP URL {url!r}") from None
+        self.user = unquote(parts.username) if parts.username else None
+        if self.user and not password:
+            raise MailError(
+                f"the SMTP URL names user {self.user!r}: set ${SMTP_PASSWORD_ENV} to its password"
+            )
+        self._password = password
+        self.timeout = timeout
+        self._conn: smtplib.SMTP | None = None
+
+    def __repr__(self) -> str:
+        return f"SmtpTransport({'smtps' if self.tls else 'smtp'}://{self.host}:{self.port})"
+
+    def __enter__(self) -> SmtpTransport:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._close()
+
+    def _open(self) -> smtplib.SMTP:
+        context = ssl.create_default_context()
+        conn: smtplib.SMTP
+        if self.tls:
+            conn = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, context=context)
+        else:
+            conn = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+        try:
+            conn.ehlo()
+            if self.starttls:
+                conn.starttls(context=context)
+                conn.ehlo()
+            if self.user:
+                conn.login(self.user, self._password or "")
+        except BaseException:
+            _quietly_close(conn)
+            raise
+        return conn
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.quit()
+            except (smtplib.SMTPException, OSError):
+                _quietly_close(self._conn)
+            self._conn = None
+
+    def deliver(self, sender: str, recipient: str, message: bytes) -> None:
+        try:
+            if self._conn is None:
+                self._conn = self._open()
+            refused = self._conn.sendmail(sender, [recipient], message)
+        except smtplib.SMTPRecipientsRefused as exc:
+            code, text = next(iter(exc.recipients.values()), (550, b"refused"))
+            raise self._failed(code, _text(text)) from None
+        except smtplib.SMTPAuthenticationError as exc:
+            # wrong credentials do not mend themselves, but a fixed setting should deliver the backlog
+            self._drop()
+            raise DeliveryError(
+                f"SMTP login refused: {exc.smtp_code} {_text(exc.smtp_error)}", permanent=False
+            ) from None
+        except smtplib.SMTPResponseException as exc:
+            raise self._failed(exc.smtp_code, _text(exc.smtp_error)) from None
+        except (smtplib.SMTPException, OSError) as exc:
+            self._drop()
+            raise DeliveryError(
+                f"SMTP server {self.host}:{self.port} unreachable: {exc}", permanent=False
+            ) from None
+        if refused:  # one recipient only, so a partial refusal is a refusal
+            code, text = next(iter(refused.values()))
+            raise self._failed(code, _text(text))
+
+    def _failed(self, code: int, text: str) -> DeliveryError:
+        if code == 421 or code < 400:  # the server hangs up after 421
+            self._drop()
+        elif self._conn is not None:
+            try:
+                self._conn.rset()
+            except (smtplib.SMTPException, OSError):
+                self._drop()
+        return DeliveryError(f"SMTP {code} {text}", permanent=500 <= code < 600)
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            _quietly_close(self._conn)
+            self._conn = None
+
+
+def _quietly_close(conn: smtplib.SMTP) -> None:
+    with contextlib.suppress(OSError):
+        conn.close()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def transport_from(settings: MailSettings) -> Transport:
+    """The transport the settings name: SMTP if a URL is set, else the outbox Maildir."""
+    if settings.smtp_url:
+        return SmtpTransport(settings.smtp_url, settings.smtp_password)
+    if settings.outbox_dir:
+        return MaildirTransport(settings.outbox_dir)
+    raise MailError(
+        "no way to send mail: give --smtp URL or --outbox DIR (or [mail] smtp / outbox in pbem.toml)"
+    )
