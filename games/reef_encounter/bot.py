@@ -1,0 +1,290 @@
+"""A bot that plays any pending decision legally and not stupidly.
+
+It builds a turn step by step on a working copy with the very :class:`TurnRunner` that judges orders, so
+every step it keeps is legal: feed when it can, grow and attack with the larva it holds the most polyps
+for, protect its biggest unguarded coral, lock a tile that raises its parrotfish's score, then take the
+richest open-sea space.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.game import Chance, RulesError
+
+from . import orders as o
+from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
+from .reef import face, placement_problem, shrimp_on_board, values
+from .sea import algae_problem, feed_problem
+from .state import State
+from .turn import MAX_SHRIMP_PER_BOARD, TurnRunner
+
+
+class _Zero:
+    def pick(self, label: str, n: int) -> int:
+        return 0
+
+
+def _label(state: State) -> tuple[dict[str, int], list[int], list[str | None]]:
+    """Coral number of every polyp, the size of each coral and the owner of its shrimp."""
+    of: dict[str, int] = {}
+    sizes: list[int] = []
+    owners: list[str | None] = []
+    polyps = state.polyps
+    for start, colour in polyps.items():
+        if start in of:
+            continue
+        k = len(sizes)
+        of[start] = k
+        todo, size, owner = [start], 0, None
+        while todo:
+            s = todo.pop()
+            size += 1
+            if s in state.shrimp:
+                owner = state.shrimp[s]
+            for n in NEIGHBOURS[s]:
+                if n not in of and polyps.get(n) == colour:
+                    of[n] = k
+                    todo.append(n)
+        sizes.append(size)
+        owners.append(owner)
+    return of, sizes, owners
+
+
+class _Builder:
+    def __init__(self, state: State, seat: str) -> None:
+        self.runner = TurnRunner(state.clone(), seat, _Zero())
+        self.seat = seat
+        self.steps: list[o.Step] = []
+
+    @property
+    def state(self) -> State:
+        return self.runner.state
+
+    def try_step(self, step: o.Step) -> bool:
+        """Apply ``step`` if legal; the runner is forked first so a refused step changes nothing."""
+        backup = self.runner
+        fork = TurnRunner(backup.state.clone(), self.seat, backup.chance)
+        fork.__dict__.update({k: v for k, v in backup.__dict__.items() if k not in ("state", "player")})
+        fork.done, fork.placed, fork.events = set(backup.done), list(backup.placed), list(backup.events)
+        fork.index, fork.step = len(self.steps), step
+        try:
+            getattr(fork, "do_" + step.keyword)(step)
+        except RulesError:
+            return False
+        self.runner = fork
+        self.steps.append(step)
+        return True
+
+
+def _placement_score(state: State, space: str, colour: str, seat: str, lab: Any) -> int:
+    of, sizes, owners = lab
+    score = 0
+    target = state.polyps.get(space)
+    if target is not None:
+        score += 12
+        k = of[space]
+        if owners[k] is not None and owners[k] != seat:
+            score += 3
+    joined = {of[n] for n in NEIGHBOURS[space] if state.polyps.get(n) == colour}
+    for k in joined:
+        score += 4 + min(sizes[k], 6)
+        if owners[k] == seat:
+            score += 8
+        elif owners[k] is not None:
+            score -= 6
+    star = BOARDS[space[0]].starfish
+    if (
+        not state.advanced
+        and space in NEIGHBOURS[star]
+        and star not in state.polyps
+        and star not in state.shrimp
+    ):
+        score += 3
+    return score
+
+
+def _place_all(b: _Builder, colour: str) -> None:
+    for from_front in (False, True):
+        while True:
+            p = b.state.players[b.seat]
+            if (p.front if from_front else p.screen)[colour] <= 0:
+                break
+            if not from_front and b.runner.from_screen >= 4:
+                break
+            lab = _label(b.state)
+            spaces = _candidates(b.state, colour)
+            spaces.sort(key=lambda s: (-_placement_score(b.state, s, colour, b.seat, lab), s))
+            placed = False
+            for s in spaces[:6]:
+                step = o.Place(place=o.PlaceFrom(at=s, from_="front") if from_front else s)
+                if b.try_step(step):
+                    placed = True
+                    break
+            if not placed:
+                break
+
+
+def _candidates(state: State, colour: str) -> list[str]:
+    """Spaces next to a polyp of ``colour`` (growth and attacks) or, failing those, any free rock."""
+    near: set[str] = set()
+    for s, c in state.polyps.items():
+        if c == colour:
+            near.update(NEIGHBOURS[s])
+    out = [
+        s
+        for s in near
+        if s not in state.shrimp
+        and state.polyps.get(s) != colour
+        and placement_problem(state, s, colour) is None
+    ]
+    if not out:
+        for letter in state.boards:
+            for s in sorted(BOARDS[letter].rock):
+                if (
+                    s not in state.polyps
+                    and s not in state.shrimp
+                    and placement_problem(state, s, colour) is None
+                ):
+                    out.append(s)
+                    if len(out) >= 4:
+                        return out
+    return out
+
+
+def _larva_colour(state: State, seat: str) -> str | None:
+    p = state.players[seat]
+    v = values(state)
+    best, best_key = None, (0, 0)
+    for c, n in p.larvae.items():
+        if n <= 0:
+            continue
+        avail = min(p.screen[c], 4) + p.front[c]
+        key = (avail, v[c])
+        if avail > 0 and key > best_key:
+            best, best_key = c, key
+    return best
+
+
+def _new_shrimp(b: _Builder) -> None:
+    state = b.state
+    if state.players[b.seat].shrimp <= 0:
+        return
+    of, sizes, owners = _label(state)
+    v = values(state)
+    mine_per_board = {L: shrimp_on_board(state, b.seat, L) for L in state.boards}
+    best: tuple[int, str] | None = None
+    for s, k in of.items():
+        if owners[k] is None and sizes[k] >= 2 and mine_per_board[s[0]] < MAX_SHRIMP_PER_BOARD:
+            key = (sizes[k] * 3 + v[state.polyps[s]], s)
+            if best is None or key > best:
+                best = key
+    if best is not None:
+        b.try_step(o.NewShrimp(shrimp=best[1]))
+
+
+def _lock(b: _Builder) -> None:
+    state, p = b.state, b.state.players[b.seat]
+    if not p.sea_shrimp or not any(p.front.values()):
+        return
+    pay = max(p.front, key=lambda c: (p.front[c], c))
+    before = sum(values(state)[c] * n for c, n in p.parrotfish.items())
+    best: tuple[int, str, str] | None = None
+    for tile in TILES:
+        if tile in state.locks:
+            continue
+        colour = face(state, tile).large
+        if algae_problem(state, b.seat, pay, colour, tile, b.runner.locked) is not None:
+            continue
+        trial = state.clone()
+        for t in TILES:
+            if t != tile and t not in trial.locks and face(trial, t).large == colour:
+                trial.up[t] = not trial.up[t]
+        gain = sum(values(trial)[c] * n for c, n in p.parrotfish.items()) - before
+        # locking a tile that already shows a colour we hold strong keeps it that way
+        strong = face(trial, tile).strong
+        gain2 = gain * 4 + (2 if p.parrotfish[strong] else 0)
+        if gain2 > 0 and (best is None or (gain2, tile, colour) > best):
+            best = (gain2, tile, colour)
+    if best is not None:
+        b.try_step(o.Algae(algae=o.AlgaePlay(pay=pay, colour=best[2], to=best[1])))
+
+
+def _take(b: _Builder) -> None:
+    state, p = b.state, b.state.players[b.seat]
+    v = values(state)
+
+    def worth(name: str) -> tuple[int, str]:
+        sp = state.sea[name]
+        w = sum(n * (2 + v[c]) for c, n in sp.polyps.items())
+        if sp.larva:
+            w += 4 if p.screen[name] >= 2 and p.larvae[name] == 0 else 2
+        return w, name
+
+    for name in sorted(OPEN_SEA, key=worth, reverse=True):
+        if b.try_step(o.Take(take=name)):
+            return
+
+
+def _turn(state: State, seat: str) -> list[o.Step]:
+    b = _Builder(state, seat)
+    of, sizes, owners = _label(state)
+    feedable = [
+        (sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp and sizes[k] >= 5
+    ]
+    if feedable:
+        b.try_step(o.Feed(feed=max(feedable)[1]))
+        if b.runner.ended:
+            return b.steps
+    for _ in range(2):
+        colour = _larva_colour(b.state, seat)
+        if colour is None or not b.try_step(o.Larva(larva=colour)):
+            break
+        _place_all(b, colour)
+    _new_shrimp(b)
+    _lock(b)
+    if b.runner.ended:
+        return b.steps
+    p = b.state.players[seat]
+    for c in sorted(p.front):
+        if p.front[c] and p.larvae[c] == 0 and b.state.larva_supply[c] > 0:
+            b.try_step(o.LarvaForPolyp(larva_for_polyp=c))
+            break
+    if len(b.steps) == 0:
+        b.try_step(o.Pass(pass_=None))
+    _take(b)
+    return b.steps
+
+
+def bot_orders(state: State, seat: str, chance: Chance) -> Any:
+    """The bot's orders for ``seat``'s pending decision, as plain data."""
+    from .engine import GAME
+
+    kind = GAME.pending(state)[seat].kind
+    if kind == "setup":
+        p = state.players[seat]
+        v = values(state)
+        fish = max(p.screen, key=lambda c: (p.screen[c] > 0, v[c], c))
+        rest = dict(p.screen)
+        rest[fish] -= 1
+        ranked = sorted(rest, key=lambda c: (-rest[c], -v[c], c))
+        return [{"setup": {"parrotfish": fish, "larvae": [ranked[0], ranked[1]]}}]
+    if kind == "final_feeding":
+        of, sizes, owners = _label(state)
+        best = sorted((sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp)
+        best = [(n, s) for n, s in best if feed_problem(state, seat, s) is None]
+        return [{"feed": best[-1][1]}] if best else ["pass"]
+    steps = _turn(state, seat)
+    data = [s.model_dump(mode="json", by_alias=True) for s in steps]
+    try:
+        GAME.check(state, seat, o.TurnOrders.model_validate(data))
+    except RulesError:
+        # the builder never keeps an illegal step; this guards the end-of-turn rules all the same
+        for name in OPEN_SEA:
+            fallback: list[Any] = ["pass", {"take": name}]
+            try:
+                GAME.check(state, seat, o.TurnOrders.model_validate(fallback))
+                return fallback
+            except RulesError:
+                continue
+    return [d if d != {"pass": None} else "pass" for d in data]

@@ -1,0 +1,192 @@
+"""The :class:`pbem.game.Game` of Reef Encounter: the host's one entry point into these rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError, shuffled
+
+from . import orders as o
+from .data import CORAL_COLOURS
+from .scoring import outcome
+from .setup import new_game, resolve_setup, setup_problem, turn_order
+from .state import State, dump, load
+from .turn import TurnRunner, final_feeding
+from .view import view
+
+
+class Options(BaseModel):
+    """``advanced``: no extra growth, feeding returns one more polyp. ``starting_player``: a seat, or
+    ``None`` to draw one by chance."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    advanced: bool = False
+    starting_player: str | None = None
+
+
+class _Unused:
+    """The chance given to ``check``: a turn's only draws are in its last step, whose outcome no
+    legality question depends on, so any answer will do."""
+
+    def pick(self, label: str, n: int) -> int:
+        return 0
+
+
+SETUP = Decision("setup", "Setup: put one of your polyps into your parrotfish and choose two larva cubes.")
+TURN = Decision("turn", "Your turn: actions 1-9 in any legal order, then take from the open sea (action 10).")
+FINAL = Decision("final_feeding", "Your final feeding turn: feed one coral to your parrotfish, or pass.")
+
+
+class ReefEncounter:
+    name = "reef-encounter"
+    title = "Reef Encounter"
+    version = "1.0.0"
+    min_players = 2
+    max_players = 4
+    options_model = Options
+
+    def setup(self, seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
+        if not self.min_players <= len(seats) <= self.max_players or len(set(seats)) != len(seats):
+            raise ValueError("Reef Encounter needs 2 to 4 distinct seats")
+        opts = options if isinstance(options, Options) else Options.model_validate(options.model_dump())
+        return new_game(seats, opts.advanced, opts.starting_player, chance)
+
+    def pending(self, state: State) -> dict[str, Decision]:
+        if state.phase == "setup":
+            return dict.fromkeys(state.seats, SETUP)
+        if state.phase == "play":
+            return {state.active: TURN}
+        if state.phase == "final":
+            return {state.active: FINAL}
+        return {}
+
+    def order_model(self, decision: Decision) -> type[BaseModel]:
+        models = {"setup": o.SetupOrders, "turn": o.TurnOrders, "final_feeding": o.FinalFeedingOrders}
+        return models[decision.kind]
+
+    def _steps(self, state: State, seat: str, orders: Any) -> tuple[str, list[o.Step]]:
+        decision = self.pending(state).get(seat)
+        if decision is None:
+            raise RulesError("turn.not_pending", f"no orders are due from {seat} now")
+        model = self.order_model(decision)
+        if not isinstance(orders, model):
+            raw = orders.model_dump(mode="json", by_alias=True) if isinstance(orders, BaseModel) else orders
+            orders = model.model_validate(raw)
+        return decision.kind, list(orders.root)
+
+    def _play(self, state: State, seat: str, orders: Any, chance: Chance) -> tuple[State, list[Event]]:
+        """Carry out ``seat``'s orders on a copy of ``state``; raises :class:`RulesError`."""
+        kind, steps = self._steps(state, seat, orders)
+        new = state.clone()
+        if kind == "setup":
+            setup_problem(new, seat, steps[0])
+            return new, []
+        if kind == "final_feeding":
+            events = final_feeding(new, seat, steps[0])
+            self._next_final(new)
+            return new, events
+        runner = TurnRunner(new, seat, chance)
+        runner.run(steps)
+        events = runner.events
+        if runner.ended:
+            new.end_reason = runner.ended
+            if runner.final_turns:
+                new.final_queue = turn_order(new.seats, seat)[1:]
+                events.append(Event(f"the game ends: {runner.ended}; the others get a final feeding turn"))
+                self._next_final(new)
+            else:
+                new.phase = "over"
+                events.append(Event(f"the game ends: {runner.ended}"))
+        else:
+            new.active = new.next_seat(seat)
+        return new, events
+
+    def _next_final(self, state: State) -> None:
+        if state.final_queue:
+            state.phase = "final"
+            state.active = state.final_queue.pop(0)
+        else:
+            state.phase = "over"
+            state.active = ""
+
+    def check(self, state: State, seat: str, orders: BaseModel) -> None:
+        self._play(state, seat, orders, _Unused())
+
+    def resolve(self, state: State, orders: Mapping[str, BaseModel], chance: Chance) -> Resolution:
+        pend = self.pending(state)
+        missing = sorted(set(pend) - set(orders))
+        if missing:
+            raise RulesError("turn.missing_orders", f"orders still due from {', '.join(missing)}")
+        if state.phase == "setup":
+            new = state.clone()
+            chosen = {}
+            for seat in state.seats:
+                _, steps = self._steps(state, seat, orders[seat])
+                setup_problem(new, seat, steps[0])
+                chosen[seat] = steps[0]
+            events = resolve_setup(new, chosen)
+        else:
+            (seat,) = pend
+            new, events = self._play(state, seat, orders[seat], chance)
+        new.turn = state.turn + 1
+        return Resolution(new, events)
+
+    def view(self, state: State, seat: str | None) -> dict[str, Any]:
+        return view(state, seat)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return outcome(state)
+
+    def bot(self, state: State, seat: str, chance: Chance) -> Any:
+        from .bot import bot_orders
+
+        return bot_orders(state, seat, chance)
+
+    def template(self, state: State, seat: str) -> str:
+        from .template import template
+
+        return template(state, seat)
+
+    def dump_state(self, state: State) -> Any:
+        return dump(state)
+
+    def load_state(self, data: Any) -> State:
+        return load(data)
+
+    def resample_hidden(self, state: State, seat: str, chance: Chance) -> State:
+        """Deal anew the other seats' screens and parrotfish and the bag, keeping every size."""
+        new = state.clone()
+        others = [s for s in state.seats if s != seat]
+        pool: list[str] = [c for c in CORAL_COLOURS for _ in range(new.bag[c])]
+        larvae: list[str] = []
+        for s in others:
+            p = new.players[s]
+            pool += [c for c in CORAL_COLOURS for _ in range(p.screen[c] + p.parrotfish[c])]
+            larvae += [c for c in CORAL_COLOURS for _ in range(p.larvae[c])]
+        pool = shuffled(chance, "resample polyps", pool)
+        larvae = shuffled(chance, "resample larvae", larvae)
+        for s in others:
+            p = new.players[s]
+            for holding in (p.screen, p.parrotfish):
+                n = sum(holding.values())
+                for c in CORAL_COLOURS:
+                    holding[c] = 0
+                for c in pool[:n]:
+                    holding[c] += 1
+                pool = pool[n:]
+            n = sum(p.larvae.values())
+            p.larvae = dict.fromkeys(CORAL_COLOURS, 0)
+            for c in larvae[:n]:
+                p.larvae[c] += 1
+            larvae = larvae[n:]
+        new.bag = dict.fromkeys(CORAL_COLOURS, 0)
+        for c in pool:
+            new.bag[c] += 1
+        return new
+
+
+GAME = ReefEncounter()

@@ -1,0 +1,57 @@
+"""Scores and ties (rules sections 7 and 10)."""
+
+from __future__ import annotations
+
+from pbem.game import Outcome
+
+from .reef import protected_polyps, values
+from .state import State
+
+#: the tie-breaks of section 10, in order
+TIE_BREAKS = (
+    "eaten polyps in front of the screen",
+    "larva cubes behind the screen",
+    "polyps behind the screen",
+    "polyps on the boards in corals protected by their shrimp",
+)
+
+
+def score(state: State, seat: str) -> int:
+    """Each polyp in the parrotfish scores the value of its colour."""
+    v = values(state)
+    return sum(v[c] * n for c, n in state.players[seat].parrotfish.items())
+
+
+def tie_keys(state: State, seat: str) -> tuple[int, int, int, int]:
+    p = state.players[seat]
+    return (
+        sum(p.front.values()),
+        sum(p.larvae.values()),
+        sum(p.screen.values()),
+        protected_polyps(state, seat),
+    )
+
+
+def outcome(state: State) -> Outcome | None:
+    if state.phase != "over":
+        return None
+    scores = {s: score(state, s) for s in state.seats}
+    keys = {s: (scores[s], *tie_keys(state, s)) for s in state.seats}
+    places = {s: 1 + sum(1 for t in state.seats if keys[t] > keys[s]) for s in state.seats}
+    notes = []
+    for s in state.seats:
+        tied = [t for t in state.seats if t != s and scores[t] == scores[s]]
+        if tied and s < min(tied):
+            group = [s, *tied]
+            for depth, name in enumerate(TIE_BREAKS, start=1):
+                if len({keys[t][: depth + 1] for t in group}) > 1:
+                    detail = ", ".join(f"{t} {keys[t][depth]}" for t in group)
+                    notes.append(
+                        f"{' and '.join(group)} tied on {scores[s]} points; broken by {name}: {detail}"
+                    )
+                    break
+            else:
+                notes.append(
+                    f"{' and '.join(group)} tied on {scores[s]} points and every tie-break: shared place"
+                )
+    return Outcome(state.end_reason, scores, places, tuple(notes))

@@ -1,0 +1,179 @@
+"""The open-sea board: coral tiles and algae (action 7), feeding (action 1) and taking (action 10).
+
+Each function changes the state it is given in place and returns the public text of what happened; the
+caller has already checked legality with the matching ``*_problem`` function.
+"""
+
+from __future__ import annotations
+
+from pbem.game import Chance, draw_from_counts
+
+from .data import OPEN_SEA, TILES, a
+from .reef import Problem, coral, face
+from .state import State
+
+
+def describe_tile(state: State, tile: str) -> str:
+    f = face(state, tile)
+    return f"{tile} (now {f.strong} > {f.weak})"
+
+
+# ------------------------------------------------------------------------------------------ algae (7)
+
+
+def algae_problem(state: State, seat: str, pay: str, colour: str, to: str, locked_this_turn: bool) -> Problem:
+    """Why this alga may not be bought and played now (section 3, action 7), or ``None``."""
+    p = state.players[seat]
+    if p.front[pay] <= 0:
+        return "algae.no_eaten", f"you have no eaten {pay} polyp in front of your screen to pay with"
+    if state.algae_supply[colour] <= 0:
+        return "algae.supply", f"the supply has no {colour} alga left"
+    if to == "space":
+        return None
+    if not p.sea_shrimp:
+        return "algae.no_key", "you may lock a coral tile only once you have a shrimp on the open sea"
+    if locked_this_turn:
+        return "algae.one_lock", "you have already locked a coral tile this turn"
+    if to in state.locks:
+        return "algae.locked", f"coral tile {to} is already locked"
+    if face(state, to).large != colour:
+        return (
+            "algae.colour",
+            f"coral tile {to} shows {face(state, to).large} as its large alga, not {colour}",
+        )
+    unlocked = [t for t in TILES if t not in state.locks]
+    if unlocked == [to] and sum(p.parrotfish.values()) < 2:
+        return "algae.last_lock", (
+            "you may not lock the last unlocked coral tile before your parrotfish has eaten 2 polyps"
+        )
+    return None
+
+
+def play_algae(state: State, seat: str, pay: str, colour: str, to: str) -> str:
+    """Pay an eaten polyp, take the alga, play it; unlocked tiles with that large alga turn over."""
+    p = state.players[seat]
+    p.front[pay] -= 1
+    state.bag[pay] += 1
+    state.algae_supply[colour] -= 1
+    if to == "space":
+        if state.algae_space is not None:
+            state.algae_supply[state.algae_space] += 1
+        state.algae_space = colour
+        where = "on the algae space"
+    else:
+        state.locks[to] = colour
+        where = f"and locked {describe_tile(state, to)}"
+    turned = [t for t in TILES if t not in state.locks and face(state, t).large == colour]
+    for t in turned:
+        state.up[t] = not state.up[t]
+    flips = "; ".join(describe_tile(state, t) for t in turned)
+    text = f"{seat} paid an eaten {pay} polyp for {a(colour)} alga {where}"
+    return text + (f"; turned over: {flips}" if flips else "; no tile turned over")
+
+
+# ------------------------------------------------------------------------------------------ feeding (1)
+
+
+def feed_problem(state: State, seat: str, space: str) -> Problem:
+    """Why ``seat`` may not feed the coral at ``space`` now (action 1), or ``None``."""
+    if space[0] not in state.boards:
+        return "space.not_in_play", f"reef board {space[0]} is not in this game"
+    if space not in state.polyps:
+        return "feed.no_coral", f"there is no polyp on {space}"
+    c = coral(state, space)
+    owners = [state.shrimp[s] for s in c if s in state.shrimp]
+    if seat not in owners:
+        return "feed.not_yours", f"the coral at {space} is not protected by one of your shrimp"
+    if len(c) < 5:
+        return "feed.too_small", f"the coral at {space} has {len(c)} polyps; feeding needs at least 5"
+    return None
+
+
+def feed(state: State, seat: str, space: str, final: bool) -> str:
+    """Feed the coral at ``space``: 4 (5 final; advanced 5/6) polyps to the bag, the rest and the
+    shrimp to the parrotfish (the first shrimp ever fed goes onto the open sea instead)."""
+    p = state.players[seat]
+    c = coral(state, space)
+    colour = state.polyps[space]
+    back = (5 if final else 4) + (1 if state.advanced else 0)
+    back = min(back, len(c))
+    for s in c:
+        del state.polyps[s]
+        if s in state.shrimp:
+            del state.shrimp[s]
+    state.bag[colour] += back
+    p.parrotfish[colour] += len(c) - back
+    p.feedings += 1
+    if p.sea_shrimp:
+        p.eaten_shrimp += 1
+        shrimp_to = "its shrimp went into the parrotfish"
+    else:
+        p.sea_shrimp = True
+        shrimp_to = "its shrimp went onto the open sea"
+    return (
+        f"{seat} fed the {len(c)}-polyp {colour} coral at {space} to their parrotfish "
+        f"({back} back to the bag; {shrimp_to})"
+    )
+
+
+# ------------------------------------------------------------------------------------------ taking (10)
+
+
+def take_problem(state: State, space: str) -> Problem:
+    sp = state.sea[space]
+    if not sp.larva and sum(sp.polyps.values()) == 0:
+        return "take.empty", f"the {space} open-sea space is empty"
+    return None
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    parts = [f"{n} {c}" for c, n in sorted(counts.items()) if n]
+    return ", ".join(parts) if parts else "none"
+
+
+def draw_polyp(state: State, chance: Chance) -> str | None:
+    """One polyp from the bag; when the bag is empty the bonus row goes into it first (action 10)."""
+    if sum(state.bag.values()) == 0:
+        for c, n in state.bonus.items():
+            state.bag[c] += n
+            state.bonus[c] = 0
+    if sum(state.bag.values()) == 0:
+        return None
+    colour = draw_from_counts(chance, "bag", state.bag)
+    state.bag[colour] -= 1
+    return colour
+
+
+def take(state: State, seat: str, space: str, chance: Chance) -> tuple[str, bool]:
+    """Take a space's larva and polyps, then refill the open sea. Returns (text, game ends: condition 4)."""
+    p = state.players[seat]
+    sp = state.sea[space]
+    got = dict(sp.polyps)
+    if sp.larva:
+        p.larvae[space] += 1
+    for c, n in got.items():
+        p.screen[c] += n
+        sp.polyps[c] = 0
+    larva = "the " + space + " larva and " if sp.larva else "no larva and "
+    text = f"{seat} took the {space} open-sea space: {larva}{sum(got.values())} polyps ({_counts_text(got)})"
+    sp.larva = False
+    ended = False
+    if state.larva_supply[space] > 0:
+        state.larva_supply[space] -= 1
+        sp.larva = True
+    else:
+        ended = True
+    drawn: list[str] = []
+    for name in OPEN_SEA:
+        target = state.sea[name]
+        if sum(target.polyps.values()) < 3:
+            colour = draw_polyp(state, chance)
+            if colour is None:
+                ended = True
+                break
+            target.polyps[colour] += 1
+            drawn.append(f"{colour} to {name}")
+    text += "; refill: " + (", ".join(drawn) if drawn else "no polyp needed")
+    if sum(state.bag.values()) < 3:
+        ended = True
+    return text, ended

@@ -1,0 +1,106 @@
+"""What each seat may see (rules section 8): the public table plus only its own screen and parrotfish.
+
+This is the one place secrets are stripped; reports are drawn from :func:`view` alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .data import BOARDS, COLUMNS, CORAL_COLOURS, OPEN_SEA, ROWS, TILES
+from .reef import face, values
+from .scoring import score
+from .state import State
+
+
+def _board(state: State, letter: str) -> dict[str, Any]:
+    b = BOARDS[letter]
+    rows = []
+    for r in range(1, ROWS + 1):
+        cells = []
+        for c in COLUMNS:
+            space = f"{letter}{c}{r}"
+            kind = "sand" if space in b.sand else ("starfish" if space == b.starfish else "rock")
+            shrimp = state.shrimp.get(space)
+            cells.append(
+                {
+                    "space": space,
+                    "kind": kind,
+                    "polyp": state.polyps.get(space),
+                    "shrimp": shrimp,
+                    "shrimp_colour": state.players[shrimp].colour if shrimp else None,
+                }
+            )
+        rows.append(cells)
+    return {"letter": letter, "rows": rows}
+
+
+def _own(state: State, seat: str) -> dict[str, Any]:
+    p = state.players[seat]
+    return {
+        "screen": dict(p.screen),
+        "larvae": dict(p.larvae),
+        "shrimp": p.shrimp,
+        "parrotfish": dict(p.parrotfish),
+        "eaten_shrimp": p.eaten_shrimp,
+        "score": score(state, seat),
+    }
+
+
+def view(state: State, seat: str | None) -> dict[str, Any]:
+    over = state.phase == "over"
+    tiles = []
+    for name in TILES:
+        f = face(state, name)
+        tiles.append(
+            {
+                "name": name,
+                "strong": f.strong,
+                "weak": f.weak,
+                "large": f.large,
+                "small": f.small,
+                "starfish": state.up[name],
+                "lock": state.locks.get(name),
+            }
+        )
+    players = {}
+    for s in state.seats:
+        p = state.players[s]
+        players[s] = {
+            "colour": p.colour,
+            "front": dict(p.front),
+            "feedings": p.feedings,
+            "sea_shrimp": p.sea_shrimp,
+            "shrimp_on_boards": sum(1 for owner in state.shrimp.values() if owner == s),
+        }
+    out: dict[str, Any] = {
+        "colours": {s: state.players[s].colour for s in state.seats},
+        "seats": list(state.seats),
+        "phase": state.phase,
+        "active": state.active,
+        "final_queue": list(state.final_queue),
+        "end_reason": state.end_reason,
+        "advanced": state.advanced,
+        "colour_order": list(CORAL_COLOURS),
+        "boards": [_board(state, b) for b in state.boards],
+        "open_sea": [
+            {
+                "space": name,
+                "larva": state.sea[name].larva,
+                "polyps": [c for c in CORAL_COLOURS for _ in range(state.sea[name].polyps[c])],
+            }
+            for name in OPEN_SEA
+        ],
+        "bonus": dict(state.bonus),
+        "bag": sum(state.bag.values()),
+        "tiles": tiles,
+        "values": values(state),
+        "algae_space": state.algae_space,
+        "larva_supply": dict(state.larva_supply),
+        "algae_supply": dict(state.algae_supply),
+        "players": players,
+        "me": _own(state, seat) if seat is not None and seat in state.players else None,
+    }
+    if over:
+        out["revealed"] = {s: _own(state, s) for s in state.seats}
+    return out
