@@ -1,0 +1,263 @@
+"""A bot that plays every decision legally and sensibly.
+
+It fishes what its company tokens make valuable (amber is always worth 1), unloads where ports take
+its fish, sails towards the best goods, and places its highest company tokens on the fish it holds
+most of, paying tax when it is cheap. Every turn it builds is replayed through the rules as it goes,
+so it is legal by construction.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from pbem.game import Chance
+
+from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, PORTS
+from .orders import Discard, Fish, Sail, Unload
+from .rules import fleet_breaks, play_turn
+from .seasons import tax_due
+from .state import State, total
+
+#: a fish in the hold is worth less than one in the warehouse: it still has to be unloaded
+HOLD_RISK = 0.7
+SPACES = (*AREAS, *PORTS)
+
+
+def choose(state: State, seat: str, chance: Chance) -> Any:
+    """The bot's orders for ``seat``'s pending decision, as plain data."""
+    if state.phase == "port":
+        return [{"port": _choose_port(state, seat, chance)}]
+    if state.phase == "company":
+        return [{"company": _choose_company(state, seat)}]
+    if state.phase == "turn":
+        return _choose_turn(state, seat)
+    raise ValueError("the game is over; nothing to choose")
+
+
+def fish_values(state: State, seat: str) -> dict[str, float]:
+    """What each goods kind is worth to ``seat`` at the end: its company token, or for a fish whose
+    slot is still free the mean of the number tokens left (0 if it can never be unloaded)."""
+    player = state.players[seat]
+    left = [COMPONENTS.token_values[t] for t in player.tokens if t != "tax"]
+    guess = sum(left) / len(left) if left else 0.0
+    values: dict[str, float] = {AMBER: 1.0}
+    for fish in FISH:
+        token = player.market.get(fish)
+        values[fish] = float(COMPONENTS.token_values[token]) if token else guess
+        if not _can_ever_unload(state, fish):
+            values[fish] = 0.0
+    return values
+
+
+def _can_ever_unload(state: State, fish: str) -> bool:
+    if any(fish in slots for slots in state.demand.values()):
+        return True
+    return bool(state.demand_supply.get(fish)) and any(None in slots for slots in state.demand.values())
+
+
+def _choose_port(state: State, seat: str, chance: Chance) -> str:
+    values = fish_values(state, seat)
+
+    def richness(port: str) -> float:
+        near = set(ADJACENT[port])
+        for area in list(near):
+            near |= {a for a in ADJACENT[area] if a not in BOARD.ports}
+        return sum(values[g] * n for a in near if a not in BOARD.ports for g, n in state.board[a].items())
+
+    ranked = sorted(PORTS, key=lambda p: -richness(p))
+    return ranked[chance.pick("bot port", 2)]
+
+
+def _choose_company(state: State, seat: str) -> dict[str, Any]:
+    player = state.players[seat]
+    values = fish_values(state, seat)
+    owned = _owned_worth(player.hold, player.warehouse, values)
+    have = len(owned)
+    numbers = [t for t in player.tokens if t != "tax"]
+    if "tax" in player.tokens:
+        due = tax_due(state, seat)
+        cheap = sorted(owned)[:due]
+        if not numbers or (
+            have >= 2 and (sum(w for w, _ in cheap) <= 1.5 or len(numbers) == 1 or len(player.tokens) <= 2)
+        ):
+            return {"token": "tax", "discard": [kind for _, kind in cheap]}
+    token = numbers[0]  # the highest number left: tokens are kept in the order x3, x2, x1, x0
+    free = [f for f in FISH if f not in player.market]
+    on_board = Counter()
+    for goods in state.board.values():
+        on_board.update(goods)
+
+    def appeal(fish: str) -> tuple[float, int, int]:
+        mine = player.warehouse.get(fish, 0) + HOLD_RISK * player.hold.get(fish, 0)
+        return (mine, on_board[fish], -FISH.index(fish))
+
+    return {"token": token, "fish": max(free, key=appeal)}
+
+
+def _owned_worth(
+    hold: dict[str, int], warehouse: dict[str, int], values: dict[str, float]
+) -> list[tuple[float, str]]:
+    owned = [(values[k] * HOLD_RISK, k) for k, n in hold.items() for _ in range(n)]
+    owned += [(values[k], k) for k, n in warehouse.items() for _ in range(n)]
+    return owned
+
+
+# ------------------------------------------------------------------------------------------------ turns
+
+
+def _choose_turn(state: State, seat: str) -> list[dict[str, Any]]:
+    work = state.copy()
+    steps: list[dict[str, Any]] = []
+    actions = 0
+    while actions < COMPONENTS.actions_per_turn:
+        plan = _best_plan(work, seat, COMPONENTS.actions_per_turn - actions)
+        if plan is None:
+            break
+        for step in plan:
+            play_turn(work, seat, [_parse(step)], None)
+            steps.append(step)
+            actions += "discard" not in step
+    return steps
+
+
+def _parse(step: dict[str, Any]) -> Any:
+    (keyword,) = step
+    return {"sail": Sail, "fish": Fish, "unload": Unload, "discard": Discard}[keyword].model_validate(step)
+
+
+def _unload_plan(
+    state: State, seat: str, port: str, values: dict[str, float]
+) -> tuple[float, dict[str, Any]] | None:
+    """The most valuable unloading at ``port`` now (with the demand tokens it may place)."""
+    player = state.players[seat]
+    slots = state.demand[port]
+    marks = BOARD.ports[port].slots
+    kept = [k for k in FISH if player.hold.get(k) and k in slots]
+    gain = 0.0
+    for k in kept:
+        lost = 1 if state.options["demand"] == "placed" and marks[slots.index(k)] == -1 else 0
+        gain += values[k] * (player.hold[k] - lost)
+    new: list[str] = []
+    slot: int | None = None
+    if state.options["demand"] == "placed":
+        free = [marks[i] for i, held in enumerate(slots) if held is None]
+        candidates = sorted(
+            (k for k in FISH if player.hold.get(k) and k not in slots and state.demand_supply.get(k)),
+            key=lambda k: -values[k] * player.hold[k],
+        )
+        for mark in free:
+            for k in candidates:
+                if k in new or values[k] <= 0 or (mark == -1 and player.hold[k] < 2):
+                    continue
+                new.append(k)
+                gain += values[k] * (player.hold[k] - (1 if mark == -1 else 0))
+                if slot is None:
+                    slot = mark
+                break
+    if not new:
+        slot = None
+    kinds = new + [k for k in kept if values[k] > 0]
+    if not kinds or gain <= 0:
+        return None
+    unload: dict[str, Any] = {"port": port, "fish": [k for k in kinds for _ in range(player.hold[k])]}
+    if slot is not None:
+        unload["slot"] = slot
+    return gain, {"unload": unload}
+
+
+def _fish_plan(
+    state: State, seat: str, at: str, values: dict[str, float]
+) -> tuple[float, list[dict[str, Any]]] | None:
+    """The best goods to take at ``at``, with the discard that makes room for a fish if needed."""
+    player = state.players[seat]
+    best: tuple[float, list[dict[str, Any]]] | None = None
+    for goods in state.board[at]:
+        worth = values[goods] * (1.0 if goods == AMBER else HOLD_RISK)
+        steps: list[dict[str, Any]] = []
+        if goods != AMBER and total(player.hold) >= COMPONENTS.hold_limit:
+            cheapest = min(player.hold, key=lambda k: (values[k], k))
+            if values[cheapest] >= values[goods]:
+                continue
+            worth -= values[cheapest] * HOLD_RISK
+            steps.append({"discard": [cheapest]})
+        if worth <= 0:
+            continue
+        steps.append({"fish": {"at": at, "goods": goods}})
+        if best is None or worth > best[0]:
+            best = (worth, steps)
+    return best
+
+
+def _legal_sails(state: State, seat: str) -> list[tuple[str | None, str]]:
+    player = state.players[seat]
+    mine = set(player.ships)
+    origins: list[str | None] = [None] if player.supply else list(player.ships)
+    found = []
+    for origin in origins:
+        rest = [s for s in player.ships if s != origin]
+        for to in SPACES:
+            if to in mine:
+                continue
+            if fleet_breaks([*rest, to], to) is None:
+                found.append((origin, to))
+    return found
+
+
+def _sail_step(origin: str | None, to: str) -> dict[str, Any]:
+    return {"sail": {"to": to} if origin is None else {"from": origin, "to": to}}
+
+
+def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any]] | None:
+    """The plan (one action, or a sail and what it leads to) with the most gain per action."""
+    player = state.players[seat]
+    values = fish_values(state, seat)
+    best: tuple[float, list[dict[str, Any]]] | None = None
+
+    def consider(gain: float, steps: list[dict[str, Any]], cost: int) -> None:
+        nonlocal best
+        rate = gain / cost
+        if gain > 0 and (best is None or rate > best[0]):
+            best = (rate, steps)
+
+    for space in player.ships:
+        if space in BOARD.ports:
+            found = _unload_plan(state, seat, space, values)
+            if found:
+                consider(found[0], [found[1]], 1)
+        else:
+            fished = _fish_plan(state, seat, space, values)
+            if fished:
+                consider(fished[0], fished[1], 1)
+    if actions_left < 2 and best is not None:
+        return best[1]
+    reposition: tuple[float, list[dict[str, Any]]] | None = None
+    for origin, to in _legal_sails(state, seat):
+        sail = _sail_step(origin, to)
+        # leaving an emptied area lets it be refilled: a small bonus for freeing it
+        freed = 0.2 if origin in state.board and not state.board[origin] else 0.0
+        if to in BOARD.ports:
+            found = _unload_plan(state, seat, to, values)
+            gain = found[0] if found else 0.0
+            follow = [found[1]] if found else []
+        else:
+            fished = _fish_plan(state, seat, to, values)
+            gain = fished[0] if fished else 0.0
+            follow = fished[1] if fished else []
+        if gain > 0 and actions_left >= 2:
+            consider(gain + freed, [sail, *follow], 2)
+        potential = gain + freed + _nearby(state, to, values)
+        if reposition is None or potential > reposition[0]:
+            reposition = (potential, [sail])
+    if best is not None:
+        return best[1]
+    if reposition is not None and reposition[0] > 0.5:
+        return reposition[1]
+    return None
+
+
+def _nearby(state: State, space: str, values: dict[str, float]) -> float:
+    """What lies one step further: a hint for where to sail when nothing is in reach."""
+    return 0.1 * sum(
+        values[g] * n for a in ADJACENT[space] if a in state.board for g, n in state.board[a].items()
+    )

@@ -1,0 +1,144 @@
+"""The :class:`pbem.game.Game` object for Mare Balticum: options, decisions, check and resolve."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, RootModel
+
+from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError
+
+from . import bot as _bot
+from . import template as _template
+from .orders import Company, PortChoice, order_model
+from .rules import place_first_ship, play_turn, setup
+from .scoring import outcome
+from .seasons import after_turn, check_company, resolve_company
+from .state import State, dump_state, load_state
+from .views import resample_hidden, view
+
+
+class Options(BaseModel):
+    """``demand: placed`` is variant 1 (ports start empty), ``contracts: true`` variant 2;
+    ``starting_player`` names a seat (default: drawn at random)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    demand: Literal["fixed", "placed"] = "fixed"
+    contracts: bool = False
+    starting_player: str | None = None
+
+
+PROMPTS = {
+    "port": "Choose the port for your first ship.",
+    "turn": "Your turn: up to three actions (sail, fish, unload{contract}); discards are free.",
+    "company": "Time token {n} is drawn: choose one of your company tokens (all players at once).",
+}
+
+
+def _orders_list(orders: Any) -> list[Any]:
+    return list(orders.root) if isinstance(orders, RootModel) else list(orders)
+
+
+class MareBalticum:
+    """Mare Balticum for 3 to 5 players (rules: shared/rules/mare-balticum.md)."""
+
+    name = "mare-balticum"
+    title = "Mare Balticum"
+    version = "1.0.0"
+    min_players = 3
+    max_players = 5
+    options_model = Options
+
+    def setup(self, seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
+        return setup(seats, options, chance)
+
+    def pending(self, state: State) -> dict[str, Decision]:
+        if state.phase == "port":
+            return {state.active: Decision("port", PROMPTS["port"])}
+        if state.phase == "turn":
+            extra = ", contract" if state.options["contracts"] else ""
+            return {state.active: Decision("turn", PROMPTS["turn"].format(contract=extra))}
+        if state.phase == "company":
+            prompt = PROMPTS["company"].format(n=state.time_track)
+            return {seat: Decision("company", prompt) for seat in state.order}
+        return {}
+
+    def order_model(self, decision: Decision) -> type[BaseModel]:
+        return order_model(decision)
+
+    def _expect(self, state: State, seat: str, orders: BaseModel) -> str:
+        """The decision kind ``seat`` owes, checking that ``orders`` are of that kind."""
+        pend = self.pending(state)
+        if seat not in pend:
+            if state.phase == "over":
+                raise RulesError("decision.game_over", "the game is over; no orders are due")
+            raise RulesError("decision.not_pending", f"{seat} owes no orders now")
+        kind = pend[seat].kind
+        if not isinstance(orders, order_model(pend[seat])):
+            raise RulesError("decision.wrong_kind", f"orders for a {kind} decision are due now")
+        return kind
+
+    def check(self, state: State, seat: str, orders: BaseModel) -> None:
+        kind = self._expect(state, seat, orders)
+        steps = _orders_list(orders)
+        if kind == "turn":
+            play_turn(state.copy(), seat, steps, None)
+        elif kind == "company":
+            step = steps[0]
+            assert isinstance(step, Company)
+            check_company(state, seat, step.company)
+
+    def resolve(self, state: State, orders: Mapping[str, BaseModel], chance: Chance) -> Resolution:
+        pend = self.pending(state)
+        missing = [seat for seat in pend if seat not in orders]
+        if missing:
+            raise RulesError("decision.missing_orders", f"orders still due from {', '.join(missing)}")
+        for seat, given in orders.items():
+            self._expect(state, seat, given)
+        new = state.copy()
+        events: list[Event] = []
+        if state.phase == "port":
+            seat = state.active
+            step = _orders_list(orders[seat])[0]
+            assert isinstance(step, PortChoice)
+            place_first_ship(new, seat, step.port, events)
+        elif state.phase == "turn":
+            seat = state.active
+            play_turn(new, seat, _orders_list(orders[seat]), events)
+            if not events:
+                events.append(Event(f"{seat} took no action"))
+            after_turn(new, chance, events)
+        else:
+            choices = {}
+            for seat in state.order:
+                step = _orders_list(orders[seat])[0]
+                assert isinstance(step, Company)
+                choices[seat] = step.company
+            resolve_company(new, choices, chance, events)
+        return Resolution(new, events)
+
+    def view(self, state: State, seat: str | None) -> dict[str, Any]:
+        return view(state, seat)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return outcome(state) if state.phase == "over" else None
+
+    def bot(self, state: State, seat: str, chance: Chance) -> Any:
+        return _bot.choose(state, seat, chance)
+
+    def template(self, state: State, seat: str) -> str:
+        return _template.template(state, seat)
+
+    def dump_state(self, state: State) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load_state(self, data: dict[str, Any]) -> State:
+        return load_state(data)
+
+    def resample_hidden(self, state: State, seat: str, chance: Chance) -> State:
+        return resample_hidden(state, seat, chance)
+
+
+GAME = MareBalticum()

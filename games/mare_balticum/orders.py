@@ -1,0 +1,120 @@
+"""The order grammar: one-key steps per decision (DESIGN.md, "Mare Balticum steps").
+
+Shape only (names, types, which fields go together); legality is :mod:`.rules`' business.
+
+- ``port`` decision: exactly one ``port: gdansk``.
+- ``turn`` decision: ``sail``, ``fish``, ``unload``, ``contract`` (actions, at most three) and
+  ``discard`` (free), in the order they are to happen; an empty list is a turn without actions.
+- ``company`` decision: exactly one ``company: {token: x3, fish: salmon}`` or
+  ``company: {token: tax, discard: [cod, amber]}``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
+
+from pbem.game import Decision
+from pbem.steps import Step, steps_model
+
+Space = Literal[
+    "skagerrak", "kattegat", "oresund", "arkona", "pomeranian-bay", "bornholm", "hano-bay",
+    "gdansk-deep", "gdansk-bay", "curonian-coast", "eastern-gotland", "western-gotland", "gotland-deep",
+    "irbe-strait", "gulf-of-riga", "landsort-deep", "stockholm-archipelago", "aland-sea",
+    "northern-baltic", "archipelago-sea", "bothnian-sea", "bothnian-bay", "gulf-of-finland-west",
+    "gulf-of-finland-east", "kobenhavn", "gdansk", "riga", "stockholm", "sankt-peterburg",
+]  # fmt: skip
+PortName = Literal["kobenhavn", "gdansk", "riga", "stockholm", "sankt-peterburg"]
+FishKind = Literal["salmon", "flatfish", "herring", "cod"]
+GoodsKind = Literal["salmon", "flatfish", "herring", "cod", "amber"]
+Token = Literal["x3", "x2", "x1", "x0", "tax"]
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class SailMove(_Shape):
+    """``{to: X}`` puts a new ship from the supply on X; ``{from: Y, to: X}`` moves the ship on Y."""
+
+    from_: Space | None = Field(None, alias="from")
+    to: Space
+
+
+class Sail(Step):
+    sail: SailMove
+
+
+class FishTake(_Shape):
+    at: Space
+    goods: GoodsKind
+
+
+class Fish(Step):
+    fish: FishTake
+
+
+class UnloadFish(_Shape):
+    """``slot`` (variant 1 only): the slot, ``0`` or ``-1``, for the first new demand token this
+    unloading puts on the port; a second new token takes the other slot."""
+
+    port: Space
+    fish: list[FishKind] = Field(min_length=1, max_length=5)
+    slot: Literal[0, -1] | None = None
+
+
+class Unload(Step):
+    unload: UnloadFish
+
+
+class Discard(Step):
+    discard: list[FishKind] = Field(min_length=1, max_length=5)
+
+
+class Contract(Step):
+    """Take the n-th card (1 = top) of the face-down contract pile (variant 2)."""
+
+    contract: int = Field(ge=1, le=6)
+
+
+class PortChoice(Step):
+    port: PortName
+
+
+class CompanyChoice(_Shape):
+    token: Token
+    fish: FishKind | None = None
+    discard: list[GoodsKind] | None = Field(None, max_length=2)
+
+    @model_validator(mode="after")
+    def _fields_fit_token(self) -> CompanyChoice:
+        if self.token == "tax":
+            if self.fish is not None:
+                raise ValueError("the tax token takes `discard: [...]` (two goods), not `fish`")
+        else:
+            if self.fish is None:
+                raise ValueError(f"a number token ({self.token}) needs `fish:` naming its market slot")
+            if self.discard is not None:
+                raise ValueError("only the tax token discards goods")
+        return self
+
+
+class Company(Step):
+    company: CompanyChoice
+
+
+TurnOrders = steps_model("MareBalticumTurn", Sail, Fish, Unload, Discard, Contract, max_steps=40)
+PortOrders = steps_model("MareBalticumPort", PortChoice, min_steps=1, max_steps=1)
+CompanyOrders = steps_model("MareBalticumCompany", Company, min_steps=1, max_steps=1)
+
+MODELS: dict[str, type[RootModel]] = {"turn": TurnOrders, "port": PortOrders, "company": CompanyOrders}
+ACTIONS = (Sail, Fish, Unload, Contract)
+
+
+def order_model(decision: Decision) -> type[RootModel]:
+    """The model of ``orders`` for a decision kind (``port``, ``turn``, ``company``)."""
+    try:
+        return MODELS[decision.kind]
+    except KeyError:
+        raise ValueError(f"Mare Balticum has no decision of kind {decision.kind!r}") from None

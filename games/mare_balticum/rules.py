@@ -1,0 +1,334 @@
+"""Setup and the active player's turn: sail, fish, unload, contract (actions) and discard (free).
+
+Rules file sections "Setup", "A turn" and "Variants". :func:`play_turn` checks and carries out the
+steps one by one on a state it may change (the caller passes a copy), raising :class:`RulesError` at
+the first illegal step; the same function serves ``check`` and ``resolve``, so the two always agree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import NoReturn
+
+from pydantic import BaseModel
+
+from pbem.game import Chance, Event, RulesError, choice, draw_from_counts, shuffled
+
+from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, PORTS, TIME
+from .orders import Contract, Discard, Fish, Sail, Unload
+from .state import Player, State, add, as_list, total
+
+#: every demand slot on the board, in board order: (port, slot index)
+SLOTS: tuple[tuple[str, int], ...] = tuple((p, i) for p in PORTS for i in range(len(BOARD.ports[p].slots)))
+
+
+def _arrangements() -> tuple[tuple[str, ...], ...]:
+    """Every distinct way to lay the 8 demand tokens on the 8 slots with no port holding two equal
+    tokens. Drawing one of these uniformly is the same as shuffling and redrawing until it holds."""
+    found: list[tuple[str, ...]] = []
+    left = Counter({fish: COMPONENTS.demand_tokens_per_fish for fish in FISH})
+
+    def extend(prefix: list[str]) -> None:
+        if len(prefix) == len(SLOTS):
+            found.append(tuple(prefix))
+            return
+        port, index = SLOTS[len(prefix)]
+        for fish in FISH:
+            if left[fish] and not (index > 0 and prefix[-1] == fish and SLOTS[len(prefix) - 1][0] == port):
+                left[fish] -= 1
+                prefix.append(fish)
+                extend(prefix)
+                prefix.pop()
+                left[fish] += 1
+
+    extend([])
+    return tuple(found)
+
+
+DEMAND_ARRANGEMENTS = _arrangements()
+
+
+def setup(seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
+    """Rules "Setup": fill the areas in board order, then time tokens in, demand tokens, contracts."""
+    seats = list(seats)
+    n = len(seats)
+    if n not in COMPONENTS.ships:
+        raise RulesError("setup.players", f"Mare Balticum is for 3 to 5 players, not {n}")
+    if len(set(seats)) != n:
+        raise RulesError("setup.seats", "every seat needs a name of its own")
+    opts = options.model_dump()
+    starting = opts.get("starting_player") or choice(chance, "starting player", seats)
+    if starting not in seats:
+        raise RulesError("setup.starting_player", f"the starting player {starting!r} is not one of {seats}")
+    first = seats.index(starting)
+    players = {
+        seat: Player(seat=seat, colour=COMPONENTS.colours[i], ships=[], supply=COMPONENTS.ships[n])
+        for i, seat in enumerate(seats)
+    }
+    bag = dict(COMPONENTS.goods)
+    board: dict[str, dict[str, int]] = {a: {} for a in AREAS}
+    for area in BOARD.areas:
+        for _ in range(area.capacity):
+            kind = draw_from_counts(chance, "bag", bag)
+            add(bag, kind, -1)
+            add(board[area.name], kind)
+    bag[TIME] = COMPONENTS.time_tokens
+    demand: dict[str, list[str | None]] = {p: [None] * len(BOARD.ports[p].slots) for p in PORTS}
+    demand_supply: dict[str, int] = {}
+    if opts["demand"] == "fixed":
+        for (port, index), fish in zip(
+            SLOTS, choice(chance, "demand tokens", DEMAND_ARRANGEMENTS), strict=True
+        ):
+            demand[port][index] = fish
+    else:
+        demand_supply = {fish: COMPONENTS.demand_tokens_per_fish for fish in FISH}
+    pile = shuffled(chance, "contract cards", range(1, 7)) if opts["contracts"] else []
+    return State(
+        seats=seats,
+        options={**opts, "starting_player": starting},
+        order=seats[first:] + seats[:first],
+        players=players,
+        board=board,
+        demand=demand,
+        demand_supply=demand_supply,
+        bag=bag,
+        pile=pile,
+    )
+
+
+def place_first_ship(state: State, seat: str, port: str, events: list[Event]) -> None:
+    """Setup step 3: the seat's first ship goes into a port (ports may be shared)."""
+    player = state.players[seat]
+    player.ships = [port]
+    player.supply -= 1
+    state.placed += 1
+    events.append(Event(f"{seat} put a first ship into {port}"))
+    if state.placed == len(state.order):
+        state.phase = "turn"
+
+
+def port_marks(port: str) -> tuple[int, ...]:
+    return BOARD.ports[port].slots
+
+
+def fleet_breaks(ships: Sequence[str], moved: str | None = None) -> str | None:
+    """The first ship (the moved one first) not adjacent to another of ``ships``, or ``None``.
+
+    Rulings: checked after each sail, ship by ship, not as connectivity of the whole fleet."""
+    others = set(ships)
+    for space in ([moved] if moved else []) + list(ships):
+        if not ADJACENT[space] & others:
+            return space
+    return None
+
+
+def demanded(state: State, port: str) -> list[str]:
+    return [fish for fish in state.demand[port] if fish is not None]
+
+
+class _Turn:
+    """One turn's steps applied in order; ``fail`` raises for the step being applied."""
+
+    def __init__(self, state: State, seat: str, events: list[Event] | None) -> None:
+        self.state = state
+        self.seat = seat
+        self.player = state.players[seat]
+        self.events = events
+        self.actions = 0
+        self.index = 0
+        self.step: BaseModel | None = None
+
+    def fail(self, code: str, message: str) -> NoReturn:
+        step = self.step
+        raise RulesError(
+            code,
+            message,
+            step=self.index,
+            action=getattr(step, "keyword", None),
+            quote=step.quote() if step is not None else None,  # type: ignore[attr-defined]
+        )
+
+    def say(self, text: str, to: str | None = None) -> None:
+        if self.events is not None:
+            self.events.append(Event(text, to=to))
+
+    def run(self, steps: Sequence[BaseModel]) -> None:
+        for self.index, self.step in enumerate(steps):
+            if not isinstance(self.step, Discard):
+                self.actions += 1
+                if self.actions > COMPONENTS.actions_per_turn:
+                    self.fail("turn.too_many_actions", "a turn has at most 3 actions (discards are free)")
+            if isinstance(self.step, Sail):
+                self.sail(self.step)
+            elif isinstance(self.step, Fish):
+                self.fish(self.step)
+            elif isinstance(self.step, Unload):
+                self.unload(self.step)
+            elif isinstance(self.step, Discard):
+                self.discard(self.step.discard)
+            elif isinstance(self.step, Contract):
+                self.contract(self.step.contract)
+            else:  # pragma: no cover - the order model admits nothing else
+                self.fail("turn.unknown_step", "not a step of a Mare Balticum turn")
+
+    def sail(self, step: Sail) -> None:
+        to, origin, player = step.sail.to, step.sail.from_, self.player
+        if to in player.ships:
+            self.fail("sail.own_ship_there", f"you already have a ship on {to}")
+        if player.supply:
+            if origin is not None:
+                self.fail(
+                    "sail.new_ship_first",
+                    f"{player.supply} of your ships are still in your supply, so a sail puts a new ship "
+                    f"on the board: write `sail: {{to: {to}}}`",
+                )
+            ships = [*player.ships, to]
+        else:
+            if origin is None:
+                self.fail(
+                    "sail.from_needed",
+                    f"all your ships are on the board: say which one sails, `sail: {{from: ..., to: {to}}}`",
+                )
+            if origin not in player.ships:
+                self.fail("sail.no_ship_there", f"you have no ship on {origin}")
+            ships = [s for s in player.ships if s != origin] + [to]
+        broken = fleet_breaks(ships, to)
+        if broken is not None:
+            self.fail(
+                "sail.fleet",
+                f"afterwards your ship on {broken} would have no other ship of yours next to it",
+            )
+        player.ships = sorted(ships, key=SPACE_ORDER.__getitem__)
+        if origin is None:
+            player.supply -= 1
+            self.say(f"{self.seat} sailed a new ship to {to}")
+        else:
+            self.say(f"{self.seat} sailed from {origin} to {to}")
+
+    def fish(self, step: Fish) -> None:
+        at, goods, player = step.fish.at, step.fish.goods, self.player
+        if at not in player.ships:
+            self.fail("fish.no_ship", f"you have no ship on {at}")
+        if at in BOARD.ports:
+            self.fail("fish.port", f"{at} is a port; ports hold no goods")
+        if not self.state.board[at].get(goods):
+            self.fail("fish.no_goods", f"there is no {goods} on {at}")
+        if goods != AMBER and total(player.hold) >= COMPONENTS.hold_limit:
+            self.fail("fish.hold_full", "your hold is full (5 fish): discard fish first (`discard: [cod]`)")
+        add(self.state.board[at], goods, -1)
+        add(player.warehouse if goods == AMBER else player.hold, goods)
+        where = "into the warehouse" if goods == AMBER else "into the hold"
+        self.say(f"{self.seat} fished {goods} at {at} ({where})")
+
+    def unload(self, step: Unload) -> None:
+        port, fish, slot = step.unload.port, step.unload.fish, step.unload.slot
+        state, player = self.state, self.player
+        if port not in BOARD.ports:
+            self.fail("unload.not_a_port", f"{port} is a sea area; unload in a port")
+        if port not in player.ships:
+            self.fail("unload.no_ship", f"you have no ship in {port}")
+        counts = Counter(fish)
+        for kind, n in counts.items():
+            if player.hold.get(kind, 0) < n:
+                self.fail("unload.not_in_hold", f"your hold has {player.hold.get(kind, 0)} {kind}, not {n}")
+        kinds = list(counts)  # in order of first mention
+        slots = state.demand[port]
+        marks = port_marks(port)
+        placed: list[tuple[str, int]] = []
+        placed_mode = state.options["demand"] == "placed"
+        if not placed_mode:
+            if slot is not None:
+                self.fail("unload.slot_unused", "`slot` only matters when ports start empty (demand: placed)")
+            for kind in kinds:
+                if kind not in slots:
+                    self.fail("unload.not_demanded", f"{port} does not take {kind}; it takes {_names(slots)}")
+        else:
+            new = [k for k in kinds if k not in slots]
+            if not new and slot is not None:
+                self.fail("unload.slot_unused", f"no new demand token goes to {port}: leave out `slot`")
+            for kind in new:
+                if not state.demand_supply.get(kind):
+                    self.fail(
+                        "unload.not_demanded",
+                        f"{port} does not take {kind}, and both {kind} demand tokens lie in other ports",
+                    )
+            free = [i for i, held in enumerate(slots) if held is None]
+            if len(new) > len(free):
+                self.fail(
+                    "unload.no_free_slot",
+                    f"{port} takes {_names(slots)} and has no free slot for {' and '.join(new[len(free) :])}",
+                )
+            if slot is not None and new:
+                if slot not in marks:
+                    self.fail("unload.no_such_slot", f"{port} has no {slot} slot, only {list(marks)}")
+                first = marks.index(slot)
+                if slots[first] is not None:
+                    self.fail("unload.slot_taken", f"the {slot} slot of {port} already holds {slots[first]}")
+                free = [first] + [i for i in free if i != first]
+            for kind, index in zip(new, free, strict=False):
+                if marks[index] == -1 and counts[kind] < 2:
+                    self.fail(
+                        "unload.minus_one_single",
+                        f"the -1 slot of {port} cannot take {kind} when only one {kind} is unloaded",
+                    )
+                placed.append((kind, index))
+        for kind, index in placed:
+            slots[index] = kind
+            add(state.demand_supply, kind, -1)
+            self.say(f"{self.seat} put a {kind} demand token on the {marks[index]} slot of {port}")
+        parts = []
+        for kind in kinds:
+            n = counts[kind]
+            # the slot marks count only when ports start empty (variant 1)
+            lost = 1 if placed_mode and marks[slots.index(kind)] == -1 else 0
+            add(player.hold, kind, -n)
+            if n - lost:
+                add(player.warehouse, kind, n - lost)
+            if lost:
+                add(state.discarded, kind, lost)
+            parts.append(f"{n} {kind}" + (" (1 lost to the -1 slot)" if lost else ""))
+        self.say(f"{self.seat} unloaded {', '.join(parts)} at {port}")
+
+    def discard(self, fish: Sequence[str]) -> None:
+        counts = Counter(fish)
+        for kind, n in counts.items():
+            if self.player.hold.get(kind, 0) < n:
+                self.fail(
+                    "discard.not_in_hold", f"your hold has {self.player.hold.get(kind, 0)} {kind}, not {n}"
+                )
+        for kind, n in counts.items():
+            add(self.player.hold, kind, -n)
+            add(self.state.discarded, kind, n)
+        self.say(f"{self.seat} discarded {', '.join(as_list(dict(counts), FISH))} from the hold")
+
+    def contract(self, position: int) -> None:
+        state, player = self.state, self.player
+        if not state.options["contracts"]:
+            self.fail("contract.variant_off", "this game is played without contracts (option contracts)")
+        if position > len(state.pile):
+            self.fail("contract.no_such_card", f"the contract pile holds {len(state.pile)} card(s)")
+        card = state.pile.pop(position - 1)
+        if player.contract is not None:
+            state.pile.append(player.contract)
+            self.say(f"{self.seat} exchanged their contract card for card {position} of the pile")
+        else:
+            self.say(f"{self.seat} took contract card {position} of the pile")
+        player.contract = card
+        self.say(f"your contract: {', '.join(COMPONENTS.contracts[card - 1])}", to=self.seat)
+
+
+SPACE_ORDER = {space: i for i, space in enumerate((*AREAS, *PORTS))}
+
+
+def _names(slots: Sequence[str | None]) -> str:
+    taken = [s for s in slots if s]
+    return " and ".join(taken) if taken else "nothing yet"
+
+
+def play_turn(state: State, seat: str, steps: Sequence[BaseModel], events: list[Event] | None) -> None:
+    """Carry out ``seat``'s turn on ``state`` (changed in place), raising at the first illegal step."""
+    _Turn(state, seat, events).run(steps)
+
+
+__all__ = ["DEMAND_ARRANGEMENTS", "TIME", "fleet_breaks", "place_first_ship", "play_turn", "setup"]

@@ -1,0 +1,172 @@
+"""Refill, time tokens and their company decisions, and the end of the game.
+
+Rules file sections "A turn" (refill), "Time tokens" and "End". A refill that draws a time token
+pauses (``State.refill_at``/``refill_owed`` remember where) and asks every player for a company token;
+:func:`resolve_company` carries the choices out and resumes the refill.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from pbem.game import Chance, Event, RulesError, draw_from_counts
+
+from .board import BOARD, COMPONENTS, FISH, GOODS, TIME
+from .orders import CompanyChoice
+from .state import State, add, as_list, total
+
+
+def after_turn(state: State, chance: Chance, events: list[Event]) -> None:
+    """A turn is over: end the game if it was the last, else refill."""
+    state.turns_done += 1
+    if state.end_after is not None and state.turns_done >= state.end_after:
+        state.phase = "over"
+        events.append(Event("the Baltic freezes over: the game is over"))
+        return
+    refill(state, 0, None, chance, events)
+
+
+def refill(state: State, start: int, owed: int | None, chance: Chance, events: list[Event]) -> None:
+    """Fill every empty area without ships in board order from ``start``; the area at ``start`` gets
+    ``owed`` goods when resuming after a time token (it still gets its full count)."""
+    occupied = {space for p in state.players.values() for space in p.ships}
+    filled: list[str] = []
+
+    def report() -> None:
+        if filled:
+            events.append(Event("refill: " + "; ".join(filled)))
+
+    for area in BOARD.areas[start:]:
+        if owed is not None and area.index == start:
+            need = owed
+        elif state.board[area.name] or area.name in occupied:
+            continue
+        else:
+            need = area.capacity
+        got: list[str] = []
+        while need:
+            if not state.bag:
+                if got:
+                    filled.append(f"{area.name} {', '.join(got)}")
+                report()
+                events.append(Event("the bag is empty: refills stop"))
+                state.phase = "turn"
+                state.refill_at, state.refill_owed = None, 0
+                return
+            kind = draw_from_counts(chance, "bag", state.bag)
+            add(state.bag, kind, -1)
+            if kind != TIME:
+                add(state.board[area.name], kind)
+                got.append(kind)
+                need -= 1
+                continue
+            state.time_track += 1
+            if state.time_track == COMPONENTS.time_tokens:
+                n = len(state.order)
+                last = state.turns_done - 1
+                state.end_after = (last // n + 2) * n
+                events.append(
+                    Event(
+                        f"the sixth time token is drawn: winter comes; the game ends after "
+                        f"{state.end_after - state.turns_done} more turns "
+                        f"(this round, then one full round)"
+                    )
+                )
+                continue
+            if got:
+                filled.append(f"{area.name} {', '.join(got)}")
+            report()
+            events.append(
+                Event(f"time token {state.time_track} is drawn: every player chooses a company token")
+            )
+            state.phase = "company"
+            state.refill_at, state.refill_owed = area.index, need
+            return
+        filled.append(f"{area.name} {', '.join(got)}")
+    report()
+    state.phase = "turn"
+    state.refill_at, state.refill_owed = None, 0
+
+
+def tax_due(state: State, seat: str) -> int:
+    """How many goods the tax token discards now: 2, or all there is when it is the last token."""
+    player = state.players[seat]
+    have = total(player.hold) + total(player.warehouse)
+    return min(2, have) if len(player.tokens) == 1 else 2
+
+
+def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
+    """Rules "Time tokens": raise :class:`RulesError` if ``seat`` may not play ``choice``."""
+    player = state.players[seat]
+    token = choice.token
+    quote = f"company: {token}"
+
+    def fail(code: str, message: str) -> None:
+        raise RulesError(code, message, step=0, action="company", quote=quote)
+
+    if token not in player.tokens:
+        fail("company.token_used", f"you have played your {token} token already")
+    if token != "tax":
+        if choice.fish in player.market:
+            fail("company.slot_taken", f"your {choice.fish} slot already holds a company token")
+        return
+    have = total(player.hold) + total(player.warehouse)
+    if len(player.tokens) > 1 and have < 2:
+        fail(
+            "company.tax_needs_two_goods",
+            f"tax needs two goods to discard and you have {have}; it may be played with fewer "
+            "only as your last company token",
+        )
+    due = tax_due(state, seat)
+    discard = choice.discard or []
+    if len(discard) != due:
+        fail("company.tax_discard_count", f"tax discards {due} goods; you named {len(discard)}")
+    for kind, n in Counter(discard).items():
+        owned = player.hold.get(kind, 0) + player.warehouse.get(kind, 0)
+        if owned < n:
+            fail("company.tax_not_owned", f"you have {owned} {kind} in hold and warehouse, not {n}")
+
+
+def resolve_company(
+    state: State, choices: Mapping[str, CompanyChoice], chance: Chance, events: list[Event]
+) -> None:
+    """Every player's company token at once, then the time token onto the track and the refill on."""
+    for seat in state.order:
+        choice = choices[seat]
+        check_company(state, seat, choice)
+        player = state.players[seat]
+        player.tokens.remove(choice.token)
+        if choice.token != "tax":
+            assert choice.fish is not None
+            player.market[choice.fish] = choice.token
+            events.append(Event(f"{seat} put a company token face down on the {choice.fish} slot"))
+            events.append(Event(f"you put {choice.token} on {choice.fish}", to=seat))
+            continue
+        player.tax_paid = True
+        from_hold: dict[str, int] = {}
+        from_warehouse: dict[str, int] = {}
+        for kind in choice.discard or []:
+            # Ruling: a named fish leaves the hold first; warehouse goods are already banked.
+            if player.hold.get(kind):
+                add(player.hold, kind, -1)
+                add(from_hold, kind)
+                add(state.discarded, kind)
+            else:
+                add(player.warehouse, kind, -1)
+                add(from_warehouse, kind)
+                add(player.taxed, kind)
+        parts = []
+        if from_hold:
+            parts.append(", ".join(as_list(from_hold, FISH)) + " from the hold")
+        if from_warehouse:
+            n = total(from_warehouse)
+            parts.append(f"{n} good{'s' if n > 1 else ''} from the warehouse")
+        paid = " and ".join(parts) if parts else "nothing (no goods left)"
+        events.append(Event(f"{seat} played the tax token and discarded {paid}"))
+        if from_warehouse:
+            mine = ", ".join(as_list(from_warehouse, GOODS))
+            events.append(Event(f"you paid tax with {mine} from your warehouse", to=seat))
+    events.append(Event(f"time token {state.time_track} goes onto the time track; the refill goes on"))
+    assert state.refill_at is not None
+    refill(state, state.refill_at, state.refill_owed, chance, events)

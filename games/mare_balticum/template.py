@@ -1,0 +1,116 @@
+"""Order templates: YAML lines under ``orders:`` explaining each step possible now, with examples."""
+
+from __future__ import annotations
+
+from .board import AMBER, BOARD, COMPONENTS, FISH, GOODS, PORTS
+from .rules import fleet_breaks
+from .seasons import tax_due
+from .state import State, as_list, total
+
+
+def template(state: State, seat: str) -> str:
+    """Comment lines (two-space indent) and, where one order is the obvious minimal one, that order."""
+    if state.phase == "port":
+        lines = _port(state)
+    elif state.phase == "turn" and seat == state.active:
+        lines = _turn(state, seat)
+    elif state.phase == "company":
+        lines = _company(state, seat)
+    else:
+        lines = ["# nothing is asked of you now", "[]"]
+    return "".join(f"  {line}\n" for line in lines)
+
+
+def _port(state: State) -> list[str]:
+    taken = {p: state.ships_on(p) for p in PORTS if state.ships_on(p)}
+    lines = [
+        "# Put your first ship into a port (several players may share one):",
+        f"#   {', '.join(PORTS)}",
+    ]
+    if taken:
+        lines.append("# ships already there: " + "; ".join(f"{p}: {', '.join(s)}" for p, s in taken.items()))
+    lines += ["# Remove the # of one line:", "# - port: gdansk"]
+    return lines
+
+
+def _turn(state: State, seat: str) -> list[str]:
+    player = state.players[seat]
+    lines = ["# Up to three actions, in the order written; discards are free and may come anywhere."]
+    mine = set(player.ships)
+    if player.supply:
+        targets = [
+            s for s in (*BOARD.adjacent,) if s not in mine and fleet_breaks([*player.ships, s], s) is None
+        ]
+        lines.append(f"# sail: a new ship ({player.supply} in your supply) next to one of yours, e.g.")
+        lines.append(f"# - sail: {{to: {targets[0]}}}" if targets else "#   (no space fits now)")
+    else:
+        example = next(
+            (
+                (o, t)
+                for o in player.ships
+                for t in BOARD.adjacent
+                if t not in mine and fleet_breaks([*(s for s in player.ships if s != o), t], t) is None
+            ),
+            None,
+        )
+        lines.append("# sail: move one of your ships; afterwards each ship must be next to another of yours")
+        if example:
+            lines.append(f"# - sail: {{from: {example[0]}, to: {example[1]}}}")
+    fishing = [(a, g) for a in player.ships if a in state.board for g in as_list(state.board[a], GOODS)]
+    if fishing:
+        lines.append(
+            "# fish: one goods token where you have a ship (amber to the warehouse, fish to the hold)"
+        )
+        for area, goods in dict.fromkeys(fishing):
+            lines.append(f"# - fish: {{at: {area}, goods: {goods}}}")
+    hold = as_list(player.hold, FISH)
+    for port in (s for s in player.ships if s in BOARD.ports):
+        slots = state.demand[port]
+        wanted = [f for f in hold if f in slots]
+        lines.append(f"# unload at {port} (takes {', '.join(f for f in slots if f) or 'nothing yet'}):")
+        if wanted:
+            lines.append(f"# - unload: {{port: {port}, fish: [{', '.join(wanted)}]}}")
+        if state.options["demand"] == "placed" and None in slots:
+            lines.append("#   a fish no slot names here puts its demand token on a free slot;")
+            lines.append("#   add `slot: 0` or `slot: -1` to choose the slot (-1 costs one fish)")
+    if hold:
+        lines.append(f"# discard (free): fish from your hold [{', '.join(hold)}], e.g.")
+        lines.append(f"# - discard: [{hold[0]}]")
+    if state.options["contracts"]:
+        verb = "exchange yours for" if player.contract else "take"
+        lines.append(f"# contract: {verb} card n of the {len(state.pile)} face-down contract cards")
+        lines.append("# - contract: 1")
+    lines.append("[]  # no action; to act, replace this line by your steps")
+    return lines
+
+
+def _company(state: State, seat: str) -> list[str]:
+    player = state.players[seat]
+    free = [f for f in FISH if f not in player.market]
+    numbers = [t for t in player.tokens if t != "tax"]
+    lines = [f"# Time token {state.time_track}: play one company token: {', '.join(player.tokens)}"]
+    if numbers:
+        lines.append(f"# a number token goes face down on a free market slot: {', '.join(free)}")
+    goods = as_list(player.hold, FISH) + [f"{g} (warehouse)" for g in as_list(player.warehouse, GOODS)]
+    if "tax" in player.tokens:
+        due = tax_due(state, seat)
+        lines.append(
+            f"# tax discards {due} goods from hold or warehouse (a named fish leaves the hold first)"
+        )
+        lines.append(f"#   yours: {', '.join(goods) or 'none'}")
+    if len(player.tokens) == 1:
+        lines.append("# your last token; this is the order:")
+        if numbers:
+            return [*lines, f"- company: {{token: {numbers[0]}, fish: {free[0]}}}"]
+        owned = as_list(player.hold, FISH) + as_list(player.warehouse, GOODS)
+        if total(player.hold) + total(player.warehouse) <= 2:
+            return [*lines, f"- company: {{token: tax, discard: [{', '.join(owned)}]}}"]
+        return [*lines, f"# - company: {{token: tax, discard: [{owned[0]}, {owned[1]}]}}"]
+    if numbers:
+        lines.append(f"# - company: {{token: {numbers[0]}, fish: {free[0]}}}")
+    if "tax" in player.tokens:
+        lines.append(f"# - company: {{token: tax, discard: [{AMBER}, {FISH[3]}]}}")
+    return lines
+
+
+__all__ = ["COMPONENTS", "template"]

@@ -1,0 +1,156 @@
+"""What each seat may see, and hidden holdings dealt anew (rules file, "What each player may see").
+
+Public: board, ships, holds, demand tokens, time track, filled market slots, played tax tokens,
+warehouse sizes, who holds a contract, bag size. Own only: company token values, warehouse contents,
+the contract card. After the end everything is shown, with each seat's score sheet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.game import Chance, shuffled
+
+from .board import AMBER, AREAS, BOARD, COMPONENTS, FISH, GOODS, PORTS, TIME
+from .scoring import score
+from .state import State, as_list, total
+
+
+def _space(state: State, name: str) -> dict[str, Any]:
+    seats = state.ships_on(name)
+    return {"name": name, "ships": seats, "colours": [state.players[s].colour for s in seats]}
+
+
+def view(state: State, seat: str | None) -> dict[str, Any]:
+    """The view for ``seat`` (``None``: an observer); everything once the game is over."""
+    over = state.phase == "over"
+    areas = []
+    for area in BOARD.areas:
+        goods = state.board[area.name]
+        areas.append(
+            {
+                **_space(state, area.name),
+                "depth": "D" if area.deep else "S",
+                "x": area.x,
+                "y": area.y,
+                "goods": as_list(goods, GOODS),
+                "adjacent": sorted(BOARD.adjacent[area.name], key=_order.__getitem__),
+            }
+        )
+    ports = []
+    for name, port in BOARD.ports.items():
+        ports.append(
+            {
+                **_space(state, name),
+                "x": port.x,
+                "y": port.y,
+                "slots": [
+                    {"mark": m, "fish": f} for m, f in zip(port.slots, state.demand[name], strict=True)
+                ],
+                "adjacent": sorted(BOARD.adjacent[name], key=_order.__getitem__),
+            }
+        )
+    players = {}
+    for s in state.order:
+        p = state.players[s]
+        open_ = over or s == seat
+        players[s] = {
+            "colour": p.colour,
+            "ships": list(p.ships),
+            "supply": p.supply,
+            "hold": as_list(p.hold, FISH),
+            "warehouse_count": total(p.warehouse),
+            "market_filled": [f for f in FISH if f in p.market],
+            "tax_played": p.tax_paid,
+            "tokens_left": len(p.tokens),
+            "taxed_from_warehouse": total(p.taxed),
+            "has_contract": p.contract is not None,
+            "warehouse": as_list(p.warehouse, GOODS) if open_ else None,
+            "market": {f: p.market.get(f) for f in FISH} if open_ else None,
+            "tokens": list(p.tokens) if open_ else None,
+            "contract": _contract(p.contract) if open_ else None,
+            "score": score(state, s) if over else None,
+        }
+    waiting: list[str] = []
+    if state.phase in ("port", "turn"):
+        waiting = [state.active]
+    elif state.phase == "company":
+        waiting = list(state.order)
+    return {
+        "colours": {s: state.players[s].colour for s in state.seats},
+        "seats": list(state.seats),
+        "order": list(state.order),
+        "starting_player": state.order[0],
+        "options": dict(state.options),
+        "phase": state.phase,
+        "active": state.active if state.phase in ("port", "turn") else None,
+        "waiting": waiting,
+        "turns_done": state.turns_done,
+        "round": state.turns_done // len(state.order) + 1,
+        "areas": areas,
+        "ports": ports,
+        "players": players,
+        "time_track": state.time_track,
+        "time_in_bag": state.bag.get(TIME, 0),
+        "bag_size": total(state.bag),
+        "discarded": as_list(state.discarded, FISH),
+        "demand_supply": as_list(state.demand_supply, FISH),
+        "contract_pile": len(state.pile),
+        "end_after": state.end_after,
+        "turns_left": None if state.end_after is None else max(0, state.end_after - state.turns_done),
+        "me": seat,
+    }
+
+
+_order = {space: i for i, space in enumerate((*AREAS, *PORTS))}
+
+
+def _contract(card: int | None) -> dict[str, Any] | None:
+    if card is None:
+        return None
+    return {"card": card, "goods": list(COMPONENTS.contracts[card - 1])}
+
+
+def resample_hidden(state: State, seat: str, chance: Chance) -> State:
+    """A state ``seat`` cannot tell from ``state``: other warehouses (and their secret tax discards),
+    the bag's goods, other company token values and the unseen contract cards dealt anew, legally.
+
+    Warehouse fish are dealt only from kinds some port takes (a warehouse can hold nothing else)."""
+    new = state.copy()
+    if state.phase == "over":
+        return new  # everything is revealed at the end: nothing is hidden any more
+    others = [s for s in state.order if s != seat]
+    pool: list[str] = as_list({k: v for k, v in state.bag.items() if k != TIME}, GOODS)
+    for s in others:
+        pool += as_list(state.players[s].warehouse, GOODS) + as_list(state.players[s].taxed, GOODS)
+    takeable = {f for slots in state.demand.values() for f in slots if f} | {AMBER}
+    fitting = shuffled(chance, "hidden goods", [g for g in pool if g in takeable])
+    bag: dict[str, int] = {TIME: state.bag[TIME]} if state.bag.get(TIME) else {}
+    for s in others:
+        p = new.players[s]
+        for attr in ("warehouse", "taxed"):
+            goods: dict[str, int] = {}
+            for _ in range(total(getattr(state.players[s], attr))):
+                kind = fitting.pop()
+                goods[kind] = goods.get(kind, 0) + 1
+            setattr(p, attr, goods)
+    for kind in fitting + [g for g in pool if g not in takeable]:
+        bag[kind] = bag.get(kind, 0) + 1
+    new.bag = bag
+    numbers = [t for t in COMPONENTS.company_tokens if t != "tax"]
+    for s in others:
+        p = new.players[s]
+        filled = [f for f in FISH if f in p.market]
+        values = shuffled(chance, "company tokens", numbers)
+        p.market = dict(zip(filled, values, strict=False))
+        p.tokens = [t for t in COMPONENTS.company_tokens if t not in p.market.values()]
+        if p.tax_paid:
+            p.tokens.remove("tax")
+    if state.options["contracts"]:
+        unseen = list(state.pile) + [state.players[s].contract for s in others if state.players[s].contract]
+        unseen = shuffled(chance, "contract cards", unseen)
+        for s in others:
+            if new.players[s].contract is not None:
+                new.players[s].contract = unseen.pop()
+        new.pile = unseen
+    return new

@@ -1,0 +1,83 @@
+"""Test helpers: a seeded chance, a scripted chance, order parsing and complete bot games."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from games.mare_balticum import GAME
+from games.mare_balticum.state import State
+from pbem.game import Decision, Event
+
+SEATS = {3: ["red", "blue", "green"], 4: ["red", "blue", "green", "yellow"],
+         5: ["red", "blue", "green", "yellow", "black"]}  # fmt: skip
+
+
+class SeededChance:
+    """``random.Random`` behind the :class:`pbem.game.Chance` protocol; records every pick."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.record: list[tuple[str, int, int]] = []
+
+    def pick(self, label: str, n: int) -> int:
+        outcome = self.rng.randrange(n)
+        self.record.append((label, n, outcome))
+        return outcome
+
+
+class ScriptedChance:
+    """Answers from a list of outcomes (the host's replay does the same)."""
+
+    def __init__(self, outcomes: Sequence[int]) -> None:
+        self.outcomes = list(outcomes)
+
+    def pick(self, label: str, n: int) -> int:
+        outcome = self.outcomes.pop(0)
+        assert 0 <= outcome < n, (label, n, outcome)
+        return outcome
+
+
+def parse(state: State, seat: str, data: Any) -> Any:
+    """Orders as the host parses them for ``seat``'s pending decision."""
+    decision: Decision = GAME.pending(state)[seat]
+    return GAME.order_model(decision).model_validate(data)
+
+
+def act(state: State, orders: dict[str, Any], chance: Any = None) -> tuple[State, list[Event]]:
+    """Check and resolve plain-data orders of every pending seat."""
+    parsed = {seat: parse(state, seat, data) for seat, data in orders.items()}
+    for seat, model in parsed.items():
+        GAME.check(state, seat, model)
+    res = GAME.resolve(state, parsed, chance or SeededChance(0))
+    return res.state, list(res.events)
+
+
+def play_bot_game(
+    seats: Sequence[str],
+    options: dict[str, Any],
+    seed: int,
+    after_each: Callable[[State, list[Event]], None] | None = None,
+    max_resolutions: int = 2000,
+) -> State:
+    """A complete game of bots; ``after_each`` sees every new state."""
+    chance = SeededChance(seed)
+    state = GAME.setup(seats, GAME.options_model(**options), chance)
+    if after_each:
+        after_each(state, [])
+    for _ in range(max_resolutions):
+        pend = GAME.pending(state)
+        if not pend:
+            return state
+        orders = {}
+        for seat, decision in pend.items():
+            data = GAME.bot(state, seat, chance)
+            model = GAME.order_model(decision).model_validate(data)
+            GAME.check(state, seat, model)
+            orders[seat] = model
+        res = GAME.resolve(state, orders, chance)
+        state = res.state
+        if after_each:
+            after_each(state, list(res.events))
+    raise AssertionError(f"the game did not end within {max_resolutions} decisions")
