@@ -155,7 +155,9 @@ def take(state: State, seat: str, space: str, chance: Chance) -> tuple[str, bool
         p.screen[c] += n
         sp.polyps[c] = 0
     larva = "the " + space + " larva and " if sp.larva else "no larva and "
-    text = f"{seat} took the {space} open-sea space: {larva}{sum(got.values())} polyps ({_counts_text(got)})"
+    n = sum(got.values())
+    polyps = f"{n} polyp{'' if n == 1 else 's'} ({_counts_text(got)})"
+    text = f"{seat} took the {space} open-sea space: {larva}{polyps}"
     sp.larva = False
     ended = False
     if state.larva_supply[space] > 0:
