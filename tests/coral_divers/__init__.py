@@ -1,0 +1,1 @@
+"""Tests of the Coral Divers rules engine, reports and bot."""
