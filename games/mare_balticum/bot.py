@@ -14,7 +14,7 @@ from typing import Any
 from pbem.game import Chance
 
 from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, PORTS
-from .orders import Discard, Fish, Sail, Unload
+from .orders import Contract, Discard, Fish, Sail, Unload
 from .rules import fleet_breaks, play_turn
 from .seasons import tax_due
 from .state import State, total
@@ -22,6 +22,8 @@ from .state import State, total
 #: a fish in the hold is worth less than one in the warehouse: it still has to be unloaded
 HOLD_RISK = 0.7
 SPACES = (*AREAS, *PORTS)
+#: what taking a first contract card is worth to the bot, against fishing (about 0.7 to 3 a token)
+CONTRACT_WISH = 1.0
 
 
 def choose(state: State, seat: str, chance: Chance) -> Any:
@@ -123,7 +125,8 @@ def _choose_turn(state: State, seat: str) -> list[dict[str, Any]]:
 
 def _parse(step: dict[str, Any]) -> Any:
     (keyword,) = step
-    return {"sail": Sail, "fish": Fish, "unload": Unload, "discard": Discard}[keyword].model_validate(step)
+    models = {"sail": Sail, "fish": Fish, "unload": Unload, "discard": Discard, "contract": Contract}
+    return models[keyword].model_validate(step)
 
 
 def _unload_plan(
@@ -229,6 +232,9 @@ def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any
             fished = _fish_plan(state, seat, space, values)
             if fished:
                 consider(fished[0], fished[1], 1)
+    if state.options["contracts"] and player.contract is None and state.pile:
+        # a contract card turns four matching goods into 7 points: worth an early action
+        consider(CONTRACT_WISH, [{"contract": 1}], 1)
     if actions_left < 2 and best is not None:
         return best[1]
     reposition: tuple[float, list[dict[str, Any]]] | None = None

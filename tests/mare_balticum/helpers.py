@@ -81,3 +81,56 @@ def play_bot_game(
         if after_each:
             after_each(state, list(res.events))
     raise AssertionError(f"the game did not end within {max_resolutions} decisions")
+
+
+def position(
+    seats: Sequence[str] = ("red", "blue", "green"),
+    *,
+    options: dict[str, Any] | None = None,
+    ships: dict[str, list[str]] | None = None,
+    hold: dict[str, dict[str, int]] | None = None,
+    warehouse: dict[str, dict[str, int]] | None = None,
+    board: dict[str, dict[str, int]] | None = None,
+    demand: dict[str, list[str | None]] | None = None,
+    seed: int = 1,
+) -> State:
+    """A position in the turn phase, the first seat to play: setup, then the given facts laid over it.
+
+    Ships not listed stay in the supply; every seat without ships listed gets one in kobenhavn."""
+    opts = {"starting_player": seats[0], **(options or {})}
+    state = GAME.setup(list(seats), GAME.options_model(**opts), SeededChance(seed))
+    state.phase = "turn"
+    state.placed = len(seats)
+    fleet = {5: 3, 4: 4, 3: 5}[len(seats)]
+    for seat in seats:
+        p = state.players[seat]
+        p.ships = list((ships or {}).get(seat, ["kobenhavn"]))
+        p.supply = fleet - len(p.ships)
+        p.hold = dict((hold or {}).get(seat, {}))
+        p.warehouse = dict((warehouse or {}).get(seat, {}))
+    for area, goods in (board or {}).items():
+        state.board[area] = dict(goods)
+    for port, slots in (demand or {}).items():
+        state.demand[port] = list(slots)
+    return state
+
+
+def turn(state: State, *steps: Any, chance: Any = None) -> tuple[State, list[Event]]:
+    """The active seat plays ``steps`` (plain data)."""
+    return act(state, {state.active: list(steps)}, chance)
+
+
+def rules_error(state: State, seat: str, data: Any) -> Any:
+    """The :class:`RulesError` that ``check`` raises for these orders (fails if none)."""
+    from pbem.game import RulesError
+
+    model = parse(state, seat, data)
+    try:
+        GAME.check(state, seat, model)
+    except RulesError as err:
+        return err
+    raise AssertionError(f"orders passed check: {data}")
+
+
+def texts(events: list[Event], seat: str | None = None) -> list[str]:
+    return [e.text for e in events if e.visible_to(seat)]
