@@ -75,3 +75,31 @@ def engine(db_url: str) -> Iterator[Engine]:
     upgrade(eng)
     yield eng
     eng.dispose()
+
+
+def bare_games(
+    engine: Engine, count: int, *, deadline: datetime | None = None, prefix: str = "g"
+) -> list[str]:
+    """``count`` game rows with no rules behind them: enough for claims and the outage guard."""
+    from sqlmodel import Session
+
+    from pbem.models import GameRow
+
+    ids = [f"{prefix}{n:04d}" for n in range(count)]
+    with Session(engine) as session:
+        for game_id in ids:
+            session.add(
+                GameRow(
+                    id=game_id,
+                    game_type="pearl-dive",
+                    engine_version="1",
+                    seed=1,
+                    created_at=START,
+                    state_z=b"x",
+                    state_sha256="0" * 64,
+                    turn_seconds=86400 if deadline else None,
+                    deadline_at=deadline,
+                )
+            )
+        session.commit()
+    return ids

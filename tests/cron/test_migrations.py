@@ -70,7 +70,8 @@ def test_old_database_upgrades_in_place_with_its_game(db_url: str) -> None:
         assert game is not None and game.turn == 3 and game.deadline_at == START + timedelta(days=1)
         assert session.get(TurnRow, 1) is not None
         session.add(ClockRow(game_id="old-1", epoch=0, turn=3))
-        session.add(NoticeRow(game_id="old-1", epoch=0, turn=4, seat="red", kind="reminder", created_at=START))
+        notice = NoticeRow(game_id="old-1", epoch=0, turn=4, seat="red", kind="reminder", created_at=START)
+        session.add(notice)
         session.commit()
     engine.dispose()
 

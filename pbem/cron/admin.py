@@ -1,0 +1,206 @@
+"""Game master commands: pause and resume, extend a deadline, give a seat to someone else, roll a game
+back to an earlier turn, and observers who receive the public report.
+
+Each command is one transaction that first takes the game's lock (:func:`pbem.db.lock_game`), so it
+never interleaves with a tick resolving the same game, and leaves a
+:class:`~pbem.cron.models.GmActionRow` behind. Bad requests raise :class:`~pbem.errors.UserError`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import Engine, update
+from sqlmodel import Session, select
+
+from pbem import passwords
+from pbem.codec import unpack_json
+from pbem.cron.deadlines import aware, show_duration
+from pbem.cron.models import ClockRow, GmActionRow
+from pbem.db import lock_game
+from pbem.errors import UserError
+from pbem.game import Event
+from pbem.history import game_of
+from pbem.models import GameRow, ObserverRow, SeatRow, SubmissionRow, TurnRow
+from pbem.reports import write_reports
+
+
+def _game(session: Session, game_id: str) -> GameRow:
+    if not lock_game(session, game_id):
+        raise UserError(f"there is no game {game_id!r}")
+    game = session.get(GameRow, game_id)
+    assert game is not None
+    return game
+
+
+def _clock(session: Session, game: GameRow) -> ClockRow:
+    return session.get(ClockRow, game.id) or ClockRow(game_id=game.id, epoch=game.epoch, turn=game.turn)
+
+
+def _note(session: Session, game_id: str, action: str, detail: str, now: datetime) -> None:
+    session.add(GmActionRow(game_id=game_id, at=now, action=action, detail=detail[:1000]))
+
+
+def pause(engine: Engine, game_id: str, now: datetime) -> str:
+    """Stop the game's clock: no deadline runs, no turn resolves, orders are refused until ``resume``.
+    The time left on the deadline is kept and given back on resume."""
+    with Session(engine) as session:
+        game = _game(session, game_id)
+        if game.status != "active":
+            raise UserError(f"game {game_id} is {game.status}, not active: only an active game can be paused")
+        clock = _clock(session, game)
+        left = None
+        if game.deadline_at is not None:
+            left = max(0, int((aware(game.deadline_at) - aware(now)).total_seconds()))  # type: ignore[operator]
+        clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, left
+        game.status, game.deadline_at = "paused", None
+        session.add_all([game, clock])
+        said = f"paused with {show_duration(left)} left" if left is not None else "paused"
+        _note(session, game_id, "pause", said, now)
+        session.commit()
+    return f"game {game_id} {said}"
+
+
+def resume(engine: Engine, game_id: str, now: datetime) -> str:
+    """Start the clock again: the deadline gets back the time it had left when paused."""
+    with Session(engine) as session:
+        game = _game(session, game_id)
+        if game.status != "paused":
+            raise UserError(f"game {game_id} is {game.status}, not paused")
+        clock = _clock(session, game)
+        left = clock.paused_left
+        if left is None and game.turn_seconds:
+            left = game.turn_seconds
+        game.status = "active"
+        game.deadline_at = aware(now) + timedelta(seconds=left) if left is not None else None  # type: ignore[operator]
+        clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, None
+        session.add_all([game, clock])
+        said = f"resumed; deadline in {show_duration(left)}" if left is not None else "resumed"
+        _note(session, game_id, "resume", said, now)
+        session.commit()
+    return f"game {game_id} {said}"
+
+
+def extend(engine: Engine, game_id: str, seconds: int, now: datetime) -> str:
+    """Move the current deadline later by ``seconds`` (counted from now if it has passed already)."""
+    if seconds <= 0:
+        raise UserError("an extension must be more than zero")
+    with Session(engine) as session:
+        game = _game(session, game_id)
+        if game.status == "finished":
+            raise UserError(f"game {game_id} is finished: there is no deadline to extend")
+        clock = _clock(session, game)
+        if game.status == "paused":
+            clock.paused_left = (clock.paused_left or 0) + seconds
+            said = f"deadline extended by {show_duration(seconds)} (paused: it runs again on resume)"
+        else:
+            base = max(aware(game.deadline_at) or aware(now), aware(now))  # type: ignore[type-var]
+            game.deadline_at = base + timedelta(seconds=seconds)  # type: ignore[operator]
+            clock.epoch, clock.turn = game.epoch, game.turn
+            said = f"deadline extended by {show_duration(seconds)} to {game.deadline_at:%Y-%m-%d %H:%M} UTC"
+        session.add_all([game, clock])
+        _note(session, game_id, "extend", said, now)
+        session.commit()
+    return f"game {game_id}: {said}"
+
+
+def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datetime) -> str:
+    """Give ``seat_name`` to the player at ``email``: a new password (returned, shown once), the misses
+    forgotten, the seat no longer abandoned. The old password stops working."""
+    if "@" not in email or any(c.isspace() for c in email) or len(email) > 320:
+        raise UserError(f"{email!r} is not a mail address")
+    with Session(engine) as session:
+        game = _game(session, game_id)
+        if game.status == "finished":
+            raise UserError(f"game {game_id} is finished: its seats cannot change hands")
+        seat = session.exec(
+            select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
+        ).first()
+        if seat is None:
+            names = session.exec(select(SeatRow.name).where(SeatRow.game_id == game_id)).all()
+            raise UserError(f"game {game_id} has no seat {seat_name!r}; its seats are {', '.join(names)}")
+        password = passwords.generate()
+        seat.email, seat.password_hash = email, passwords.hash_password(password)
+        seat.misses, seat.abandoned = 0, False
+        session.add(seat)
+        _note(session, game_id, "replace", f"seat {seat_name} given to a new player", now)
+        session.commit()
+    return password
+
+
+def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime) -> str:
+    """Take the game back to the state after turn ``to_turn``.
+
+    The turns after it stay in the archive marked ``undone``; the game's epoch grows by one, so the
+    turns played again are recorded beside them. Orders waiting for the undone turns are set aside
+    (superseded). Every seat and the observers get a report of turn ``to_turn`` saying what happened.
+    """
+    with Session(engine) as session:
+        game = _game(session, game_id)
+        if not 0 <= to_turn < game.turn:
+            raise UserError(
+                f"game {game_id} is at turn {game.turn}: roll back to a turn from 0 to {game.turn - 1}"
+            )
+        target = session.exec(
+            select(TurnRow).where(
+                TurnRow.game_id == game_id,
+                TurnRow.number == to_turn,
+                TurnRow.undone == False,  # noqa: E712
+            )
+        ).one()
+        undone = session.exec(  # type: ignore[call-overload]
+            update(TurnRow)
+            .where(TurnRow.game_id == game_id, TurnRow.number > to_turn, TurnRow.undone == False)  # noqa: E712
+            .values(undone=True)
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        session.exec(  # type: ignore[call-overload]
+            update(SubmissionRow)
+            .where(SubmissionRow.game_id == game_id, SubmissionRow.status == "accepted")
+            .values(status="superseded")
+            .execution_options(synchronize_session=False)
+        )
+        was = game.turn
+        rules = game_of(game)
+        state = rules.load_state(unpack_json(target.state_z))
+        game.turn, game.epoch = to_turn, game.epoch + 1
+        game.state_z, game.state_sha256 = target.state_z, target.state_sha256
+        game.status, game.finished_at = "active", None
+        game.deadline_at = aware(now) + timedelta(seconds=game.turn_seconds) if game.turn_seconds else None  # type: ignore[operator]
+        clock = _clock(session, game)
+        clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, None
+        session.add_all([game, clock])
+        session.flush()
+        said = (
+            f"The game master rolled the game back to turn {to_turn}: turns {to_turn + 1} to {was} are "
+            "undone (kept in the archive). Orders for them are set aside: send orders for the turn below."
+        )
+        write_reports(session, rules, game, state, to_turn, [Event(said)])
+        _note(session, game_id, "rollback", f"to turn {to_turn} from {was}; {undone} turns undone", now)
+        session.commit()
+    return f"game {game_id} rolled back to turn {to_turn} (epoch {game.epoch}); {undone} turns kept as undone"
+
+
+def observe(engine: Engine, game_id: str, email: str, now: datetime, *, remove: bool = False) -> str:
+    """Add (or with ``remove`` take away) an observer, who gets the public report of every turn."""
+    if "@" not in email or any(c.isspace() for c in email) or len(email) > 320:
+        raise UserError(f"{email!r} is not a mail address")
+    address = email.strip().lower()
+    with Session(engine) as session:
+        _game(session, game_id)
+        found = session.exec(
+            select(ObserverRow).where(ObserverRow.game_id == game_id, ObserverRow.email == address)
+        ).first()
+        if remove:
+            if found is None:
+                raise UserError(f"{address} does not observe game {game_id}")
+            session.delete(found)
+            said = f"{address} no longer observes game {game_id}"
+        else:
+            if found is not None:
+                return f"{address} observes game {game_id} already"
+            session.add(ObserverRow(game_id=game_id, email=address))
+            said = f"{address} now observes game {game_id} (public reports from the next turn on)"
+        _note(session, game_id, "unobserve" if remove else "observe", said, now)
+        session.commit()
+    return said

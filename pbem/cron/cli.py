@@ -1,0 +1,391 @@
+"""``pbem tick`` and the game master commands (``pause``, ``resume``, ``extend``, ``replace``,
+``rollback``, ``observe``): thin commands over :mod:`pbem.cron`.
+
+The main CLI mounts them with :func:`register` (``register(app)`` adds each as a top-level command).
+Each parses its options, calls one service and prints; a :class:`~pbem.errors.UserError` becomes one
+line on stderr and exit code 1. ``--now`` (hidden) sets the clock, for tests and demos.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+import tomllib
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from pbem.errors import UserError
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="cron",
+    help="Run a host from cron; game master commands.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+DbOption = Annotated[
+    str | None, typer.Option("--db", help="Database URL (default: $PBEM_DB, else ./pbem.sqlite).")
+]
+NowOption = Annotated[
+    str | None, typer.Option("--now", hidden=True, help="Pretend it is this ISO time (UTC).")
+]
+GameArg = Annotated[str, typer.Argument(help="The game's id.")]
+
+
+def _guarded(work: Callable[[], T]) -> T:
+    try:
+        return work()
+    except UserError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+def parse_now(text: str | None) -> datetime:
+    """``--now`` as aware UTC (a time without a zone is taken as UTC), else the real clock."""
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise UserError(f"--now {text!r}: not an ISO time like 2026-03-02T09:00") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _engine(db: str | None) -> Any:
+    from pbem.db import connect
+    from pbem.migrations import upgrade
+
+    engine = connect(db)
+    upgrade(engine)
+    return engine
+
+
+# ---------------------------------------------------------------------------------------------- tick
+
+
+def tick_config(path: Path | None) -> dict[str, Any]:
+    """The ``[tick]`` table of the settings file (``--config``, ``$PBEM_CONFIG``, ``./pbem.toml``)."""
+    chosen = path or (Path(os.environ["PBEM_CONFIG"]) if os.environ.get("PBEM_CONFIG") else None)
+    if chosen is None and Path("pbem.toml").is_file():
+        chosen = Path("pbem.toml")
+    if chosen is None:
+        return {}
+    try:
+        data = tomllib.loads(chosen.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the settings file {chosen}: {exc}") from None
+    section = data.get("tick", {})
+    known = {"remind", "outage", "lease", "log"}
+    if not isinstance(section, dict) or set(section) - known:
+        raise UserError(f"settings file {chosen}: [tick] knows only {', '.join(sorted(known))}")
+    return section
+
+
+class _Scrub(logging.Filter):
+    """Replace the mail passwords wherever they might show up in a log line."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self.secrets = [s for s in secrets if s]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secrets:
+            text = record.getMessage()
+            for secret in self.secrets:
+                text = text.replace(secret, "[secret]")
+            record.msg, record.args = text, None
+        return True
+
+
+def setup_logging(log_file: str | None, host: str, secrets: list[str]) -> list[logging.Handler]:
+    """The host's log (everything, UTC times, with the tick's host name) and one line per warning or
+    error on stderr. Returns the handlers, to take away again when the tick ends."""
+    logger = logging.getLogger("pbem.cron")
+    logger.setLevel(logging.INFO)
+    handlers: list[logging.Handler] = []
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setLevel(logging.WARNING)
+    stderr.setFormatter(_OneLine("%(levelname)s %(message)s"))
+    handlers.append(stderr)
+    if log_file:
+        try:
+            Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+            to_file = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write the log {log_file}: {exc.strerror}") from None
+        formatter = logging.Formatter(f"%(asctime)s {host} %(levelname)s %(message)s", "%Y-%m-%dT%H:%M:%SZ")
+        formatter.converter = time.gmtime
+        to_file.setFormatter(formatter)
+        handlers.append(to_file)
+    for handler in handlers:
+        handler.addFilter(_Scrub(secrets))
+        logger.addHandler(handler)
+    return handlers
+
+
+class _OneLine(logging.Formatter):
+    """No traceback on a terminal: the log file has it."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record.exc_info, record.exc_text = None, None
+        return super().format(record)
+
+
+@app.command()
+def tick(
+    db: DbOption = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Settings file (default: $PBEM_CONFIG, else ./pbem.toml).")
+    ] = None,
+    log: Annotated[
+        str | None, typer.Option("--log", help="Append the host's log here (default: [tick] log, $PBEM_LOG).")
+    ] = None,
+    remind: Annotated[
+        str | None, typer.Option("--remind", help="Remind this long before a deadline (default 12h).")
+    ] = None,
+    outage: Annotated[
+        str | None,
+        typer.Option(
+            "--outage", help="No tick for longer than this is an outage: deadlines move (default 3h)."
+        ),
+    ] = None,
+    lease: Annotated[
+        str | None, typer.Option("--lease", help="How long a claimed game stays ours (10m).")
+    ] = None,
+    host: Annotated[
+        str | None,
+        typer.Option("--host", help="This host's name in claims and the log (default hostname:pid)."),
+    ] = None,
+    maildir: Annotated[
+        Path | None, typer.Option("--maildir", help="Read orders from this Maildir (else [mail] imap).")
+    ] = None,
+    mail: Annotated[bool, typer.Option("--mail/--no-mail", help="Read and send mail (default: yes).")] = True,
+    game: Annotated[list[str] | None, typer.Option("--game", help="Only these games (repeatable).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    now: NowOption = None,
+) -> None:
+    """What cron runs every few minutes: read mail, resolve every turn that is due (orders all in, or
+    deadline passed), remind and warn late players, send reports. Safe to run twice at once, on one
+    machine or several sharing a PostgreSQL database. Prints one summary line; exits 1 if any game
+    or mail step failed (the log says why).
+
+    [bold]Example:[/bold] */5 * * * * cd /srv/pbem && .venv/bin/pbem tick --log /var/log/pbem/tick.log
+    """
+    handlers: list[logging.Handler] = []
+
+    def work() -> int:
+        from pbem.cron import claims
+        from pbem.cron.deadlines import parse_duration
+        from pbem.cron.tick import TickSettings
+        from pbem.cron.tick import tick as run_tick
+        from pbem.mail.settings import load_settings
+
+        moment = parse_now(now)
+        section = tick_config(config)
+        settings = TickSettings(
+            remind_before=parse_duration(remind or str(section.get("remind", "12h"))),
+            outage_after=parse_duration(outage or str(section.get("outage", "3h"))),
+            lease_seconds=parse_duration(lease or str(section.get("lease", "10m"))),
+            host=host or claims.host_id(),
+        )
+        mail_settings = load_settings(config)
+        handlers.extend(
+            setup_logging(
+                log or section.get("log") or os.environ.get("PBEM_LOG"),
+                settings.host,
+                mail_settings.secrets(),
+            )
+        )
+        engine = _engine(db)
+        fetch, enqueue, deliver = (
+            _mail_parts(engine, moment, mail_settings, maildir) if mail else (None, None, None)
+        )
+        summary = _with_progress(
+            engine,
+            quiet,
+            lambda progress: run_tick(
+                engine,
+                moment,
+                settings=settings,
+                mail=mail_settings,
+                fetch=fetch,
+                enqueue=enqueue,
+                deliver=deliver,
+                only=game or None,
+                progress=progress,
+            ),
+        )
+        typer.echo(summary.line())
+        return summary.errors
+
+    try:
+        errors = _guarded(work)
+    finally:
+        logger = logging.getLogger("pbem.cron")
+        for handler in handlers:
+            logger.removeHandler(handler)
+            handler.close()
+    if errors:
+        raise typer.Exit(1)
+
+
+def _mail_parts(engine: Any, now: datetime, settings: Any, maildir: Path | None) -> tuple[Any, Any, Any]:
+    """The tick's mail steps from the settings: read from ``--maildir`` or IMAP if set, queue reports
+    always, send through SMTP or the outbox Maildir if set (else mail waits in the outbox table)."""
+    from pbem.mail import inbound, outbox, sources, transport
+
+    fetch = None
+    if maildir is not None or settings.imap_url:
+        source = (
+            sources.read_maildir(maildir)
+            if maildir is not None
+            else sources.read_imap(settings.imap_url, settings.imap_password)
+        )
+        fetch = lambda: len(inbound.fetch(engine, source, settings, now))  # noqa: E731
+    deliver = None
+    if settings.smtp_url or settings.outbox_dir:
+        way = transport.transport_from(settings)
+        deliver = lambda: len(outbox.send(engine, way, now, settings=settings).sent)  # noqa: E731
+    else:
+        logging.getLogger("pbem.cron").warning(
+            "no way to send mail is set ([mail] smtp or outbox): mail waits in the outbox table"
+        )
+    return fetch, (lambda: outbox.enqueue_reports(engine, now, settings=settings)), deliver
+
+
+def _with_progress(engine: Any, quiet: bool, run: Callable[[Callable[[str], None] | None], T]) -> T:
+    """A rich progress bar over the active games when stderr is a terminal; else nothing."""
+    if quiet or not sys.stderr.isatty():
+        return run(None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from pbem.cron.tick import active_games
+
+    total = active_games(engine)
+    with Progress(
+        TextColumn("tick"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("", total=total)
+        return run(lambda game_id: bar.update(task, advance=1, description=game_id))
+
+
+# ------------------------------------------------------------------------------------ game master
+
+
+@app.command()
+def pause(game_id: GameArg, db: DbOption = None, now: NowOption = None) -> None:
+    """Pause a game: its deadline stops (the time left is kept), no turn resolves until resumed.
+
+    [bold]Example:[/bold] pbem pause reef-7
+    """
+    from pbem.cron import admin
+
+    typer.echo(_guarded(lambda: admin.pause(_engine(db), game_id, parse_now(now))))
+
+
+@app.command()
+def resume(game_id: GameArg, db: DbOption = None, now: NowOption = None) -> None:
+    """Resume a paused game: the deadline gets back the time it had left.
+
+    [bold]Example:[/bold] pbem resume reef-7
+    """
+    from pbem.cron import admin
+
+    typer.echo(_guarded(lambda: admin.resume(_engine(db), game_id, parse_now(now))))
+
+
+@app.command()
+def extend(
+    game_id: GameArg,
+    duration: Annotated[str, typer.Argument(help="How much later: 24h, 2d, 1d12h, 90m.")],
+    db: DbOption = None,
+    now: NowOption = None,
+) -> None:
+    """Move the current deadline later (from now, if it has passed already).
+
+    [bold]Example:[/bold] pbem extend reef-7 24h
+    """
+    from pbem.cron import admin
+    from pbem.cron.deadlines import parse_duration
+
+    typer.echo(_guarded(lambda: admin.extend(_engine(db), game_id, parse_duration(duration), parse_now(now))))
+
+
+@app.command()
+def replace(
+    game_id: GameArg,
+    seat: Annotated[str, typer.Argument(help="The seat to give away, e.g. red.")],
+    email: Annotated[str, typer.Argument(help="The new player's address.")],
+    db: DbOption = None,
+    now: NowOption = None,
+) -> None:
+    """Give a seat to another player: a new password (printed once), misses forgotten, no longer
+    abandoned. The old password stops working.
+
+    [bold]Example:[/bold] pbem replace reef-7 red carol@example.org
+    """
+    from pbem.cron import admin
+
+    password = _guarded(lambda: admin.replace(_engine(db), game_id, seat, email, parse_now(now)))
+    typer.echo(f"seat {seat} of {game_id} now belongs to {email}; password (shown once): {password}")
+
+
+@app.command()
+def rollback(
+    game_id: GameArg,
+    to_turn: Annotated[int, typer.Option("--to-turn", help="The turn to go back to (its state is kept).")],
+    db: DbOption = None,
+    now: NowOption = None,
+) -> None:
+    """Roll a game back to the state after turn N. Later turns stay in the archive, marked undone;
+    every seat gets a report saying so.
+
+    [bold]Example:[/bold] pbem rollback reef-7 --to-turn 12
+    """
+    from pbem.cron import admin
+
+    typer.echo(_guarded(lambda: admin.rollback(_engine(db), game_id, to_turn, parse_now(now))))
+
+
+@app.command()
+def observe(
+    game_id: GameArg,
+    email: Annotated[str, typer.Argument(help="The observer's address.")],
+    remove: Annotated[bool, typer.Option("--remove", help="Stop sending to this observer.")] = False,
+    db: DbOption = None,
+    now: NowOption = None,
+) -> None:
+    """Add an observer, who receives the public report of every turn (or take one away).
+
+    [bold]Example:[/bold] pbem observe reef-7 kibitz@example.org
+    """
+    from pbem.cron import admin
+
+    typer.echo(_guarded(lambda: admin.observe(_engine(db), game_id, email, parse_now(now), remove=remove)))
+
+
+COMMANDS = (tick, pause, resume, extend, replace, rollback, observe)
+
+
+def register(main: typer.Typer) -> None:
+    """Add ``tick`` and the game master commands to the main CLI as top-level commands."""
+    for command in COMMANDS:
+        main.command()(command)
+
+
+if __name__ == "__main__":  # pragma: no cover - ``python -m pbem.cron.cli`` before the main CLI mounts it
+    app()

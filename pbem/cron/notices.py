@@ -1,0 +1,124 @@
+"""Mail the cron layer sends on its own: reminders before a deadline, late notices after it, and the
+word that a seat was marked abandoned.
+
+Each is sent at most once per turn and seat: the :class:`~pbem.cron.models.NoticeRow` of its kind and the
+outbox row (dedupe key ``KIND:GAME:EPOCH:TURN:SEAT``) are written in one transaction, and either unique
+constraint turns a second writer (another tick at the same moment) into a rollback. Mail goes out
+through the mail layer's outbox like every report, so it is delivered (and retried) by ``send``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from pbem.cron.deadlines import describe, show_deadline, show_duration
+from pbem.cron.models import NoticeRow
+from pbem.db import lock_game
+from pbem.errors import UserError
+from pbem.mail.compose import new_message
+from pbem.mail.outbox import queue
+from pbem.mail.settings import MailSettings
+from pbem.models import GameRow, SeatRow
+from pbem.orders import template
+from pbem.registry import get_game
+
+KINDS = ("reminder", "late", "abandoned")
+
+
+def notice_key(kind: str, game_id: str, epoch: int, turn: int, seat: str) -> str:
+    """``reminder:GAME:EPOCH:TURN:SEAT``: the outbox dedupe key of a notice."""
+    return f"{kind}:{game_id}:{epoch}:{turn}:{seat}"
+
+
+def _subject(kind: str, game_id: str, turn: int) -> str:
+    what = {
+        "reminder": "your orders are due soon",
+        "late": "your orders are late",
+        "abandoned": "your seat is now played by the bot",
+    }[kind]
+    return f"[pbem {game_id}] turn {turn}: {what}"
+
+
+def _template_or_none(engine: Engine, game_id: str, seat: str) -> str | None:
+    try:
+        return template(engine, game_id, seat)
+    except UserError:  # nothing asked of the seat any more (the turn moved on meanwhile)
+        return None
+
+
+def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, order_file: str | None) -> str:
+    """The plain text of a notice. Names only the seat's own situation: never who else is late."""
+    title = get_game(game.game_type).title
+    lines = [f"{title} game {game.id}, seat {seat.name}, turn {turn}.", ""]
+    if kind == "reminder":
+        lines.append(f"Your orders are due by {describe(game, now)}, and the host has none from you yet.")
+    elif kind == "late":
+        lines.append(
+            f"The deadline ({show_deadline(game.deadline_at)}) has passed and your orders are missing. "
+            "The game waits for them: send them as soon as you can."
+        )
+        lines.append(f"Deadlines missed by this seat so far: {seat.misses}.")
+        if game.abandon_after:
+            lines.append(
+                f"After {game.abandon_after} missed deadlines a seat is marked abandoned and the bot "
+                "plays for it."
+            )
+    else:
+        lines.append(
+            f"This seat missed {seat.misses} deadlines and is now marked abandoned: the game's bot plays "
+            "for it from this turn on, without waiting. Ask the game master to give the seat back to you "
+            f"(pbem replace {game.id} {seat.name} ADDRESS) if you want to play on."
+        )
+    if game.grace_seconds and kind == "reminder":
+        lines.append(f"A grace of {show_duration(game.grace_seconds)} follows the deadline.")
+    if order_file and kind != "abandoned":
+        lines += ["", "The orders to send (fill in your password):", "", order_file.rstrip("\n")]
+    return "\n".join(lines) + "\n"
+
+
+def send_notice(
+    engine: Engine,
+    settings: MailSettings,
+    kind: str,
+    game_id: str,
+    seat_name: str,
+    *,
+    epoch: int,
+    turn: int,
+    now: datetime,
+) -> bool:
+    """Record the notice and queue its mail, once; whether this call did it. A seat without an address
+    gets the record only (the game master reads it in ``pbem status``)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown notice kind {kind!r}")
+    order_file = _template_or_none(engine, game_id, seat_name) if kind != "abandoned" else None
+    with Session(engine) as session:
+        lock_game(session, game_id)
+        game = session.get(GameRow, game_id)
+        seat = session.exec(
+            select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
+        ).one()
+        assert game is not None
+        if (game.epoch, game.turn + 1) != (epoch, turn):  # the turn moved on since we looked: too late
+            session.rollback()
+            return False
+        session.add(
+            NoticeRow(game_id=game_id, epoch=epoch, turn=turn, seat=seat_name, kind=kind, created_at=now)
+        )
+        if seat.email:
+            key = notice_key(kind, game_id, epoch, turn, seat_name)
+            message = new_message(
+                settings, to=seat.email, subject=_subject(kind, game_id, turn), key=key, now=now
+            )
+            message.set_content(body(kind, game, seat, turn, now, order_file))
+            queue(session, key=key, to=seat.email, message=message, now=now, game_id=game_id)
+        try:
+            session.commit()
+        except IntegrityError:  # sent already, by this tick earlier or by another one just now
+            session.rollback()
+            return False
+    return True

@@ -1,0 +1,272 @@
+"""One run of ``pbem tick``: what cron starts every few minutes, on one machine or on several at once.
+
+In order: the outage guard (:mod:`.outage`); mail in (if a source is configured); every active game,
+claimed a few at a time (:mod:`.claims`), brought as far as it can go now (:func:`advance`); report
+mail queued for every new report; the outbox delivered. Errors in one game are counted and logged and
+never stop the others. The summary is one line::
+
+    tick: games seen 200, turns resolved 57, mails sent 171, reminders 12, errors 0
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, select
+
+from pbem import turns
+from pbem.cron import claims, outage, policy
+from pbem.cron.deadlines import aware, has_passed
+from pbem.cron.models import NoticeRow, TickRow
+from pbem.cron.notices import send_notice
+from pbem.mail.settings import MailSettings
+from pbem.models import GameRow
+
+log = logging.getLogger("pbem.cron")
+
+DEFAULT_REMIND_SECONDS = 12 * 3600
+#: a game advances at most this many steps per tick (a turn, a bot turn…): a bound, not a goal
+MAX_STEPS = 200
+
+
+@dataclass(frozen=True)
+class TickSettings:
+    remind_before: int = DEFAULT_REMIND_SECONDS  # remind this long before a deadline
+    outage_after: int = outage.DEFAULT_OUTAGE_SECONDS  # no tick for longer than this: an outage
+    lease_seconds: int = claims.DEFAULT_LEASE_SECONDS
+    batch: int = 10  # games claimed at once
+    host: str = field(default_factory=claims.host_id)
+
+
+@dataclass
+class GameResult:
+    turns: list[int] = field(default_factory=list)
+    bot_turns: int = 0
+    reminders: int = 0
+    late: int = 0
+    misses: int = 0
+    abandoned: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    games_seen: int = 0
+    turns_resolved: int = 0
+    mails_queued: int = 0
+    mails_sent: int = 0
+    reminders: int = 0
+    late_notices: int = 0
+    mails_received: int = 0
+    errors: int = 0
+    outage_seconds: int = 0
+
+    def line(self) -> str:
+        return (
+            f"tick: games seen {self.games_seen}, turns resolved {self.turns_resolved}, "
+            f"mails sent {self.mails_sent}, reminders {self.reminders}, errors {self.errors}"
+        )
+
+
+def advance(
+    engine: Engine, game_id: str, now: datetime, settings: TickSettings, mail: MailSettings
+) -> GameResult:
+    """Bring one game as far as it can go at ``now``: resolve what is ready, apply the missed-orders
+    policy to a passed deadline, remind before one. Repeats while something changes."""
+    result = GameResult()
+    for _ in range(MAX_STEPS):
+        game = policy.sync_clock(engine, game_id, now)
+        if game is None:
+            break
+        with Session(engine) as session:
+            where = policy.due(session, game)
+        step = policy.next_step(game, where, now, settings.remind_before)
+        if step is policy.Step.NOTHING:
+            break
+        if step is policy.Step.RESOLVE:
+            done = turns.process(engine, game_id, now=now)
+            result.turns += done
+            if not done:
+                break
+            log.info("game %s: turn %s resolved", game_id, ", ".join(map(str, done)))
+            continue
+        if step is policy.Step.BOT:
+            if has_passed(game, now):
+                _count_misses(engine, game, where, now, mail, result)
+            done = turns.process(engine, game_id, now=now, fill_missing=True)
+            if not done:
+                break
+            result.turns += done
+            result.bot_turns += 1
+            log.info(
+                "game %s: turn %d resolved, the bot played for %s", game_id, done[0], ", ".join(where.missing)
+            )
+            continue
+        if step is policy.Step.LATE:
+            _count_misses(engine, game, where, now, mail, result)
+            with Session(engine) as session:
+                fresh = session.get(GameRow, game_id)
+                assert fresh is not None
+                where = policy.due(session, fresh)
+            if where.only_abandoned_missing:
+                continue  # the seats that held the game up are abandoned now: the bot plays them
+            for seat in where.missing:
+                if seat in where.abandoned or _noticed(engine, where, seat, "late"):
+                    continue
+                if send_notice(
+                    engine, mail, "late", game_id, seat, epoch=where.epoch, turn=where.turn, now=now
+                ):
+                    result.late += 1
+                    log.info("game %s turn %d: late notice to %s", game_id, where.turn, seat)
+            break
+        if step is policy.Step.REMIND:
+            for seat in where.missing:
+                if seat in where.abandoned or _noticed(engine, where, seat, "reminder"):
+                    continue
+                if send_notice(
+                    engine, mail, "reminder", game_id, seat, epoch=where.epoch, turn=where.turn, now=now
+                ):
+                    result.reminders += 1
+                    log.info("game %s turn %d: reminder to %s", game_id, where.turn, seat)
+            break
+    return result
+
+
+def _count_misses(
+    engine: Engine, game: GameRow, where: policy.Due, now: datetime, mail: MailSettings, result: GameResult
+) -> None:
+    for seat, misses, newly in policy.record_misses(engine, game, where, now):
+        result.misses += 1
+        log.info("game %s turn %d: %s missed the deadline (%d so far)", game.id, where.turn, seat, misses)
+        if newly:
+            result.abandoned.append(seat)
+            log.info(
+                "game %s: seat %s abandoned after %d misses; the bot plays for it", game.id, seat, misses
+            )
+            send_notice(engine, mail, "abandoned", game.id, seat, epoch=where.epoch, turn=where.turn, now=now)
+
+
+def _noticed(engine: Engine, where: policy.Due, seat: str, kind: str) -> bool:
+    with Session(engine) as session:
+        found = session.exec(
+            select(NoticeRow.id).where(
+                NoticeRow.game_id == where.game_id,
+                NoticeRow.epoch == where.epoch,
+                NoticeRow.turn == where.turn,
+                NoticeRow.seat == seat,
+                NoticeRow.kind == kind,
+            )
+        ).first()
+    return found is not None
+
+
+def active_games(engine: Engine) -> int:
+    with Session(engine) as session:
+        return session.exec(select(func.count()).select_from(GameRow).where(GameRow.status == "active")).one()
+
+
+def run_games(
+    engine: Engine,
+    now: datetime,
+    settings: TickSettings,
+    mail: MailSettings,
+    summary: Summary,
+    *,
+    only: Sequence[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> None:
+    """Claim and advance every active game this tick can get, a batch at a time."""
+    cursor = ""
+    while ids := claims.claim(
+        engine,
+        settings.host,
+        now,
+        after=cursor,
+        limit=settings.batch,
+        lease_seconds=settings.lease_seconds,
+        only=only,
+    ):
+        for game_id in ids:
+            summary.games_seen += 1
+            try:
+                done = advance(engine, game_id, now, settings, mail)
+            except Exception as exc:  # one broken game must not stop the host
+                summary.errors += 1
+                log.error("game %s: %s: %s", game_id, type(exc).__name__, _one_line(exc), exc_info=exc)
+            else:
+                summary.turns_resolved += len(done.turns)
+                summary.reminders += done.reminders
+                summary.late_notices += done.late
+            finally:
+                claims.release(engine, settings.host, game_id)
+                if progress is not None:
+                    progress(game_id)
+        cursor = ids[-1]
+
+
+def _guarded(summary: Summary, name: str, work: Callable[[], int | None]) -> int:
+    """Run one part of the tick; a failure (mail server down, database hiccup) is counted and logged,
+    and the next tick tries again."""
+    try:
+        return work() or 0
+    except Exception as exc:
+        summary.errors += 1
+        log.error("%s: %s: %s", name, type(exc).__name__, _one_line(exc), exc_info=exc)
+        return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+def tick(
+    engine: Engine,
+    now: datetime,
+    *,
+    settings: TickSettings | None = None,
+    mail: MailSettings | None = None,
+    fetch: Callable[[], int] | None = None,
+    deliver: Callable[[], int] | None = None,
+    enqueue: Callable[[], int] | None = None,
+    only: Sequence[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Summary:
+    """One tick at ``now``. ``fetch``/``enqueue``/``deliver`` read mail in, queue report mail and send the
+    outbox, each returning a count (the CLI builds them from the mail settings; ``None`` skips that
+    part). Records the tick in ``cron_tick`` and logs its summary line."""
+    settings = settings or TickSettings()
+    mail = mail or MailSettings()
+    now = aware(now)  # type: ignore[assignment]
+    summary = Summary()
+    with Session(engine) as session:
+        row = TickRow(host=settings.host, started_at=now)
+        session.add(row)
+        session.commit()
+        row_id = row.id
+    summary.outage_seconds = outage.guard(engine, now, settings.outage_after)
+    if summary.outage_seconds:
+        log.warning("no tick for %ds: every deadline in that gap was extended by it", summary.outage_seconds)
+    if fetch is not None:
+        summary.mails_received = _guarded(summary, "mail in", fetch)
+    _guarded(
+        summary,
+        "games",
+        lambda: run_games(engine, now, settings, mail, summary, only=only, progress=progress),
+    )
+    if enqueue is not None:
+        summary.mails_queued = _guarded(summary, "report mail", enqueue)
+    if deliver is not None:
+        summary.mails_sent = _guarded(summary, "mail out", deliver)
+    with Session(claims.immediate_engine(engine)) as session:
+        row = session.get(TickRow, row_id)
+        assert row is not None
+        row.finished_at = now
+        for key in ("games_seen", "turns_resolved", "mails_sent", "reminders", "errors", "outage_seconds"):
+            setattr(row, key, getattr(summary, key))
+        session.add(row)
+        session.commit()
+    log.info("%s", summary.line())
+    return summary

@@ -1,0 +1,71 @@
+"""Durations as people write them, and deadlines shown with their time zone."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from pbem.cron.deadlines import describe, has_passed, parse_duration, show_deadline, show_duration
+from pbem.errors import UserError
+from pbem.models import GameRow
+
+NOON = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("48h", 172800), ("2d", 172800), ("1d12h", 129600), ("90m", 5400), ("1w", 604800), ("36", 129600)],
+)
+def test_duration_accepts_units_and_bare_hours(text: str, seconds: int) -> None:
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "soon", "2x", "h", "0h", "-3h", "1d 2q"])
+def test_duration_rejects_what_is_not_one(text: str) -> None:
+    with pytest.raises(UserError, match="duration"):
+        parse_duration(text)
+
+
+def test_duration_shows_two_largest_units() -> None:
+    assert show_duration(129600 + 61) == "1d 12h"
+    assert show_duration(59) == "59s"
+    assert show_duration(-5) == "0s"
+
+
+def test_deadline_shown_in_utc_and_in_a_named_zone() -> None:
+    assert show_deadline(NOON) == "2026-03-02 12:00 UTC"
+    assert show_deadline(NOON, "Europe/Berlin") == "2026-03-02 13:00 CET (12:00 UTC)"
+    assert show_deadline(NOON.replace(month=7), "America/New_York") == "2026-07-02 08:00 EDT (12:00 UTC)"
+    assert show_deadline(None) is None
+    with pytest.raises(UserError, match="time zone"):
+        show_deadline(NOON, "Mars/Olympus")
+
+
+def _game(**values: object) -> GameRow:
+    return GameRow(
+        id="g",
+        game_type="t",
+        engine_version="1",
+        seed=1,
+        created_at=NOON,
+        state_z=b"",
+        state_sha256="",
+        **values,
+    )
+
+
+def test_deadline_passes_only_after_the_grace() -> None:
+    game = _game(turn_seconds=3600, deadline_at=NOON, grace_seconds=1800)
+    assert not has_passed(game, NOON + timedelta(minutes=29))
+    assert has_passed(game, NOON + timedelta(minutes=30))
+    assert not has_passed(_game(), NOON + timedelta(days=400))  # no deadline: never passes
+
+
+def test_report_line_says_when_how_long_and_grace() -> None:
+    game = _game(turn_seconds=86400, deadline_at=NOON, grace_seconds=7200)
+    assert describe(game, NOON - timedelta(hours=26)) == "2026-03-02 12:00 UTC (in 1d 2h; 2h grace)"
+    assert describe(game, NOON + timedelta(hours=1)) == "2026-03-02 12:00 UTC (passed; 2h grace)"
+    game.status = "paused"
+    assert describe(game, NOON) == "paused by the game master: no deadline runs"
+    assert describe(_game(), NOON) is None
