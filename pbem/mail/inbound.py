@@ -28,7 +28,7 @@ from sqlmodel import Session, select
 from pbem import orders
 from pbem.codec import sha256_hex
 from pbem.mail import commands, compose, reading
-from pbem.mail.outbox import queue, utcnow
+from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
 from pbem.mail.settings import MailSettings
 from pbem.mail.sources import Incoming
 from pbem.models import InboundRow, SubmissionRow
@@ -66,6 +66,7 @@ def handle(engine: Engine, raw: bytes, settings: MailSettings, now: datetime | N
     if plan.reply_body is not None and frm is not None:
         reply = _reply(settings, msg, frm, key, plan, now)
     with Session(engine) as session:
+        begin_write(session)
         row = session.exec(select(InboundRow).where(InboundRow.key == key)).one()
         row.outcome = plan.outcome
         row.submission_id = plan.submission_id
@@ -85,13 +86,14 @@ def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> datetime
     """The moment this run owns the message from (the original claim's, when finishing a dead run's),
     ``None`` if it was handled already, ``False`` if another run is handling it now."""
     with Session(engine) as session:
+        begin_write(session)
         row = session.exec(select(InboundRow).where(InboundRow.key == key)).first()
         if row is not None:
             if row.outcome != "processing":
                 return None
-            if now - row.received_at < STALE_CLAIM:
+            if now - same_zone(row.received_at) < STALE_CLAIM:
                 return False
-            return row.received_at
+            return same_zone(row.received_at)
         session.add(InboundRow(key=key, received_at=now, from_address=frm, raw_z=b"", outcome="processing"))
         try:
             session.commit()

@@ -31,10 +31,36 @@ CLAIM_SECONDS = 600
 
 
 def utcnow(now: datetime | None = None) -> datetime:
-    """Naive UTC, as the database stores moments."""
-    if now is None:
-        return datetime.now(UTC).replace(tzinfo=None)
-    return now.astimezone(UTC).replace(tzinfo=None) if now.tzinfo else now
+    """``now`` (the clock when ``None``) in UTC, aware or naive as the schema's datetime columns take it.
+
+    SQLModel maps ``datetime`` fields either to a time-zone-aware type that refuses naive values, or
+    (older versions, or a field typed naive) to a plain one; asking the column keeps this layer right
+    under both. A naive ``now`` is taken as UTC.
+    """
+    moment = datetime.now(UTC) if now is None else now
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return moment if _aware_columns() else moment.replace(tzinfo=None)
+
+
+def _aware_columns() -> bool:
+    return bool(getattr(OutboxRow.__table__.c.created_at.type, "timezone", False))  # type: ignore[attr-defined]
+
+
+def same_zone(moment: datetime) -> datetime:
+    """A moment read back from the database, comparable with :func:`utcnow` (SQLite may drop the zone)."""
+    return utcnow(moment)
+
+
+def begin_write(session: Session) -> None:
+    """Make the transaction a writer from its first statement.
+
+    On SQLite a transaction that reads and then writes fails at once ("database is locked", no busy
+    wait) if another writer committed in between; writing first takes the write lock up front, so
+    concurrent senders and fetchers queue on the busy timeout instead. PostgreSQL needs nothing: its
+    row locks and the unique constraints settle races.
+    """
+    if session.get_bind().dialect.name == "sqlite":
+        session.connection().exec_driver_sql("UPDATE host SET value = value WHERE key = 'schema_version'")
 
 
 def pack_message(msg: EmailMessage | bytes) -> bytes:
@@ -117,6 +143,7 @@ def enqueue_reports(
     queued = 0
     for report_id, email in [*for_seats, *for_observers]:
         with Session(engine) as session:
+            begin_write(session)
             row = session.get(ReportRow, report_id)
             assert row is not None  # reports are never deleted
             address = email.strip().lower()
@@ -193,10 +220,11 @@ def send(
                 (result.failed if gave_up else result.delayed).append(outbox_id)
             else:
                 with Session(engine) as session:
-                    row = session.get(OutboxRow, outbox_id)
-                    assert row is not None
-                    row.status, row.sent_at, row.next_attempt_at, row.last_error = "sent", now, None, None
-                    session.add(row)
+                    session.exec(  # type: ignore[call-overload]
+                        update(OutboxRow)
+                        .where(OutboxRow.id == outbox_id)
+                        .values(status="sent", sent_at=now, next_attempt_at=None, last_error=None)
+                    )
                     session.commit()
                 result.sent.append(outbox_id)
     return result
@@ -226,6 +254,7 @@ def _record_failure(
     engine: Engine, outbox_id: int, exc: DeliveryError, now: datetime, settings: MailSettings
 ) -> bool:
     with Session(engine) as session:
+        begin_write(session)
         row = session.get(OutboxRow, outbox_id)
         assert row is not None
         row.last_error = _scrub(str(exc), settings.secrets())

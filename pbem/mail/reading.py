@@ -230,7 +230,7 @@ def redact(raw: bytes, msg: EmailMessage, secret: str | None) -> bytes:
     mark = "[password redacted]"
     changed = False
     for part in msg.walk():
-        if part.is_multipart() or part.get_content_maintype() != "text":
+        if part.is_multipart():  # order attachments may be typed application/octet-stream: read them all
             continue
         text = decode_part(part)
         if secret in text:

@@ -1,0 +1,347 @@
+"""Fixtures for the mail tests: a database with a game, mail settings, real SMTP servers (aiosmtpd, in
+process, on loopback) and a real IMAP server (Dovecot, started here on a free port with its own folder).
+
+Dovecot comes from the machine's packages; if it is missing the fixture fails (never skips) and says
+that ``scripts/system-deps.sh`` installs it.
+"""
+
+from __future__ import annotations
+
+import imaplib
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
+from sqlalchemy import Engine
+
+from pbem.create import create_game
+from pbem.db import connect
+from pbem.mail.settings import MailSettings
+from pbem.registry import register
+from tests.host.pearl_dive import GAME as PEARL_DIVE
+
+HOST = "host@pbem.test"
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+PLAYERS = [("red", "ann@example.org"), ("blue", "bob@example.org")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "pbem.sqlite"
+
+
+@pytest.fixture
+def engine(db_path: Path) -> Iterator[Engine]:
+    engine = connect(f"sqlite:///{db_path}")
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def settings() -> MailSettings:
+    return MailSettings(from_addr=HOST, from_name="pbem test host", retry_seconds=60, max_attempts=3)
+
+
+@dataclass
+class Game:
+    id: str
+    passwords: dict[str, str]
+    emails: dict[str, str]
+
+
+def new_game(engine: Engine, game_id: str = "pd-1", *, require_from_match: bool = False) -> Game:
+    register(PEARL_DIVE)
+    passwords = create_game(
+        engine,
+        PEARL_DIVE.name,
+        game_id,
+        PLAYERS,
+        seed=7,
+        options={"rounds": "2"},
+        require_from_match=require_from_match,
+        now=START,
+    )
+    return Game(game_id, passwords, dict(PLAYERS))
+
+
+@pytest.fixture
+def game(engine: Engine) -> Game:
+    return new_game(engine)
+
+
+def mail(
+    body: str = "",
+    *,
+    frm: str = "Ann <ann@example.org>",
+    to: str = HOST,
+    subject: str = "orders",
+    headers: dict[str, str] | None = None,
+    message_id: str | None = None,
+) -> EmailMessage:
+    """A plain-text message as a player's mail program would send it."""
+    msg = EmailMessage()
+    msg["From"] = frm
+    msg["To"] = to
+    msg["Subject"] = subject
+    msg["Date"] = format_datetime(datetime(2026, 3, 2, 10, 0, tzinfo=UTC))
+    msg["Message-ID"] = message_id or make_msgid(domain="example.org")
+    for name, value in (headers or {}).items():
+        msg[name] = value
+    msg.set_content(body)
+    return msg
+
+
+def orders_text(game: Game, seat: str, orders: str, *, turn: int = 1, password: str | None = None) -> str:
+    pw = game.passwords[seat] if password is None else password
+    return f"game: {game.id}\nplayer: {seat}\nturn: {turn}\npassword: {pw}\norders:\n{orders}"
+
+
+# --------------------------------------------------------------------------------------------- SMTP
+
+
+@dataclass
+class Received:
+    sender: str
+    recipients: list[str]
+    data: bytes
+
+
+@dataclass
+class Recorder:
+    """An aiosmtpd handler that keeps what it accepts, and answers from a script of replies first."""
+
+    script: list[str] = field(default_factory=list)  # e.g. ["451 4.3.0 busy", "421 4.3.2 bye"]
+    refuse_rcpt: set[str] = field(default_factory=set)
+    received: list[Received] = field(default_factory=list)
+    deliver: Callable[[Received], None] | None = None
+
+    async def handle_RCPT(
+        self, server: Any, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
+    ) -> str:
+        if address.lower() in self.refuse_rcpt:
+            return "550 5.1.1 no such user here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Session, envelope: Envelope) -> str:
+        if self.script:
+            return self.script.pop(0)
+        got = Received(
+            str(envelope.mail_from), list(envelope.rcpt_tos), bytes(envelope.original_content or b"")
+        )
+        self.received.append(got)
+        if self.deliver is not None:
+            self.deliver(got)
+        return "250 2.0.0 accepted"
+
+
+@dataclass
+class SmtpServer:
+    port: int
+    handler: Recorder
+    logins: list[tuple[str, str]]
+
+    @property
+    def url(self) -> str:
+        return f"smtp://127.0.0.1:{self.port}"
+
+
+def _start_smtp(handler: Recorder, **kwargs: Any) -> tuple[Controller, SmtpServer]:
+    logins: list[tuple[str, str]] = []
+
+    def authenticator(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
+        if isinstance(data, LoginPassword):
+            logins.append((data.login.decode(), data.password.decode()))
+            return AuthResult(success=data.password == b"smtp-secret-9")
+        return AuthResult(success=False)
+
+    port = free_port()
+    controller = Controller(
+        handler,
+        hostname="127.0.0.1",
+        port=port,
+        authenticator=authenticator,
+        auth_require_tls=False,
+        **kwargs,
+    )
+    controller.start()
+    return controller, SmtpServer(port, handler, logins)
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpServer]:
+    """An SMTP server that accepts everything (and checks a login if one is offered)."""
+    controller, server = _start_smtp(Recorder())
+    yield server
+    controller.stop()
+
+
+# -------------------------------------------------------------------------------------------- Dovecot
+
+DOVECOT_CONF = """\
+protocols = imap
+listen = 127.0.0.1
+base_dir = {root}/run
+state_dir = {root}/state
+log_path = {root}/dovecot.log
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+default_internal_user = dovecot
+default_login_user = dovenull
+default_internal_group = dovecot
+passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u {root}/users
+}}
+userdb {{
+  driver = static
+  args = uid=dovecot gid=dovecot home={root}/mail/%u
+}}
+mail_location = maildir:~/Maildir
+service imap-login {{
+  inet_listener imap {{
+    port = {port}
+  }}
+  inet_listener imaps {{
+    port = 0
+  }}
+}}
+first_valid_uid = 100
+"""
+
+IMAP_USERS = {
+    HOST: "host-imap-secret-7",
+    "ann@example.org": "ann-imap",
+    "bob@example.org": "bob-imap",
+    "cy@example.org": "cy-imap",
+}
+
+
+@dataclass
+class Dovecot:
+    port: int
+    root: Path
+    passwords: dict[str, str]
+
+    def url(self, user: str, mailbox: str = "INBOX") -> str:
+        return f"imap://{user}@127.0.0.1:{self.port}/{mailbox}"
+
+    def login(self, user: str) -> imaplib.IMAP4:
+        conn = imaplib.IMAP4("127.0.0.1", self.port, timeout=10)
+        conn.login(user, self.passwords[user])
+        return conn
+
+    def append(self, user: str, raw: bytes, mailbox: str = "INBOX") -> None:
+        conn = self.login(user)
+        try:
+            if mailbox != "INBOX":
+                conn.create(mailbox)
+            status, _ = conn.append(mailbox, None, None, raw)
+            assert status == "OK"
+        finally:
+            conn.logout()
+
+    def messages(self, user: str, mailbox: str = "INBOX") -> list[bytes]:
+        """Every message in the mailbox, oldest first (read without marking)."""
+        conn = self.login(user)
+        try:
+            conn.select(mailbox, readonly=True)
+            _, found = conn.uid("SEARCH", "ALL")
+            out = []
+            for uid in found[0].split():
+                _, data = conn.uid("FETCH", uid, "(BODY.PEEK[])")
+                out.extend(part[1] for part in data if isinstance(part, tuple))
+            return out
+        finally:
+            conn.logout()
+
+    def unseen(self, user: str, mailbox: str = "INBOX") -> int:
+        conn = self.login(user)
+        try:
+            conn.select(mailbox, readonly=True)
+            _, found = conn.uid("SEARCH", "UNSEEN")
+            return len(found[0].split())
+        finally:
+            conn.logout()
+
+    def clear(self, user: str, mailbox: str = "INBOX") -> None:
+        conn = self.login(user)
+        try:
+            conn.select(mailbox)
+            conn.store("1:*", "+FLAGS", "(\\Deleted)")
+            conn.expunge()
+        finally:
+            conn.logout()
+
+
+@pytest.fixture(scope="session")
+def dovecot() -> Iterator[Dovecot]:
+    """A private Dovecot on a free loopback port, with a mailbox per user of ``IMAP_USERS``."""
+    binary = shutil.which("dovecot") or next(
+        (p for p in ("/usr/sbin/dovecot", "/usr/local/sbin/dovecot") if os.path.exists(p)), None
+    )
+    if binary is None:
+        pytest.fail(
+            "Dovecot is not installed: the IMAP tests need a real server. "
+            "Run `bash scripts/system-deps.sh` (as root) to install it (Debian package dovecot-imapd).",
+            pytrace=False,
+        )
+    if os.geteuid() != 0:
+        pytest.fail("the Dovecot fixture runs Dovecot's master process, which needs root", pytrace=False)
+    # Not under pytest's tmp folder: Dovecot's own users must be able to walk the path to the mail.
+    root = Path(tempfile.mkdtemp(prefix="pbem-dovecot-"))
+    root.chmod(0o755)
+    (root / "mail").mkdir()
+    shutil.chown(root / "mail", "dovecot", "dovecot")
+    (root / "users").write_text("".join(f"{u}:{{PLAIN}}{p}\n" for u, p in IMAP_USERS.items()))
+    port = free_port()
+    conf = root / "dovecot.conf"
+    conf.write_text(DOVECOT_CONF.format(root=root, port=port))
+    started = subprocess.run([binary, "-c", str(conf)], capture_output=True, text=True)
+    if started.returncode != 0:
+        pytest.fail(f"Dovecot did not start: {started.stderr.strip()}", pytrace=False)
+    try:
+        _wait_for_port(port, root)
+        yield Dovecot(port, root, dict(IMAP_USERS))
+    finally:
+        subprocess.run([binary, "-c", str(conf), "stop"], capture_output=True)
+        _wait_gone(root / "run" / "master.pid")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _wait_for_port(port: int, root: Path) -> None:
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    log = (root / "dovecot.log").read_text() if (root / "dovecot.log").exists() else ""
+    pytest.fail(f"Dovecot did not listen on port {port}:\n{log}", pytrace=False)
+
+
+def _wait_gone(pid_file: Path) -> None:
+    for _ in range(100):
+        if not pid_file.exists():
+            return
+        time.sleep(0.05)

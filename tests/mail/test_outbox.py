@@ -1,0 +1,221 @@
+"""The outbox: queued once, sent once, delayed (never lost or doubled) by a server that is down or refuses."""
+
+from __future__ import annotations
+
+import mailbox
+import threading
+from datetime import UTC, datetime, timedelta
+from email import message_from_bytes, policy
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem.mail import outbox
+from pbem.mail.compose import new_message
+from pbem.mail.settings import MailSettings
+from pbem.mail.transport import MaildirTransport, SmtpTransport
+from pbem.models import OutboxRow
+from tests.mail.conftest import START, Recorder, SmtpServer, _start_smtp, free_port
+
+
+def put(engine: Engine, settings: MailSettings, key: str, to: str = "ann@example.org") -> bool:
+    msg = new_message(settings, to=to, subject=f"about {key}", key=key, now=START)
+    msg.set_content(f"mail {key}\n")
+    with Session(engine) as session:
+        added = outbox.queue(session, key=key, to=to, message=msg, now=START)
+        session.commit()
+    return added
+
+
+def at(moment: datetime | None) -> datetime | None:
+    """A stored moment, comparable with the tests' aware ones whatever the column keeps."""
+    return None if moment is None else outbox.same_zone(moment).replace(tzinfo=UTC)
+
+
+def rows(engine: Engine) -> list[OutboxRow]:
+    with Session(engine) as session:
+        return list(session.exec(select(OutboxRow).order_by(OutboxRow.id)))  # type: ignore[arg-type]
+
+
+def test_a_dedupe_key_is_queued_once(engine: Engine, settings: MailSettings) -> None:
+    assert put(engine, settings, "reply:1") is True
+    assert put(engine, settings, "reply:1") is False
+    assert [r.dedupe_key for r in rows(engine)] == ["reply:1"]
+
+
+def test_send_delivers_each_due_mail_once_and_marks_it_sent(
+    engine: Engine, settings: MailSettings, smtp: SmtpServer
+) -> None:
+    put(engine, settings, "a")
+    put(engine, settings, "b", to="bob@example.org")
+    result = outbox.send(engine, SmtpTransport(smtp.url), START, settings=settings)
+    assert len(result.sent) == 2 and not result.delayed
+    assert [r.recipients for r in smtp.handler.received] == [["ann@example.org"], ["bob@example.org"]]
+    assert {r.sender for r in smtp.handler.received} == {settings.from_addr}
+    assert [(r.status, r.attempts, at(r.sent_at)) for r in rows(engine)] == [("sent", 1, START)] * 2
+    again = outbox.send(engine, SmtpTransport(smtp.url), START + timedelta(hours=1), settings=settings)
+    assert again.sent == [] and len(smtp.handler.received) == 2
+
+
+def test_the_message_sent_is_the_stored_one_with_our_loop_headers(
+    engine: Engine, settings: MailSettings, smtp: SmtpServer
+) -> None:
+    put(engine, settings, "a")
+    outbox.send(engine, SmtpTransport(smtp.url), START, settings=settings)
+    got = message_from_bytes(smtp.handler.received[0].data, policy=policy.default)
+    assert got["X-Loop"] == settings.loop_tag
+    assert got["Auto-Submitted"] == "auto-generated"
+    assert got["Subject"] == "about a"
+
+
+def test_a_server_that_refuses_then_accepts_delays_the_mail_never_loses_or_doubles_it(
+    engine: Engine, settings: MailSettings
+) -> None:
+    controller, server = _start_smtp(Recorder(script=["451 4.3.0 try again later", "421 4.3.2 closing"]))
+    try:
+        put(engine, settings, "a")
+        put(engine, settings, "b")
+        transport = SmtpTransport(server.url)
+        first = outbox.send(engine, transport, START, settings=settings)
+        assert first.sent == [] and len(first.delayed) == 2
+        a, b = rows(engine)
+        assert (a.status, a.attempts, at(a.next_attempt_at)) == ("pending", 1, START + timedelta(seconds=60))
+        assert "451" in (a.last_error or "") and "421" in (b.last_error or "")
+        early = outbox.send(engine, transport, START + timedelta(seconds=30), settings=settings)
+        assert early.sent == [] and early.delayed == []  # not due yet: no attempt at all
+        later = outbox.send(engine, transport, START + timedelta(seconds=61), settings=settings)
+        assert len(later.sent) == 2
+        assert len(server.handler.received) == 2
+        assert [r.status for r in rows(engine)] == ["sent", "sent"]
+        assert outbox.send(engine, transport, START + timedelta(days=1), settings=settings).sent == []
+        assert len(server.handler.received) == 2
+    finally:
+        controller.stop()
+
+
+def test_a_server_that_is_down_delays_with_growing_waits(engine: Engine, settings: MailSettings) -> None:
+    put(engine, settings, "a")
+    transport = SmtpTransport(f"smtp://127.0.0.1:{free_port()}")
+    now = START
+    waits = []
+    for _ in range(4):
+        result = outbox.send(engine, transport, now, settings=settings)
+        assert len(result.delayed) == 1
+        (row,) = rows(engine)
+        assert row.status == "pending" and "unreachable" in (row.last_error or "")
+        assert row.next_attempt_at is not None
+        waits.append(at(row.next_attempt_at) - now)
+        now = at(row.next_attempt_at)
+    assert waits == [timedelta(seconds=s) for s in (60, 120, 240, 480)]
+    assert rows(engine)[0].attempts == 4  # a transient failure never gives up
+
+
+def test_backoff_is_capped() -> None:
+    capped = MailSettings(retry_seconds=60, retry_max_seconds=3600)
+    assert outbox.backoff(capped, 1) == timedelta(seconds=60)
+    assert outbox.backoff(capped, 7) == timedelta(seconds=3600)
+    assert outbox.backoff(capped, 500) == timedelta(seconds=3600)
+
+
+def test_a_permanent_refusal_gives_up_after_max_attempts(engine: Engine, settings: MailSettings) -> None:
+    controller, server = _start_smtp(Recorder(refuse_rcpt={"nobody@example.org"}))
+    try:
+        put(engine, settings, "lost", to="nobody@example.org")
+        put(engine, settings, "fine")
+        transport = SmtpTransport(server.url)
+        now = START
+        for attempt in range(1, settings.max_attempts + 1):
+            result = outbox.send(engine, transport, now, settings=settings)
+            if attempt < settings.max_attempts:
+                assert len(result.delayed) == 1
+            now += timedelta(days=1)
+        assert len(result.failed) == 1
+        lost, fine = rows(engine)
+        assert (lost.status, lost.attempts) == ("failed", settings.max_attempts)
+        assert "550" in (lost.last_error or "")
+        assert fine.status == "sent"  # one refused recipient does not hold up the others
+        assert [r.recipients for r in server.handler.received] == [["ann@example.org"]]
+    finally:
+        controller.stop()
+
+
+def test_two_senders_at_once_deliver_each_mail_once(
+    engine: Engine, settings: MailSettings, smtp: SmtpServer
+) -> None:
+    for i in range(12):
+        put(engine, settings, f"m{i}")
+    results = []
+
+    def run() -> None:
+        results.append(outbox.send(engine, SmtpTransport(smtp.url), START, settings=settings))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(len(r.sent) for r in results) == 12
+    assert len(smtp.handler.received) == 12
+    assert all(r.status == "sent" for r in rows(engine))
+
+
+def test_smtp_login_uses_the_password_from_the_environment_and_never_stores_it(
+    engine: Engine, db_path: Path, smtp: SmtpServer
+) -> None:
+    settings = MailSettings(from_addr="host@pbem.test", smtp_password="smtp-secret-9")
+    put(engine, settings, "a")
+    url = f"smtp://pbem-user@127.0.0.1:{smtp.port}"
+    assert (
+        len(outbox.send(engine, SmtpTransport(url, settings.smtp_password), START, settings=settings).sent)
+        == 1
+    )
+    assert smtp.logins == [("pbem-user", "smtp-secret-9")]
+    put(engine, settings, "b")
+    wrong = outbox.send(engine, SmtpTransport(url, "wrong-pass-1", timeout=3), START, settings=settings)
+    assert len(wrong.delayed) == 1  # a refused login delays the mail: fixing the setting delivers it
+    assert rows(engine)[1].status == "pending"
+    assert "wrong-pass-1" not in (rows(engine)[1].last_error or "")
+    engine.dispose()
+    assert b"smtp-secret-9" not in db_path.read_bytes()
+
+
+def test_maildir_transport_drops_each_mail_into_new(
+    engine: Engine, settings: MailSettings, tmp_path: Path
+) -> None:
+    put(engine, settings, "a")
+    put(engine, settings, "b")
+    box_dir = tmp_path / "outbox"
+    assert len(outbox.send(engine, MaildirTransport(box_dir), START, settings=settings).sent) == 2
+    box = mailbox.Maildir(box_dir, create=False)
+    assert sorted(str(m["Subject"]) for m in box) == ["about a", "about b"]
+    assert len(list((box_dir / "new").iterdir())) == 2
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://example.org", "not an SMTP URL"),
+        ("smtp://user:pw@example.org", "holds a password"),
+        ("smtp://user@example.org", "PBEM_SMTP_PASSWORD"),
+        ("smtp://example.org:99999", "bad port"),
+    ],
+)
+def test_bad_smtp_urls_are_refused_with_a_clear_message(url: str, problem: str) -> None:
+    from pbem.mail.errors import MailError
+
+    with pytest.raises(MailError, match=problem):
+        SmtpTransport(url)
+
+
+def test_smtp_url_forms_pick_tls_starttls_and_default_ports() -> None:
+    assert (SmtpTransport("smtp://mx.example.org").port, SmtpTransport("smtp://mx.example.org").tls) == (
+        25,
+        False,
+    )
+    starttls = SmtpTransport("smtp://mx.example.org?starttls=1")
+    assert (starttls.port, starttls.starttls) == (587, True)
+    tls = SmtpTransport("smtps://u@mx.example.org", "pw")
+    assert (tls.port, tls.tls, tls.user) == (465, True, "u")
+    assert "pw" not in repr(tls)
