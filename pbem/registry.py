@@ -3,12 +3,17 @@ without touching pbem."""
 
 from __future__ import annotations
 
+import importlib
+import os
 from functools import cache
 from importlib.metadata import entry_points
 
 from pbem.game import Game
 
 GROUP = "pbem.games"
+#: more games as ``module:attribute`` (comma-separated), for games not installed as a distribution:
+#: a game under development, or the host's own test game in every process a test starts
+ENV = "PBEM_GAMES"
 
 _extra: dict[str, Game] = {}
 
@@ -36,6 +41,17 @@ def _installed() -> dict[str, Game]:
             broken[ep.name] = f"{ep.value} is not a pbem Game"
             continue
         games[game.name] = game
+    for spec in filter(None, (part.strip() for part in os.environ.get(ENV, "").split(","))):
+        module, _, attribute = spec.partition(":")
+        try:
+            game = getattr(importlib.import_module(module), attribute or "GAME")
+        except Exception as exc:
+            broken[spec] = f"{type(exc).__name__}: {exc}"
+            continue
+        if isinstance(game, Game):
+            games[game.name] = game
+        else:
+            broken[spec] = f"{spec} is not a pbem Game"
     return games
 
 

@@ -28,6 +28,18 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 _HERE = Path(__file__).resolve().parent
 
+#: more template folders, searched after the shipped ones: a game outside this source tree keeps its
+#: ``<game name>/report.*.j2`` there (see :func:`add_template_dir`)
+_extra_dirs: list[Path] = []
+
+
+def add_template_dir(path: Path) -> None:
+    """Search ``path`` for templates too (a game not shipped with pbem, such as the host's test game)."""
+    resolved = Path(path).resolve()
+    if resolved not in _extra_dirs:
+        _extra_dirs.append(resolved)
+        environment.cache_clear()
+
 
 def template_dirs() -> list[Path]:
     """The installed templates first if present, else the source tree's."""
@@ -41,7 +53,7 @@ def template_dirs() -> list[Path]:
 @cache
 def environment() -> Environment:
     return Environment(
-        loader=FileSystemLoader([str(p) for p in template_dirs()]),
+        loader=FileSystemLoader([str(p) for p in [*template_dirs(), *_extra_dirs]]),
         autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
         undefined=StrictUndefined,
         trim_blocks=True,

@@ -1,0 +1,195 @@
+"""Archives: one self-contained file per game (YAML or JSON), and importing one on another host.
+
+An archive holds the game type, engine version, seed, options, the players (no password hashes), every
+turn's orders (no passwords), draws and state hashes. Importing replays it all, checking every hash,
+before anything is written; the seats get new passwords, shown once.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from pbem import clock, passwords
+from pbem.codec import canonical_json, pack_json
+from pbem.create import GAME_ID
+from pbem.errors import UserError
+from pbem.history import TurnRecord, game_row, record_turn, seat_rows, settle
+from pbem.models import GameRow, SeatRow
+from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay
+
+FORMAT = "pbem-archive"
+VERSION = 1
+SUFFIXES = (".yaml", ".yml", ".json")
+
+
+class Player(BaseModel):
+    seat: str
+    email: str = ""
+
+
+class Archive(BaseModel):
+    """The file's content."""
+
+    format: str
+    version: int
+    game: dict[str, Any]
+    players: list[Player]
+    turns: list[TurnEntry]
+
+    def record(self) -> GameRecord:
+        try:
+            return GameRecord(
+                id=self.game["id"],
+                game_type=self.game["type"],
+                engine_version=self.game["engine_version"],
+                seed=self.game.get("seed"),
+                options=self.game.get("options") or {},
+                seats=[p.seat for p in self.players],
+                turns=self.turns,
+            )
+        except (KeyError, ValidationError) as exc:
+            raise UserError(f"the archive's game section lacks {exc}") from None
+
+
+def is_archive_path(source: str) -> bool:
+    return source.lower().endswith(SUFFIXES) or "/" in source or Path(source).is_file()
+
+
+def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
+    record = from_database(engine, game_id)
+    with Session(engine) as session:
+        row = game_row(session, game_id)
+        seats = seat_rows(session, game_id)
+        game = {
+            "id": row.id,
+            "type": row.game_type,
+            "engine_version": row.engine_version,
+            "seed": row.seed,
+            "options": json.loads(row.options_json),
+            "created_at": row.created_at.isoformat(),
+            "status": row.status,
+            "turn": row.turn,
+            "state_sha256": row.state_sha256,
+        }
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": game,
+        "players": [{"seat": s.name, "email": s.email} for s in seats],
+        "turns": [t.model_dump(mode="json") for t in record.turns],
+    }
+
+
+def export(engine: Engine, game_id: str, path: str | None) -> str:
+    """Write ``game_id``'s archive to ``path`` (JSON for ``*.json``, else YAML); returns the text.
+    ``path`` ``None`` or ``-``: only return it, as YAML."""
+    data = build_archive(engine, game_id)
+    as_json = path is not None and path.lower().endswith(".json")
+    if as_json:
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    else:
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
+    if path and path != "-":
+        try:
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write {path}: {exc.strerror}") from None
+    return text
+
+
+def read_archive(path: str) -> Archive:
+    try:
+        raw = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read archive {path}: {exc}") from None
+    try:
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        data = json.loads(raw) if path.lower().endswith(".json") else yaml.load(raw, Loader=loader)
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path} is not a readable archive: {exc}") from None
+    try:
+        archive = Archive.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UserError(f"{path} is not a pbem archive: {where}: {first['msg']}") from None
+    if archive.format != FORMAT or archive.version != VERSION:
+        raise UserError(
+            f"{path}: format {archive.format} {archive.version}; this host reads {FORMAT} {VERSION}"
+        )
+    return archive
+
+
+def import_archive(
+    engine: Engine, path: str, *, game_id: str | None = None, now: datetime | None = None
+) -> tuple[str, dict[str, str]]:
+    """Replay the archive at ``path``, checking every hash, then store it as ``game_id`` (default the
+    archive's id). Returns the id and each seat's new password."""
+    archive = read_archive(path)
+    record = archive.record()
+    new_id = game_id or record.id
+    if not GAME_ID.fullmatch(new_id):
+        raise UserError(f"game id {new_id!r}: use a letter, then letters, digits, '-' or '_'")
+    steps = list(replay(record))
+    problems = [p for step in steps for p in step.problems]
+    if problems or len(steps) != len(record.turns):
+        raise UserError(f"{path} does not replay: " + "; ".join(problems[:5]))
+    game = game_for(record)
+    when = clock.utc(now)
+    issued = {p.seat: passwords.generate() for p in archive.players}
+    options = game.options_model.model_validate(record.options)
+    with Session(engine) as session:
+        if session.get(GameRow, new_id) is not None:
+            raise UserError(f"there is already a game {new_id!r}; import it under another id (--id)")
+        first = steps[0]
+        _state, data, digest = settle(game, first.state)
+        row = GameRow(
+            id=new_id,
+            game_type=game.name,
+            engine_version=record.engine_version,
+            seed=record.seed if record.seed is not None else 0,
+            options_json=canonical_json(options.model_dump(mode="json")),
+            created_at=when,
+            state_z=pack_json(data),
+            state_sha256=digest,
+        )
+        session.add(row)
+        for position, player in enumerate(archive.players):
+            session.add(
+                SeatRow(
+                    game_id=new_id,
+                    name=player.seat,
+                    position=position,
+                    email=player.email,
+                    password_hash=passwords.hash_password(issued[player.seat]),
+                )
+            )
+        try:
+            session.flush()
+            for step, entry in zip(steps, record.turns, strict=True):
+                _state, data, digest = settle(game, step.state)
+                resolved = datetime.fromisoformat(entry.resolved_at) if entry.resolved_at else when
+                turn = TurnRecord(
+                    step.number,
+                    step.state,
+                    data,
+                    digest,
+                    entry.orders,
+                    entry.by_bot,
+                    step.events,
+                    [list(d) for d in entry.chance],
+                )
+                record_turn(session, game, row, turn, clock.utc(resolved))
+            session.commit()
+        except IntegrityError:
+            raise UserError(f"there is already a game {new_id!r}") from None
+    return new_id, issued

@@ -1,0 +1,134 @@
+"""Reading a game's rows and recording its turns: the one place a resolved turn is written.
+
+A turn is written whole in the caller's transaction: the turn row (state, hash, orders, events, draws),
+the game row's cached state (compare-and-set on the turn number) and a report for every seat and the
+public. The caller commits; a second writer of the same turn fails on the unique constraint.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import Session, select
+
+from pbem import registry
+from pbem.codec import canonical_json, pack_json, sha256_hex, unpack_json
+from pbem.errors import UserError
+from pbem.game import Event, Game
+from pbem.models import GameRow, SeatRow, TurnRow
+
+
+class TurnConflict(Exception):
+    """Another process recorded this turn first; the caller rolls back."""
+
+
+def game_row(session: Session, game_id: str) -> GameRow:
+    row = session.get(GameRow, game_id)
+    if row is None:
+        raise UserError(f"there is no game {game_id!r}")
+    return row
+
+
+def game_of(row: GameRow) -> Game:
+    try:
+        return registry.get_game(row.game_type)
+    except registry.UnknownGame as exc:
+        raise UserError(f"game {row.id}: {exc}") from None
+
+
+def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
+    return list(session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position)))
+
+
+def options_of(game: Game, row: GameRow) -> Any:
+    return game.options_model.model_validate(json.loads(row.options_json))
+
+
+def current_state(game: Game, row: GameRow) -> Any:
+    return game.load_state(unpack_json(row.state_z))
+
+
+def settle(game: Game, state: Any) -> tuple[Any, Any, str]:
+    """``state`` as the database gives it back, its data and the SHA-256 of its canonical JSON.
+
+    Every state the host goes on from (to render, to resolve the next turn, in a replay) is read back
+    from its canonical JSON, as the turn driver reads it from the game row: so a game whose results
+    depend on the order of a dict's keys still gives the same results live and in a replay.
+    """
+    text = canonical_json(game.dump_state(state))
+    data = json.loads(text)
+    return game.load_state(data), data, sha256_hex(text)
+
+
+def dump_events(events: Sequence[Event]) -> list[dict[str, Any]]:
+    return [{"text": e.text, "to": e.to, "data": dict(e.data)} for e in events]
+
+
+def load_events(data: list[dict[str, Any]]) -> list[Event]:
+    return [Event(e["text"], e.get("to"), e.get("data") or {}) for e in data]
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """What a resolved turn leaves behind, before it is written."""
+
+    number: int
+    state: Any
+    state_data: Any
+    state_sha256: str
+    orders: Mapping[str, Any]
+    by_bot: Sequence[str]
+    events: Sequence[Event]
+    chance: list[list[Any]]
+
+
+def record_turn(session: Session, game: Game, row: GameRow, turn: TurnRecord, now: datetime) -> None:
+    """Write ``turn`` (see the module's docstring). Raises :class:`TurnConflict` when the game row no
+    longer stands at the turn before."""
+    # Imported here: reports renders from the rows this module defines.
+    from pbem.reports import write_reports
+
+    session.add(
+        TurnRow(
+            game_id=row.id,
+            epoch=row.epoch,
+            number=turn.number,
+            state_z=pack_json(turn.state_data),
+            state_sha256=turn.state_sha256,
+            orders_z=pack_json(dict(turn.orders)),
+            by_bot_json=canonical_json(sorted(turn.by_bot)),
+            events_z=pack_json(dump_events(turn.events)),
+            chance_json=canonical_json(turn.chance),
+            resolved_at=now,
+        )
+    )
+    over = game.outcome(turn.state) is not None or not game.pending(turn.state)
+    values: dict[str, Any] = {
+        "turn": turn.number,
+        "state_z": pack_json(turn.state_data),
+        "state_sha256": turn.state_sha256,
+    }
+    if over:
+        values.update(status="finished", finished_at=now, deadline_at=None)
+    elif row.turn_seconds:
+        values["deadline_at"] = now + timedelta(seconds=row.turn_seconds)
+    if turn.number > 0:
+        result = session.execute(
+            update(GameRow)
+            .where(GameRow.id == row.id, GameRow.epoch == row.epoch, GameRow.turn == turn.number - 1)
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            raise TurnConflict(f"game {row.id} is no longer at turn {turn.number - 1}")
+        session.expire(row)
+    else:
+        for key, value in values.items():
+            setattr(row, key, value)
+    session.flush()
+    write_reports(session, game, row, turn.state, turn.number, turn.events)

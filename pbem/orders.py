@@ -1,0 +1,323 @@
+"""Order intake: an order file in, a receipt or every error found out.
+
+The pipeline (boardgame.io's order): read the file (size, encoding, YAML) → envelope → the game exists
+→ credentials → the game is not over → the seat owes orders → the turn is current → shape (the game's
+order model) → rules (``Game.check``) → store. Each error names its step and rule in a player's words.
+A wrong password and an unknown seat get the same answer, so seats cannot be enumerated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from sqlalchemy import Engine, update
+from sqlmodel import Session
+
+from pbem import clock, passwords
+from pbem.chance import Recorder
+from pbem.codec import canonical_json, pack, sha256_hex
+from pbem.db import lock_game
+from pbem.envelope import Envelope, order_template, orders_yaml, read_envelope, scalar_flow
+from pbem.errors import UserError
+from pbem.game import Game, GameError, RulesError
+from pbem.history import current_state, game_of, game_row, seat_rows
+from pbem.models import GameRow, SeatRow, SubmissionRow
+from pbem.orderfile import MAX_BYTES, OrderFileError, load
+from pbem.reports import preview
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """The answer to a submission. ``receipt`` is the SHA-256 of the canonical orders JSON."""
+
+    accepted: bool
+    game_id: str | None = None
+    seat: str | None = None
+    turn: int | None = None
+    receipt: str | None = None
+    errors: list[str] = field(default_factory=list)
+    submission_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """The answer to a dry run: the errors, or a preview of the seat's report."""
+
+    errors: list[str]
+    preview: str | None = None
+    receipt: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+@dataclass
+class _Verdict:
+    """How far an order file got through the pipeline."""
+
+    errors: list[str] = field(default_factory=list)
+    envelope: Envelope | None = None
+    row: GameRow | None = None
+    game: Game | None = None
+    state: Any = None
+    seat: str | None = None
+    orders_json: str | None = None
+
+
+def _shape_errors(exc: ValidationError, orders: Any) -> list[str]:
+    out = []
+    for err in exc.errors():
+        loc = list(err["loc"])
+        where = "orders"
+        if loc and isinstance(loc[0], int):
+            index = loc.pop(0)
+            where = f"orders[{index}]"
+            if isinstance(orders, list) and index < len(orders):
+                where += f" ({_quote(orders[index])})"
+            if len(loc) >= 2:  # the step's tag, then its field: the tag says nothing new
+                loc.pop(0)
+        path = ".".join(str(p) for p in loc)
+        out.append(f"{where}: {path + ': ' if path else ''}{err['msg']} [orders.{err['type']}]")
+    return out
+
+
+def _quote(step: Any) -> str:
+    """A step as the player wrote it, short: ``place: Bd5``."""
+    text = scalar_flow(step)
+    if isinstance(step, dict) and len(step) == 1:
+        text = text.removeprefix("{").removesuffix("}")
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _examine(session: Session, data: Any, from_address: str | None) -> _Verdict:
+    verdict = _Verdict()
+    envelope, errors = read_envelope(data)
+    if envelope is None:
+        verdict.errors = errors
+        return verdict
+    verdict.envelope = envelope
+    row = session.get(GameRow, envelope.game)
+    if row is None:
+        passwords.verify(envelope.password, None)  # same time as a real check
+        verdict.errors = [f"game: there is no game {envelope.game!r} [game.unknown]"]
+        return verdict
+    seat = next((s for s in seat_rows(session, row.id) if s.name == envelope.player), None)
+    if not passwords.verify(envelope.password, seat.password_hash if seat else None):
+        verdict.errors = [
+            f"password: game {row.id} has no player {envelope.player!r} with that password [auth.failed]"
+        ]
+        return verdict
+    assert seat is not None
+    verdict.row, verdict.seat = row, seat.name
+    if row.require_from_match and from_address is not None and not _same_address(from_address, seat):
+        verdict.errors = [
+            f"from: game {row.id} takes {seat.name}'s orders only from the address the seat was given "
+            "[auth.from_mismatch]"
+        ]
+        return verdict
+    if row.status == "finished":
+        verdict.errors = [f"game: game {row.id} is over; no more orders are taken [game.over]"]
+        return verdict
+    if row.status != "active":
+        verdict.errors = [
+            f"game: game {row.id} is {row.status}; orders wait until it resumes [game.{row.status}]"
+        ]
+        return verdict
+    game = game_of(row)
+    state = current_state(game, row)
+    verdict.game, verdict.state = game, state
+    pending = game.pending(state)
+    decision = pending.get(seat.name)
+    if decision is None:
+        awaited = ", ".join(pending) or "nobody"
+        verdict.errors = [
+            f"player: {seat.name} owes no orders now; the game waits for {awaited} [turn.not_yours]"
+        ]
+        return verdict
+    due = row.turn + 1
+    if envelope.turn != due:
+        which = "an earlier" if envelope.turn < due else "a later"
+        verdict.errors = [
+            f"turn: these orders are for turn {envelope.turn}, {which} turn; game {row.id} takes orders "
+            f"for turn {due} now [turn.{'stale' if envelope.turn < due else 'future'}]"
+        ]
+        return verdict
+    model = game.order_model(decision)
+    try:
+        orders: BaseModel = model.model_validate(envelope.orders)
+    except ValidationError as exc:
+        verdict.errors = _shape_errors(exc, envelope.orders)
+        return verdict
+    try:
+        game.check(state, seat.name, orders)
+    except RulesError as exc:
+        verdict.errors = [str(exc)]
+        return verdict
+    except GameError as exc:
+        verdict.errors = [f"orders: {exc}"]
+        return verdict
+    verdict.orders_json = canonical_json(orders.model_dump(mode="json", by_alias=True))
+    return verdict
+
+
+def _same_address(given: str, seat: SeatRow) -> bool:
+    return given.strip().lower() == seat.email.strip().lower()
+
+
+def _read(raw: str | bytes, session: Session, from_address: str | None) -> _Verdict:
+    try:
+        data = load(raw)
+    except OrderFileError as exc:
+        return _Verdict(errors=[str(exc)])
+    return _examine(session, data, from_address)
+
+
+_PASSWORD_LINE = re.compile(r"(?im)^(\s*-?\s*['\"]?password['\"]?\s*:\s*).*$")
+
+
+def redact(raw: str | bytes, password: str | None) -> str:
+    """The file as received, for the record, without the password; an oversized file is cut short."""
+    data = raw.encode("utf-8") if isinstance(raw, str) else raw
+    text = data[:MAX_BYTES].decode("utf-8", errors="replace")
+    if len(data) > MAX_BYTES:
+        text += f"\n[cut: {len(data):,} bytes were received]\n"
+    text = _PASSWORD_LINE.sub(r"\1[redacted]", text)
+    if password and len(password) >= 4:
+        text = text.replace(password, "[redacted]")
+    return text
+
+
+def _claimed_password(raw: str | bytes) -> str | None:
+    try:
+        data = load(raw)
+    except OrderFileError:
+        return None
+    value = data.get("password") if isinstance(data, dict) else None
+    return str(value) if isinstance(value, str | int) else None
+
+
+def submit(
+    engine: Engine,
+    text: str | bytes,
+    *,
+    source: str = "file",
+    from_address: str | None = None,
+    now: datetime | None = None,
+) -> Receipt:
+    """Check an order file and store it, accepted or rejected (with the password redacted). An
+    accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input."""
+    when = clock.utc(now)
+    try:
+        data: Any = load(text)
+        read_error: list[str] = []
+    except OrderFileError as exc:
+        data, read_error = None, [str(exc)]
+    claimed = data.get("game") if isinstance(data, dict) else None
+    with Session(engine) as session:
+        if isinstance(claimed, str | int):
+            # The game's write lock first: a turn cannot resolve between our checks and our insert.
+            lock_game(session, str(claimed))
+        verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, from_address)
+        envelope, row = verdict.envelope, verdict.row
+        accepted = not verdict.errors and verdict.orders_json is not None
+        receipt = sha256_hex(verdict.orders_json) if accepted and verdict.orders_json else None
+        if accepted and row is not None:
+            session.execute(
+                update(SubmissionRow)
+                .where(
+                    SubmissionRow.game_id == row.id,
+                    SubmissionRow.epoch == row.epoch,
+                    SubmissionRow.turn == row.turn + 1,
+                    SubmissionRow.seat == verdict.seat,
+                    SubmissionRow.status == "accepted",
+                )
+                .values(status="superseded")
+                .execution_options(synchronize_session=False)
+            )
+        password = envelope.password if envelope else _claimed_password(text) if not read_error else None
+        submission = SubmissionRow(
+            game_id=row.id if row else None,
+            seat=verdict.seat,
+            epoch=row.epoch if row else None,
+            turn=envelope.turn if envelope and row else None,
+            received_at=when,
+            source=source[:16],
+            from_address=from_address,
+            raw_z=pack(redact(text, password)),
+            orders_json=verdict.orders_json,
+            receipt=receipt,
+            status="accepted" if accepted else "rejected",
+            errors=None if accepted else json.dumps(verdict.errors, ensure_ascii=False),
+        )
+        session.add(submission)
+        session.commit()
+        return Receipt(
+            accepted=accepted,
+            game_id=row.id if row else None,
+            seat=verdict.seat,
+            turn=envelope.turn if envelope and row else None,
+            receipt=receipt,
+            errors=list(verdict.errors),
+            submission_id=submission.id,
+        )
+
+
+def check(engine: Engine, text: str | bytes, *, now: datetime | None = None) -> Check:
+    """A dry run of :func:`submit`: the errors, or a preview of the seat's report. Stores nothing."""
+    del now  # the pipeline does not depend on the time today; kept for the service's fixed signature
+    with Session(engine) as session:
+        verdict = _read(text, session, None)
+        if verdict.errors or verdict.orders_json is None:
+            return Check(errors=verdict.errors)
+        assert verdict.game and verdict.row and verdict.seat and verdict.envelope
+        orders = json.loads(verdict.orders_json)
+        decision = verdict.game.pending(verdict.state)[verdict.seat]
+        as_read = order_template(
+            title=verdict.game.title,
+            game_id=verdict.row.id,
+            seat=verdict.seat,
+            turn=verdict.row.turn + 1,
+            decision=decision,
+            orders_text=orders_yaml(orders),
+        )
+        receipt = sha256_hex(verdict.orders_json)
+        shown = preview(verdict.game, verdict.row, verdict.state, verdict.seat, as_read, receipt)
+        session.rollback()
+        return Check(errors=[], preview=shown, receipt=receipt)
+
+
+def template(engine: Engine, game_id: str, seat: str, *, suggest: bool = False) -> str:
+    """The order file ``seat`` must send now: the envelope (password as a placeholder) and the game's
+    starter orders, or with ``suggest`` the game's bot's legal choice. Raises :class:`UserError` when
+    nothing is asked of ``seat``."""
+    with Session(engine) as session:
+        row = game_row(session, game_id)
+        names = [s.name for s in seat_rows(session, game_id)]
+    if seat not in names:
+        raise UserError(f"game {game_id} has no seat {seat!r}; its seats are {', '.join(names)}")
+    if row.status != "active":
+        raise UserError(f"game {game_id} is {row.status}; nothing is asked of {seat}")
+    game = game_of(row)
+    state = current_state(game, row)
+    decision = game.pending(state).get(seat)
+    if decision is None:
+        raise UserError(f"nothing is asked of {seat} in game {game_id} now")
+    if suggest:
+        chance = Recorder.for_turn(row.seed, row.epoch, row.turn + 1, f"bot:{seat}")
+        orders_text = orders_yaml(game.bot(state, seat, chance))
+    else:
+        orders_text = game.template(state, seat)
+    return order_template(
+        title=game.title,
+        game_id=game_id,
+        seat=seat,
+        turn=row.turn + 1,
+        decision=decision,
+        orders_text=orders_text,
+    )

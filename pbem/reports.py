@@ -1,0 +1,187 @@
+"""Reports: what each seat (and the public) is shown after every turn, in plain text and HTML.
+
+Every context is built from ``Game.view(state, seat)`` alone, the one place a game strips secrets, and
+from the events visible to that seat. Reports are rendered once, in the transaction that records the
+turn, and stored; reading a report later never re-renders it.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem import clock
+from pbem.codec import pack, unpack
+from pbem.envelope import order_template
+from pbem.errors import UserError
+from pbem.game import Event, Game
+from pbem.history import current_state, game_of, game_row, seat_rows
+from pbem.models import GameRow, ReportRow
+from pbem.render import render
+
+FORMATS = {"txt": "txt", "text": "txt", "html": "html"}
+
+
+def template_for(game: Game, state: Any, game_id: str, seat: str, turn: int) -> str | None:
+    """The order file ``seat`` must send for turn ``turn``, or ``None`` when nothing is asked of it."""
+    decision = game.pending(state).get(seat)
+    if decision is None:
+        return None
+    return order_template(
+        title=game.title,
+        game_id=game_id,
+        seat=seat,
+        turn=turn,
+        decision=decision,
+        orders_text=game.template(state, seat),
+    )
+
+
+def context(
+    game: Game,
+    game_id: str,
+    state: Any,
+    turn: int,
+    seat: str | None,
+    events: Sequence[Event],
+    *,
+    deadline: str | None = None,
+    status_note: str | None = None,
+    order_text: str | None = None,
+) -> dict[str, Any]:
+    """The report context documented in :mod:`pbem.render`, for the state after turn ``turn``.
+    ``order_text`` replaces the template of what to send next (a preview shows the checked orders)."""
+    view = game.view(state, seat)
+    decision = game.pending(state).get(seat) if seat else None
+    if decision is not None and order_text is None:
+        order_text = template_for(game, state, game_id, seat or "", turn + 1)
+    result = game.outcome(state)
+    outcome = None
+    if result is not None:
+        outcome = {
+            "reason": result.reason,
+            "scores": dict(result.scores),
+            "places": dict(result.places),
+            "ranking": result.ranking(),
+            "tie_breaks": list(result.tie_breaks),
+        }
+    colours = view.get("colours") if isinstance(view, dict) else None
+    return {
+        "game": {"id": game_id, "title": game.title, "type": game.name, "turn": turn},
+        "seat": seat,
+        "colour": colours.get(seat) if seat and isinstance(colours, dict) else None,
+        "view": view,
+        "events": [{"turn": turn, "text": e.text} for e in events if e.visible_to(seat)],
+        "decision": decision,
+        "order_template": order_text if decision is not None else None,
+        "deadline": deadline,
+        "status_note": status_note,
+        "outcome": outcome,
+    }
+
+
+def render_pair(game: Game, ctx: dict[str, Any]) -> tuple[str, str]:
+    """(plain text, HTML) of one report."""
+    return render(game.name, "txt", ctx), render(game.name, "html", ctx)
+
+
+def write_reports(
+    session: Session, game: Game, row: GameRow, state: Any, turn: int, events: Sequence[Event]
+) -> None:
+    """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``."""
+    deadline = clock.show(row.deadline_at) if row.status == "active" else None
+    for seat in [*(s.name for s in seat_rows(session, row.id)), None]:
+        text, page = render_pair(game, context(game, row.id, state, turn, seat, events, deadline=deadline))
+        session.add(
+            ReportRow(
+                game_id=row.id,
+                epoch=row.epoch,
+                turn=turn,
+                seat=seat or "",
+                text_z=pack(text),
+                html_z=pack(page),
+            )
+        )
+
+
+def _fmt(fmt: str) -> str:
+    try:
+        return FORMATS[fmt]
+    except KeyError:
+        raise UserError(f"unknown report format {fmt!r}; use text or html") from None
+
+
+def report(
+    engine: Engine, game_id: str, seat: str | None, *, turn: int | None = None, fmt: str = "txt"
+) -> str:
+    """The stored report of ``seat`` (``None``: the public one) after ``turn`` (default: the latest).
+
+    Once the game is over, the public report of any turn shows everything: each seat's own report of
+    that turn, one after the other.
+    """
+    kind = _fmt(fmt)
+    with Session(engine) as session:
+        row = game_row(session, game_id)
+        number = row.turn if turn is None else turn
+        if not 0 <= number <= row.turn:
+            raise UserError(f"game {game_id} has turns 0 to {row.turn}; there is no turn {number}")
+        names = [s.name for s in seat_rows(session, game_id)]
+        if seat is not None and seat not in names:
+            raise UserError(f"game {game_id} has no seat {seat!r}; its seats are {', '.join(names)}")
+        wanted = [seat or ""]
+        if seat is None and row.status == "finished" and turn is not None:
+            wanted = ["", *names]
+        found = {
+            r.seat: unpack(r.html_z if kind == "html" else r.text_z)
+            for r in session.exec(
+                select(ReportRow).where(
+                    ReportRow.game_id == game_id,
+                    ReportRow.epoch == row.epoch,
+                    ReportRow.turn == number,
+                    ReportRow.seat.in_(wanted),  # type: ignore[attr-defined]
+                )
+            )
+        }
+    missing = [s or "public" for s in wanted if s not in found]
+    if missing:
+        raise UserError(f"game {game_id} has no stored report of turn {number} for {', '.join(missing)}")
+    return combine([(s or None, found[s]) for s in wanted], kind)
+
+
+def combine(reports: list[tuple[str | None, str]], kind: str) -> str:
+    """Several reports as one: plain texts one after the other; HTML pages side by side in frames of
+    one self-contained page."""
+    if len(reports) == 1:
+        return reports[0][1]
+    if kind == "txt":
+        rule = "\n" + "#" * 78 + "\n\n"
+        return rule.join(text for _seat, text in reports)
+    frames = "\n".join(
+        f"<h2>{html.escape(seat or 'public')}</h2>\n"
+        f'<iframe style="width:100%;height:70vh;border:1px solid #ccc" srcdoc="{html.escape(page)}"></iframe>'
+        for seat, page in reports
+    )
+    head = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>reports</title></head>'
+    return f"{head}\n<body>\n{frames}\n</body></html>\n"
+
+
+def preview(game: Game, row: GameRow, state: Any, seat: str, order_text: str, receipt: str) -> str:
+    """What ``pbem check`` shows for legal orders: the seat's table as it stands, with the orders as
+    read where the template would be. Nothing is resolved: a trial resolution would let a player
+    probe the bag or another seat's hidden holdings."""
+    note = (
+        f"Preview: these orders for turn {row.turn + 1} are legal (receipt {receipt[:12]}). "
+        "Nothing is stored; the table shows the game as it stands now."
+    )
+    ctx = context(game, row.id, state, row.turn, seat, [], status_note=note, order_text=order_text)
+    return render(game.name, "txt", ctx)
+
+
+def live_context_state(session: Session, game_id: str) -> tuple[Game, GameRow, Any]:
+    row = game_row(session, game_id)
+    game = game_of(row)
+    return game, row, current_state(game, row)
