@@ -110,9 +110,9 @@ def placement_problem(state: State, space: str, colour: str) -> Problem:
         return "space.not_in_play", f"reef board {space[0]} is not in this game"
     if is_sand(space):
         return "place.deep_sand", f"{space} is deep sand: no polyp ever grows there"
-    if space in state.shrimp:
-        return "place.shrimp", f"a shrimp stands on {space}"
     target = state.polyps.get(space)
+    if space in state.shrimp and target is None:
+        return "place.shrimp", f"a shrimp stands on {space}"
     if target == colour:
         return "place.occupied", f"{space} already holds {a(colour)} polyp"
     if target is not None:
