@@ -45,7 +45,7 @@ def _station(state: State, spot: str) -> dict[str, Any]:
         "start": list(SEA_MAP.start[spot]),
         "filled": filled,
         "full": ring_full(state, spot),
-        "strength": strengths(state, spot) if st.revealed else {},
+        "strength": strengths(state, spot) if st.revealed and not st.scored else {},
     }
 
 
