@@ -86,6 +86,17 @@ def has_passed(game: GameRow, now: datetime) -> bool:
     return moment is not None and aware(now) >= moment  # type: ignore[operator]
 
 
+def periods_missed(game: GameRow, now: datetime) -> int:
+    """How many deadlines a missing seat has missed in the due turn: 0 before the deadline plus grace,
+    1 from then, and one more each further ``turn_seconds`` the game waits (the ``wait`` policy)."""
+    moment = passed_at(game)
+    if moment is None or aware(now) < moment:  # type: ignore[operator]
+        return 0
+    if not game.turn_seconds:
+        return 1
+    return 1 + int((aware(now) - moment).total_seconds() // game.turn_seconds)  # type: ignore[operator]
+
+
 def show_deadline(moment: datetime | None, tz: str = "UTC") -> str | None:
     """``2026-11-30 18:00 UTC``, or in another zone with UTC beside it:
     ``2026-11-30 19:00 CET (18:00 UTC)``. ``None`` when there is no deadline.

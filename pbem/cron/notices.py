@@ -39,7 +39,7 @@ def _subject(kind: str, game_id: str, turn: int) -> str:
         "reminder": "your orders are due soon",
         "late": "your orders are late",
         "abandoned": "your seat is now played by the bot",
-    }[kind]
+    }[kind.split("-")[0]]
     return f"[pbem {game_id}] turn {turn}: {what}"
 
 
@@ -54,6 +54,7 @@ def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, orde
     """The plain text of a notice. Names only the seat's own situation: never who else is late."""
     title = get_game(game.game_type).title
     lines = [f"{title} game {game.id}, seat {seat.name}, turn {turn}.", ""]
+    kind = kind.split("-")[0]
     if kind == "reminder":
         lines.append(f"Your orders are due by {describe(game, now)}, and the host has none from you yet.")
     elif kind == "late":
@@ -91,9 +92,10 @@ def send_notice(
     turn: int,
     now: datetime,
 ) -> bool:
-    """Record the notice and queue its mail, once; whether this call did it. A seat without an address
-    gets the record only (the game master reads it in ``pbem status``)."""
-    if kind not in KINDS:
+    """Record the notice and queue its mail, once; whether this call did it. ``kind`` is one of
+    :data:`KINDS`, for a late notice with the period after a dash (``late-2``: the second turn's length
+    the game has waited). A seat without an address gets the record only."""
+    if kind.split("-")[0] not in KINDS:
         raise ValueError(f"unknown notice kind {kind!r}")
     order_file = _template_or_none(engine, game_id, seat_name) if kind != "abandoned" else None
     with Session(engine) as session:

@@ -3,16 +3,18 @@ seats.
 
 The missed-orders policy is the game's (``GameRow.nmr``, chosen at ``pbem new``):
 
-- ``wait``: the deadline stands still until the orders come; the late seat gets a late notice.
+- ``wait``: the deadline stands still until the orders come; the late seat gets a late notice, and
+  another (and another miss) for each further turn's length the game waits for it.
 - ``bot``: once the deadline plus the grace has passed, the game's bot plays the turn for every seat
   whose orders are missing (the turn records them as ``by_bot``).
-- ``abandon_after`` (with either): a seat that missed that many deadlines (counted over the game) is
-  marked abandoned, and from then on the bot plays for it without waiting for any deadline.
+- ``abandon_after`` (with either): a seat that missed that many deadlines (counted over the game; a
+  seat given to a new player starts again at 0) is marked abandoned, and from then on the bot plays
+  for it without waiting for any deadline.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
 
@@ -21,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem.codec import unpack_json
-from pbem.cron.deadlines import aware, has_passed, next_deadline
+from pbem.cron.deadlines import aware, has_passed, next_deadline, periods_missed
 from pbem.cron.models import ClockRow, NoticeRow
 from pbem.db import lock_game
 from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
@@ -108,7 +110,7 @@ def sync_clock(engine: Engine, game_id: str, now: datetime) -> GameRow | None:
     The new deadline runs from when the previous turn resolved (from the game's creation for turn 1),
     so a turn resolved an hour before the tick still gets its full time counted from then.
     """
-    with Session(engine) as session:
+    with Session(engine, expire_on_commit=False) as session:  # the caller reads the game after
         if not lock_game(session, game_id):
             return None
         game = session.get(GameRow, game_id)
@@ -126,7 +128,6 @@ def sync_clock(engine: Engine, game_id: str, now: datetime) -> GameRow | None:
         clock.epoch, clock.turn = game.epoch, game.turn
         session.add(clock)
         session.commit()
-        session.refresh(game)
         return game
 
 
@@ -142,36 +143,50 @@ def _due_since(session: Session, game: GameRow) -> datetime:
     return aware(moment)  # type: ignore[return-value]
 
 
+def miss_kind(period: int) -> str:
+    """The notice kind of the ``period``-th deadline missed in one turn: ``miss``, ``miss-2``, …"""
+    return "miss" if period == 1 else f"miss-{period}"
+
+
 def record_misses(engine: Engine, game: GameRow, where: Due, now: datetime) -> list[tuple[str, int, bool]]:
-    """Count one miss per missing seat for the due turn (once, however many ticks see it); mark seats
+    """Count the misses of each missing seat in the due turn, one per deadline period passed (see
+    :func:`~pbem.cron.deadlines.periods_missed`), each once however many ticks see it; mark seats
     abandoned that reach ``abandon_after``. Returns ``(seat, misses, newly abandoned)`` for each miss
-    counted by this call."""
+    this call counted."""
     counted: list[tuple[str, int, bool]] = []
-    for name in where.missing:
-        if name in where.abandoned:
-            continue
-        with Session(engine) as session:
-            lock_game(session, game.id)
-            seat = session.exec(select(SeatRow).where(SeatRow.game_id == game.id, SeatRow.name == name)).one()
-            session.add(
-                NoticeRow(
-                    game_id=game.id,
-                    epoch=where.epoch,
-                    turn=where.turn,
-                    seat=name,
-                    kind="miss",
-                    created_at=now,
-                )
-            )
-            seat.misses += 1
-            newly = bool(game.abandon_after) and not seat.abandoned and seat.misses >= game.abandon_after  # type: ignore[operator]
-            if newly:
-                seat.abandoned = True
-            session.add(seat)
-            try:
-                session.commit()
-            except IntegrityError:  # this turn's miss was counted already (another tick, or before)
-                session.rollback()
+    # under `bot` the turn resolves at the first passed deadline: one miss, however late the tick
+    periods = min(1, periods_missed(game, now)) if game.nmr == "bot" else periods_missed(game, now)
+    for period in range(1, periods + 1):
+        for name in where.missing:
+            if name in where.abandoned:
                 continue
-            counted.append((name, seat.misses, newly))
+            found = _count_one(engine, game, where, name, miss_kind(period), now)
+            if found is not None:
+                counted.append(found)
+                if found[2]:
+                    where = replace(where, abandoned=(*where.abandoned, name))
     return counted
+
+
+def _count_one(
+    engine: Engine, game: GameRow, where: Due, name: str, kind: str, now: datetime
+) -> tuple[str, int, bool] | None:
+    with Session(engine) as session:
+        lock_game(session, game.id)
+        seat = session.exec(select(SeatRow).where(SeatRow.game_id == game.id, SeatRow.name == name)).one()
+        session.add(
+            NoticeRow(
+                game_id=game.id, epoch=where.epoch, turn=where.turn, seat=name, kind=kind, created_at=now
+            )
+        )
+        seat.misses += 1
+        newly = bool(game.abandon_after) and not seat.abandoned and seat.misses >= game.abandon_after  # type: ignore[operator]
+        if newly:
+            seat.abandoned = True
+        session.add(seat)
+        try:
+            session.commit()
+        except IntegrityError:  # this miss was counted already (by another tick, or an earlier one)
+            session.rollback()
+            return None
+        return name, seat.misses, newly

@@ -20,7 +20,7 @@ from sqlmodel import Session, select
 
 from pbem import turns
 from pbem.cron import claims, outage, policy
-from pbem.cron.deadlines import aware, has_passed
+from pbem.cron.deadlines import aware, has_passed, periods_missed
 from pbem.cron.models import NoticeRow, TickRow
 from pbem.cron.notices import send_notice
 from pbem.mail.settings import MailSettings
@@ -113,11 +113,13 @@ def advance(
                 where = policy.due(session, fresh)
             if where.only_abandoned_missing:
                 continue  # the seats that held the game up are abandoned now: the bot plays them
+            period = periods_missed(fresh, now)
+            kind = "late" if period <= 1 else f"late-{period}"
             for seat in where.missing:
-                if seat in where.abandoned or _noticed(engine, where, seat, "late"):
+                if seat in where.abandoned or _noticed(engine, where, seat, kind):
                     continue
                 if send_notice(
-                    engine, mail, "late", game_id, seat, epoch=where.epoch, turn=where.turn, now=now
+                    engine, mail, kind, game_id, seat, epoch=where.epoch, turn=where.turn, now=now
                 ):
                     result.late += 1
                     log.info("game %s turn %d: late notice to %s", game_id, where.turn, seat)

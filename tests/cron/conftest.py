@@ -103,3 +103,69 @@ def bare_games(
             )
         session.commit()
     return ids
+
+
+# --------------------------------------------------------------------------------------- real games
+
+DAY = 86400
+
+
+def _register_pearl_dive() -> None:
+    from pbem import registry
+    from tests.host.pearl_dive import GAME
+
+    registry.register(GAME)
+
+
+_register_pearl_dive()
+
+
+def new_game(
+    engine: Engine,
+    game_id: str,
+    now: datetime = START,
+    *,
+    seats: tuple[str, ...] = ("red", "blue"),
+    rounds: int = 3,
+    turn_seconds: int | None = DAY,
+    **policy: object,
+) -> dict[str, str]:
+    """A Pearl Dive game (the host's test game) with a day per turn; returns the passwords."""
+    from pbem.create import create_game
+
+    return create_game(
+        engine,
+        "pearl-dive",
+        game_id,
+        [(seat, f"{seat}@example.org") for seat in seats],
+        seed=11,
+        options={"rounds": str(rounds)},
+        turn_seconds=turn_seconds,
+        now=now,
+        **policy,  # type: ignore[arg-type]
+    )
+
+
+def send_orders(engine: Engine, game_id: str, seat: str, password: str, now: datetime) -> int:
+    """``seat`` sends the bot's choice as its own orders, the way a player would; returns the turn."""
+    from pbem.envelope import PASSWORD_PLACEHOLDER
+    from pbem.orders import submit, template
+
+    text = template(engine, game_id, seat, suggest=True).replace(PASSWORD_PLACEHOLDER, password)
+    receipt = submit(engine, text, now=now)
+    assert receipt.accepted, receipt.errors
+    assert receipt.turn is not None
+    return receipt.turn
+
+
+def owes(engine: Engine, game_id: str) -> tuple[str, ...]:
+    """The seats whose orders the game is waiting for now."""
+    from sqlmodel import Session
+
+    from pbem.cron.policy import due
+    from pbem.models import GameRow
+
+    with Session(engine) as session:
+        game = session.get(GameRow, game_id)
+        assert game is not None
+        return due(session, game).missing
