@@ -57,12 +57,18 @@ def _turn(state: State, seat: str) -> list[str]:
         if example:
             lines.append(f"# - sail: {{from: {example[0]}, to: {example[1]}}}")
     fishing = [(a, g) for a in player.ships if a in state.board for g in as_list(state.board[a], GOODS)]
+    full = total(player.hold) >= COMPONENTS.hold_limit
     if fishing:
         lines.append(
             "# fish: one goods token where you have a ship (amber to the warehouse, fish to the hold)"
         )
+        if full:
+            lines.append("#   your hold is full (5 fish): amber only, unless a discard comes first")
         for area, goods in dict.fromkeys(fishing):
-            lines.append(f"# - fish: {{at: {area}, goods: {goods}}}")
+            step = f"- fish: {{at: {area}, goods: {goods}}}"
+            if full and goods != AMBER:
+                step = f"  (after `- discard: [{as_list(player.hold, FISH)[0]}]`) {step}"
+            lines.append(f"# {step}")
     hold = as_list(player.hold, FISH)
     for port in (s for s in player.ships if s in BOARD.ports):
         slots = state.demand[port]
@@ -108,9 +114,7 @@ def _company(state: State, seat: str) -> list[str]:
         return [*lines, f"# - company: {{token: tax, discard: [{owned[0]}, {owned[1]}]}}"]
     if numbers:
         lines.append(f"# - company: {{token: {numbers[0]}, fish: {free[0]}}}")
-    if "tax" in player.tokens:
-        lines.append(f"# - company: {{token: tax, discard: [{AMBER}, {FISH[3]}]}}")
+    owned = as_list(player.hold, FISH) + as_list(player.warehouse, GOODS)
+    if "tax" in player.tokens and len(owned) >= 2:
+        lines.append(f"# - company: {{token: tax, discard: [{owned[0]}, {owned[1]}]}}")
     return lines
-
-
-__all__ = ["COMPONENTS", "template"]
