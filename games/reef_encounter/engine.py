@@ -160,6 +160,8 @@ class ReefEncounter:
     def resample_hidden(self, state: State, seat: str, chance: Chance) -> State:
         """Deal anew the other seats' screens and parrotfish and the bag, keeping every size."""
         new = state.clone()
+        if state.phase == "over":
+            return new  # the end reveals every holding: nothing is hidden any more
         others = [s for s in state.seats if s != seat]
         pool: list[str] = [c for c in CORAL_COLOURS for _ in range(new.bag[c])]
         larvae: list[str] = []
