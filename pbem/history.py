@@ -107,6 +107,7 @@ def record_turn(session: Session, game: Game, row: GameRow, turn: TurnRecord, no
             resolved_at=now,
         )
     )
+    session.flush()  # the unique (game, epoch, number) speaks first: a second writer stops here
     over = game.outcome(turn.state) is not None or not game.pending(turn.state)
     values: dict[str, Any] = {
         "turn": turn.number,

@@ -24,7 +24,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    Template,
+    TemplateNotFound,
+    select_autoescape,
+)
 
 _HERE = Path(__file__).resolve().parent
 
@@ -63,8 +70,26 @@ def environment() -> Environment:
     )
 
 
+#: for a game that ships no templates of its own: its view, as YAML, in the shared frame
+_GENERIC = {
+    "txt": '{% extends "base.txt.j2" %}{% block table %}{{ view | tojson(indent=1) }}\n{% endblock %}',
+    "html": '{% extends "base.html.j2" %}{% block table %}<pre class="orders">{{ view | tojson(indent=1) }}'
+    "</pre>{% endblock %}",
+}
+
+
+def _template(game_name: str, fmt: str) -> Template:
+    try:
+        return environment().get_template(f"{game_name}/report.{fmt}.j2")
+    except TemplateNotFound as exc:
+        if exc.name != f"{game_name}/report.{fmt}.j2":
+            raise  # the game's template exists but includes something missing: a bug to show
+        return environment().from_string(_GENERIC[fmt])
+
+
 def render(game_name: str, fmt: str, context: dict[str, Any]) -> str:
-    """Render ``templates/<game_name>/report.<fmt>.j2`` (fmt: ``html`` or ``txt``)."""
+    """Render ``templates/<game_name>/report.<fmt>.j2`` (fmt: ``html`` or ``txt``); a game without
+    templates gets its view printed plainly in the shared frame."""
     if fmt not in ("html", "txt"):
         raise ValueError(f"unknown report format {fmt!r}")
-    return environment().get_template(f"{game_name}/report.{fmt}.j2").render(context)
+    return _template(game_name, fmt).render(context)

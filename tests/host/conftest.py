@@ -1,0 +1,110 @@
+"""Fixtures for the host's tests: a database file per test, a game of Pearl Dive, helpers to fill in
+order files and to run the ``pbem`` command in this process or in a new one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from sqlalchemy import Engine
+
+from pbem.cli import main
+from pbem.create import create_game
+from pbem.db import connect
+from pbem.envelope import PASSWORD_PLACEHOLDER
+from pbem.orders import template
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+SEATS = [("red", "red@example.org"), ("blue", "blue@example.org"), ("green", "green@example.org")]
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'pbem.sqlite'}"
+
+
+@pytest.fixture
+def engine(db_url: str) -> Engine:
+    return connect(db_url)
+
+
+@dataclass
+class Table:
+    """A game of Pearl Dive in a fresh database, with its passwords."""
+
+    engine: Engine
+    db_url: str
+    game_id: str
+    passwords: dict[str, str]
+
+    def orders(
+        self, seat: str, orders: Any = None, *, turn: int | None = None, password: str | None = None
+    ) -> str:
+        """An order file for ``seat``: the bot's choice unless ``orders`` is given."""
+        data = yaml.safe_load(
+            template(self.engine, self.game_id, seat, suggest=True).replace(
+                PASSWORD_PLACEHOLDER, self.passwords[seat]
+            )
+        )
+        if orders is not None:
+            data["orders"] = orders
+        if turn is not None:
+            data["turn"] = turn
+        if password is not None:
+            data["password"] = password
+        return yaml.safe_dump(data, sort_keys=False)
+
+
+@pytest.fixture
+def table(engine: Engine, db_url: str) -> Table:
+    issued = create_game(engine, "pearl-dive", "pd-1", SEATS, seed=11, now=T0)
+    return Table(engine, db_url, "pd-1", issued)
+
+
+@dataclass
+class Ran:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def pbem(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db_url: str
+) -> Callable[..., Ran]:
+    """Run ``pbem ARGS`` in this process against the test's database (``$PBEM_DB``)."""
+    monkeypatch.setenv("PBEM_DB", db_url)
+
+    def run(*args: str) -> Ran:
+        capsys.readouterr()
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        captured = capsys.readouterr()
+        return Ran(code, captured.out, captured.err)
+
+    return run
+
+
+def run_pbem(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``pbem ARGS`` in a new process."""
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+        timeout=300,
+    )

@@ -1,0 +1,169 @@
+"""Order intake: every step of the pipeline, each error naming its step and rule; nothing stored but
+the submission itself."""
+
+from __future__ import annotations
+
+import json
+
+from sqlmodel import Session, select
+
+from host.conftest import Table
+from pbem.codec import unpack
+from pbem.models import GameRow, SubmissionRow, TurnRow
+from pbem.orders import check, submit
+from pbem.status import status
+from pbem.turns import process
+
+
+def submissions(table: Table) -> list[SubmissionRow]:
+    with Session(table.engine) as session:
+        return list(session.exec(select(SubmissionRow).order_by(SubmissionRow.id)))
+
+
+def game_state(table: Table) -> tuple[int, str]:
+    with Session(table.engine) as session:
+        row = session.get(GameRow, table.game_id)
+        assert row is not None
+        return row.turn, row.state_sha256
+
+
+def test_legal_orders_are_accepted_with_a_receipt(table: Table) -> None:
+    receipt = submit(table.engine, table.orders("red"))
+    assert receipt.accepted and receipt.errors == []
+    assert (receipt.game_id, receipt.seat, receipt.turn) == ("pd-1", "red", 1)
+    assert receipt.receipt is not None and len(receipt.receipt) == 64
+    [row] = submissions(table)
+    assert row.status == "accepted" and row.id == receipt.submission_id
+
+
+def test_the_password_never_reaches_the_database(table: Table) -> None:
+    submit(table.engine, table.orders("red"))
+    submit(table.engine, table.orders("blue", password="wrong-guess-00"))
+    for row in submissions(table):
+        raw = unpack(row.raw_z)
+        assert "password: [redacted]" in raw
+        assert table.passwords["red"] not in raw and "wrong-guess-00" not in raw
+
+
+def test_wrong_password_and_unknown_seat_get_the_same_answer(table: Table) -> None:
+    wrong = submit(table.engine, table.orders("red", password="tulip-frog-42"))
+    text = table.orders("red").replace("player: red", "player: purple")
+    unknown = submit(table.engine, text)
+    assert not wrong.accepted and not unknown.accepted
+    assert wrong.errors[0].endswith("[auth.failed]")
+    assert wrong.errors[0].replace("'red'", "'X'") == unknown.errors[0].replace("'purple'", "'X'")
+    assert wrong.seat is None and unknown.seat is None
+
+
+def test_unknown_game_is_named(table: Table) -> None:
+    receipt = submit(table.engine, table.orders("red").replace("game: pd-1", "game: pd-9"))
+    assert receipt.errors == ["game: there is no game 'pd-9' [game.unknown]"]
+
+
+def test_stale_and_future_turns_are_rejected(table: Table) -> None:
+    stale = submit(table.engine, table.orders("red", turn=0))
+    future = submit(table.engine, table.orders("red", turn=2))
+    assert stale.errors[0].endswith("[turn.stale]") and "takes orders for turn 1" in stale.errors[0]
+    assert future.errors[0].endswith("[turn.future]")
+
+
+def test_a_seat_that_owes_nothing_is_told_who_is_awaited(table: Table) -> None:
+    for seat in ("red", "blue", "green"):
+        assert submit(table.engine, table.orders(seat)).accepted
+    assert process(table.engine, table.game_id) == [1]
+    [diver] = status(table.engine, table.game_id)[0]["awaited"]
+    idle = next(s for s in ("red", "blue", "green") if s != diver)
+    orders = (
+        table.orders(diver)
+        .replace(f"player: {diver}", f"player: {idle}")
+        .replace(table.passwords[diver], table.passwords[idle])
+    )
+    receipt = submit(table.engine, orders)
+    assert receipt.errors == [
+        f"player: {idle} owes no orders now; the game waits for {diver} [turn.not_yours]"
+    ]
+
+
+def test_shape_errors_name_each_step(table: Table) -> None:
+    receipt = submit(table.engine, table.orders("red", [{"bid": "lots"}]))
+    assert receipt.errors == [
+        "orders[0] (bid: lots): bid: Input should be a valid integer, unable to parse string as an integer "
+        "[orders.int_parsing]"
+    ]
+    unknown = submit(table.engine, table.orders("red", [{"swim": 3}]))
+    assert unknown.errors == [
+        "orders[0] (swim: 3): not a known step; a step is one of: bid [orders.unknown_step]"
+    ]
+
+
+def test_rules_errors_come_from_the_game(table: Table) -> None:
+    receipt = submit(table.engine, table.orders("red", [{"bid": 99}]))
+    assert receipt.errors == ["orders[0] (bid: 99): action bid: you hold no pearl worth 99 [bid.not_held]"]
+
+
+def test_envelope_errors_list_every_problem(table: Table) -> None:
+    receipt = submit(table.engine, "game: pd-1\nplayer: red\ncolour: blue\norders: []\n")
+    codes = sorted(e.rsplit("[", 1)[1] for e in receipt.errors)
+    assert codes == ["envelope.extra_forbidden]", "envelope.missing]", "envelope.missing]"]
+
+
+def test_rejected_submission_changes_nothing_else(table: Table) -> None:
+    before = game_state(table)
+    for text in ("game: [", table.orders("red", [{"bid": 99}]), b"\xff" * (10 * 1024 * 1024)):
+        assert not submit(table.engine, text).accepted
+    assert game_state(table) == before
+    rows = submissions(table)
+    assert [r.status for r in rows] == ["rejected"] * 3
+    assert all(json.loads(r.errors or "[]") for r in rows)
+    assert len(unpack(rows[2].raw_z)) < 70_000  # a huge file is kept only in part
+
+
+def test_later_orders_replace_earlier_ones_for_the_same_turn(table: Table) -> None:
+    first = submit(table.engine, table.orders("red"))
+    second = submit(table.engine, table.orders("red"))
+    assert first.accepted and second.accepted
+    assert [r.status for r in submissions(table)] == ["superseded", "accepted"]
+
+
+def test_orders_for_a_finished_game_are_refused(table: Table) -> None:
+    orders = table.orders("red")
+    with Session(table.engine) as session:
+        row = session.get(GameRow, table.game_id)
+        assert row is not None
+        row.status = "finished"
+        session.add(row)
+        session.commit()
+    assert submit(table.engine, orders).errors == [
+        "game: game pd-1 is over; no more orders are taken [game.over]"
+    ]
+
+
+def test_mail_must_come_from_the_seats_address_when_the_game_says_so(engine, table: Table) -> None:  # type: ignore[no-untyped-def]
+    with Session(engine) as session:
+        row = session.get(GameRow, table.game_id)
+        assert row is not None
+        row.require_from_match = True
+        session.add(row)
+        session.commit()
+    wrong = submit(engine, table.orders("red"), source="mail", from_address="mallory@example.org")
+    right = submit(engine, table.orders("red"), source="mail", from_address="Red@Example.org")
+    assert wrong.errors[0].endswith("[auth.from_mismatch]")
+    assert right.accepted
+
+
+def test_check_previews_without_storing(table: Table) -> None:
+    result = check(table.engine, table.orders("red", [{"bid": table_pearl(table, "red")}]))
+    assert result.ok and result.preview is not None
+    assert "Preview: these orders for turn 1 are legal" in result.preview
+    assert "Your pearls:" in result.preview
+    assert submissions(table) == []
+    bad = check(table.engine, table.orders("red", [{"bid": 99}]))
+    assert bad.errors and bad.preview is None
+    with Session(table.engine) as session:
+        assert session.exec(select(TurnRow)).all()[0].number == 0
+
+
+def table_pearl(table: Table, seat: str) -> int:
+    import yaml
+
+    return int(yaml.safe_load(table.orders(seat))["orders"][0]["bid"])

@@ -1,0 +1,152 @@
+"""The turn driver: a turn resolves when every pending seat's orders are in, whole or not at all, once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from host.conftest import SEATS, T0, Table
+from pbem import reports
+from pbem.codec import unpack_json
+from pbem.create import create_game
+from pbem.history import TurnRecord, game_of, record_turn
+from pbem.models import GameRow, ReportRow, SubmissionRow, TurnRow
+from pbem.orders import submit
+from pbem.turns import process
+
+
+def turn_rows(table: Table) -> list[TurnRow]:
+    with Session(table.engine) as session:
+        return list(
+            session.exec(select(TurnRow).where(TurnRow.game_id == table.game_id).order_by(TurnRow.number))
+        )
+
+
+def game_row(table: Table) -> GameRow:
+    with Session(table.engine) as session:
+        row = session.get(GameRow, table.game_id)
+        assert row is not None
+        return row
+
+
+def submit_all(table: Table, seats: tuple[str, ...] = ("red", "blue", "green")) -> None:
+    for seat in seats:
+        assert submit(table.engine, table.orders(seat)).accepted
+
+
+def test_a_turn_waits_for_every_pending_seat(table: Table) -> None:
+    submit_all(table, ("red", "blue"))
+    assert process(table.engine, table.game_id) == []
+    assert game_row(table).turn == 0
+    submit_all(table, ("green",))
+    assert process(table.engine, table.game_id) == [1]
+    assert game_row(table).turn == 1
+
+
+def test_a_resolved_turn_records_state_hash_orders_events_draws_and_reports(table: Table) -> None:
+    submit_all(table)
+    process(table.engine, table.game_id, now=T0 + timedelta(hours=1))
+    turn = turn_rows(table)[1]
+    row = game_row(table)
+    assert (turn.number, turn.state_sha256) == (1, row.state_sha256)
+    assert sorted(unpack_json(turn.orders_z)) == ["blue", "green", "red"]
+    assert json.loads(turn.chance_json) and all(
+        label == "bag" for label, _n, _o in json.loads(turn.chance_json)
+    )
+    assert any(e["to"] is None for e in unpack_json(turn.events_z))
+    with Session(table.engine) as session:
+        seats = sorted(r.seat for r in session.exec(select(ReportRow).where(ReportRow.turn == 1)))
+        statuses = {s.status for s in session.exec(select(SubmissionRow))}
+    assert seats == ["", "blue", "green", "red"]
+    assert statuses == {"consumed"}
+
+
+def test_missing_orders_are_filled_by_the_bot_only_when_asked(table: Table) -> None:
+    submit_all(table, ("red",))
+    assert process(table.engine, table.game_id) == []
+    assert process(table.engine, table.game_id, fill_missing=True) == [1]
+    turn = turn_rows(table)[1]
+    assert json.loads(turn.by_bot_json) == ["blue", "green"]
+    with Session(table.engine) as session:
+        sources = sorted((s.seat, s.source, s.status) for s in session.exec(select(SubmissionRow)))
+    assert sources == [("blue", "bot", "consumed"), ("green", "bot", "consumed"), ("red", "file", "consumed")]
+
+
+def test_a_failure_while_recording_loses_nothing(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    submit_all(table)
+    real = reports.render_pair
+
+    def broken(game, ctx):  # type: ignore[no-untyped-def]
+        if ctx["seat"] is None:
+            raise RuntimeError("disk full")
+        return real(game, ctx)
+
+    monkeypatch.setattr(reports, "render_pair", broken)
+    with pytest.raises(RuntimeError):
+        process(table.engine, table.game_id)
+    assert [t.number for t in turn_rows(table)] == [0]
+    assert game_row(table).turn == 0
+    with Session(table.engine) as session:
+        assert {s.status for s in session.exec(select(SubmissionRow))} == {"accepted"}
+        assert not session.exec(select(ReportRow).where(ReportRow.turn == 1)).all()
+    monkeypatch.setattr(reports, "render_pair", real)
+    assert process(table.engine, table.game_id) == [1]
+
+
+def test_the_same_turn_cannot_be_recorded_twice(table: Table) -> None:
+    submit_all(table)
+    process(table.engine, table.game_id)
+    with Session(table.engine) as session:
+        row = session.get(GameRow, table.game_id)
+        assert row is not None
+        game = game_of(row)
+        stale = TurnRecord(1, None, {}, "0" * 64, {}, [], [], [])
+        with pytest.raises(IntegrityError):
+            record_turn(session, game, row, stale, T0)
+
+
+def test_deadline_moves_with_each_turn(engine) -> None:  # type: ignore[no-untyped-def]
+    issued = create_game(engine, "pearl-dive", "timed", SEATS[:2], seed=2, turn_seconds=3600, now=T0)
+    table = Table(engine, "", "timed", issued)
+    assert game_row(table).deadline_at == T0 + timedelta(hours=1)
+    submit_all(table, ("red", "blue"))
+    process(engine, "timed", now=T0 + timedelta(minutes=30))
+    assert game_row(table).deadline_at == T0 + timedelta(minutes=90)
+
+
+def test_a_game_plays_to_its_end_and_is_marked_finished(table: Table) -> None:
+    for _ in range(20):
+        process(table.engine, table.game_id, fill_missing=True)
+        if game_row(table).status == "finished":
+            break
+    row = game_row(table)
+    assert row.status == "finished" and row.finished_at is not None and row.deadline_at is None
+    assert process(table.engine, table.game_id, fill_missing=True) == []
+
+
+def test_two_drivers_at_the_same_moment_resolve_each_turn_once(engine, db_url: str) -> None:  # type: ignore[no-untyped-def]
+    ids = [f"race-{i}" for i in range(4)]
+    for game_id in ids:
+        issued = create_game(engine, "pearl-dive", game_id, SEATS, seed=len(game_id))
+        table = Table(engine, db_url, game_id, issued)
+        submit_all(table)
+    script = "import sys; from pbem.cli import main; sys.exit(main())"
+    command = [sys.executable, "-c", script, "process", *ids, "--db", db_url]
+    racers = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
+    results = [r.communicate(timeout=120) for r in racers]
+    assert [r.returncode for r in racers] == [0, 0], results
+    said = "".join(out for out, _err in results)
+    for game_id in ids:
+        assert said.count(f"{game_id}: resolved turn 1") == 1
+        assert said.count(f"{game_id}: nothing to resolve") == 1
+    with Session(engine) as session:
+        numbers = [t.number for t in session.exec(select(TurnRow).where(TurnRow.number == 1))]
+    assert numbers == [1, 1, 1, 1]
