@@ -63,11 +63,11 @@ def outcome(state: State) -> Outcome:
         goods = ", ".join(f"{s} {key[s][1]}" for s in tied)
         shared = len({key[s][1] for s in tied}) < len(tied)
         tie_breaks.append(
-            f"{', '.join(tied)} scored {points} points each; goods in the warehouse decide ({goods})"
-            + ("; equal goods share the place" if shared else "")
+            f"{', '.join(tied)}: {points} points each; more goods wins ({goods})"
+            + ("; equal goods share" if shared else "")
         )
     return Outcome(
-        reason="winter came: the sixth time token was drawn and the last full round is over",
+        reason="winter: the sixth time token and a last full round are over",
         scores={seat: sheet["total"] for seat, sheet in sheets.items()},
         places=places,
         tie_breaks=tie_breaks,

@@ -7,6 +7,7 @@ the contract card. After the end everything is shown, with each seat's score she
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from pbem.game import Chance, shuffled
@@ -99,10 +100,26 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "end_after": state.end_after,
         "turns_left": None if state.end_after is None else max(0, state.end_after - state.turns_done),
         "me": seat,
+        "map": copy.deepcopy(MAP),
     }
 
 
 _order = {space: i for i, space in enumerate((*AREAS, *PORTS))}
+
+
+def _map() -> dict[str, Any]:
+    """The report map's fixed drawing data: canvas size and every adjacency once, as a line."""
+    where = {a.name: (a.x, a.y) for a in BOARD.areas} | {p.name: (p.x, p.y) for p in BOARD.ports.values()}
+    edges = [
+        {"a": a, "b": b, "x1": where[a][0], "y1": where[a][1], "x2": where[b][0], "y2": where[b][1]}
+        for a in (*AREAS, *PORTS)
+        for b in sorted(BOARD.adjacent[a], key=_order.__getitem__)
+        if _order[a] < _order[b]
+    ]
+    return {"width": 780, "height": 740, "edges": edges}
+
+
+MAP = _map()
 
 
 def _contract(card: int | None) -> dict[str, Any] | None:
