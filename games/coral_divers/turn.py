@@ -26,6 +26,10 @@ def describe(tile: str) -> str:
     return f"{coral(tile)}{' (clownfish)' if has_clownfish(tile) else ''}"
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def line_cost(state: State, line: str) -> int:
     return sum(1 for s in line_slots(line) if state.nursery[s] is not None)
 
@@ -131,7 +135,9 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
         reef = work.reefs[rid]
         pts = scoring.reef_points(work, reef)
         gained += pts
-        said.append(f"{reef.coral} reef at {reef.diver} ({len(reef.cells)} tiles, {pts} points)")
+        said.append(
+            f"{reef.coral} reef at {reef.diver} ({plural(len(reef.cells), 'tile')}, {plural(pts, 'point')})"
+        )
         work.reefs[rid] = replace(reef, owner=None, diver=None)
     divers = work.divers_on_board(seat)
     p = work.players[seat]
@@ -315,7 +321,7 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
         what = f"a fish school worth {value}"
     else:
         work.players[seat] = replace(p, shells=tuple(sorted((*p.shells, token))))
-        what = f"a {token} shell"
+        what = f"{'an' if token[0] in 'aeiou' else 'a'} {token} shell"
     return [Event(f"{seat} took the seabed token at {at}: {what}", data={"token": token, "at": at})]
 
 

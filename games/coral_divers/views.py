@@ -75,6 +75,7 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
                     "colour": colours.get(owner) if owner else None,
                     "diver": reef is not None and reef.diver == at,
                     "token": at in state.seabed,
+                    "token_kind": state.seabed.get(at) if state.over else None,
                     "start": at in starts and at not in state.tiles,
                     "ring": at in rings,
                 }

@@ -93,12 +93,22 @@ def random_step(rng: random.Random, state: State) -> Any:
     return {"surface": rng.sample(sorted(state.tiles) or ["a1"], k=min(2, len(state.tiles)))}
 
 
+def verdict(state: State, parsed: Any) -> str:
+    try:
+        GAME.check(state, state.seat, parsed)
+    except RulesError as err:
+        return str(err)
+    return "accepted"
+
+
 def test_check_agrees_with_resolve_on_random_orders() -> None:
+    """...and its verdict, errors included, does not depend on what the seat cannot see."""
     rng = random.Random(5)
     accepted = refused = 0
     for i, (state, _) in enumerate(states(3, 90)):
         if GAME.outcome(state) is not None or i % 2:
             continue
+        others = [GAME.resample_hidden(state, state.seat, RandomChance(k)) for k in range(2)]
         for _ in range(30):
             steps = (
                 [{"plant": {"line": rng.choice(["row 1", "column 2", "row 3"])}}]
@@ -109,6 +119,7 @@ def test_check_agrees_with_resolve_on_random_orders() -> None:
             if not steps:
                 continue
             parsed = GAME.order_model(GAME.pending(state)[state.seat]).model_validate(steps)
+            assert {verdict(o, parsed) for o in others} == {verdict(state, parsed)}
             try:
                 GAME.check(state, state.seat, parsed)
             except RulesError as err:
