@@ -130,9 +130,9 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "bag": sum(state.bag.values()),
         "face_down": sorted(state.seabed),
         "final": state.final,
+        # the kinds of tokens never taken: shown only once the game is over
+        "face_down_revealed": {k: state.seabed[k] for k in sorted(state.seabed)} if state.over else {},
     }
-    if state.over:
-        out["face_down_revealed"] = {k: state.seabed[k] for k in sorted(state.seabed)}
     return out
 
 
