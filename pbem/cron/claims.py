@@ -2,7 +2,8 @@
 
 A tick walks the active games in id order and claims them a few at a time: it writes its name and a
 lease end into ``GameRow.claimed_by``/``claimed_until``, then works on each game with no lock held (the
-turn driver takes its own), and gives the lease back when done. A game whose lease is held by another
+turn driver takes its own), and gives the lease back when done, leaving its moment in ``claimed_until``
+so that the other ticks of that moment do not visit the game again. A game whose lease is held by another
 tick is skipped: that tick does it. A lease that ran out (its tick died) may be taken again; the turn
 table's unique ``(game, epoch, number)`` is the backstop if a slow tick outlives its lease.
 
@@ -101,11 +102,13 @@ def claim(
     return ids
 
 
-def release(engine: Engine, me: str, game_id: str) -> None:
-    """Give the lease back (only if it is still ours)."""
+def release(engine: Engine, me: str, game_id: str, now: datetime) -> None:
+    """Give the lease back (only if it is still ours). ``claimed_until`` keeps ``now``, the moment of the
+    tick that visited the game: a tick of the same moment or an earlier one, still walking, passes it
+    by instead of doing the same game again; any later tick takes it."""
     with engine.begin() as conn:
         conn.execute(
             update(GAME)
             .where(GAME.c.id == game_id, GAME.c.claimed_by == me)
-            .values(claimed_by=None, claimed_until=None)
+            .values(claimed_by=None, claimed_until=now)
         )

@@ -203,7 +203,7 @@ def run_games(
                 summary.reminders += done.reminders
                 summary.late_notices += done.late
             finally:
-                claims.release(engine, settings.host, game_id)
+                claims.release(engine, settings.host, game_id, now)
                 if progress is not None:
                     progress(game_id)
         cursor = ids[-1]

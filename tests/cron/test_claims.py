@@ -18,8 +18,19 @@ def test_a_claimed_game_is_skipped_by_another_host_until_released(engine: Engine
     assert claim(engine, "a", START, limit=3) == ids[:3]
     assert claim(engine, "b", START, limit=10) == ids[3:]
     assert claim(engine, "c", START, limit=10) == []
-    release(engine, "a", ids[0])
-    assert claim(engine, "c", START, limit=10) == [ids[0]]
+    release(engine, "a", ids[0], START)
+    assert claim(engine, "c", START + timedelta(seconds=1), limit=10) == [ids[0]]
+
+
+def test_a_game_visited_at_this_moment_is_not_visited_again_by_a_tick_of_the_same_moment(
+    engine: Engine,
+) -> None:
+    ids = bare_games(engine, 1)
+    claim(engine, "a", START)
+    release(engine, "a", ids[0], START)
+    assert claim(engine, "b", START) == []
+    assert claim(engine, "b", START - timedelta(seconds=1)) == []  # a tick that started earlier
+    assert claim(engine, "b", START + timedelta(seconds=1)) == ids
 
 
 def test_a_lease_that_ran_out_may_be_taken_again(engine: Engine) -> None:
@@ -32,7 +43,7 @@ def test_a_lease_that_ran_out_may_be_taken_again(engine: Engine) -> None:
 def test_release_leaves_another_hosts_lease_alone(engine: Engine) -> None:
     ids = bare_games(engine, 1)
     claim(engine, "a", START)
-    release(engine, "b", ids[0])
+    release(engine, "b", ids[0], START)
     with Session(engine) as session:
         game = session.get(GameRow, ids[0])
         assert game is not None and game.claimed_by == "a"
