@@ -144,7 +144,9 @@ def final_scoring(state: State) -> list[Event]:
         if len(level) > 1 and s == level[0]:
             who = " and ".join(level)
             coins = ", ".join(f"{o} {state.players[o].coins}" for o in level)
-            state.tie_breaks.append(f"{who} tie on {parts[s]['total']} points; coins decide ({coins})")
+            shared = len({state.players[o].coins for o in level}) < len(level)
+            rest = "; equal coins share a place" if shared else ""
+            state.tie_breaks.append(f"{who} tie on {parts[s]['total']} points; coins decide ({coins}){rest}")
     summary = "; ".join(
         f"{s} {parts[s]['total']} (play {parts[s]['play']}, stations {parts[s]['stations']}, reefs "
         f"{parts[s]['reefs']}, shells {parts[s]['shells']}, fish {parts[s]['fish']})"

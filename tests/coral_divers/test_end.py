@@ -109,3 +109,6 @@ def test_a_tie_on_points_and_coins_shares_the_place() -> None:
     outcome = GAME.outcome(after)
     assert outcome is not None
     assert outcome.places == {"red": 1, "blue": 1, "yellow": 3}
+    assert outcome.tie_breaks == (
+        "red and blue tie on 2 points; coins decide (red 2, blue 2); equal coins share a place",
+    )
