@@ -174,9 +174,11 @@ def _fish_plan(
 ) -> tuple[float, list[dict[str, Any]]] | None:
     """The best goods to take at ``at``, with the discard that makes room for a fish if needed."""
     player = state.players[seat]
+    # on its last turn a fish taken into the hold can no longer be unloaded: it is worth nothing
+    risk = 0.0 if _last_turn(state) else HOLD_RISK
     best: tuple[float, list[dict[str, Any]]] | None = None
     for goods in state.board[at]:
-        worth = values[goods] * (1.0 if goods == AMBER else HOLD_RISK)
+        worth = values[goods] * (1.0 if goods == AMBER else risk)
         steps: list[dict[str, Any]] = []
         if goods != AMBER and total(player.hold) >= COMPONENTS.hold_limit:
             cheapest = min(player.hold, key=lambda k: (values[k], k))
@@ -190,6 +192,10 @@ def _fish_plan(
         if best is None or worth > best[0]:
             best = (worth, steps)
     return best
+
+
+def _last_turn(state: State) -> bool:
+    return state.end_after is not None and state.end_after - state.turns_done <= len(state.order)
 
 
 def _legal_sails(state: State, seat: str) -> list[tuple[str | None, str]]:
@@ -238,6 +244,7 @@ def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any
     if actions_left < 2 and best is not None:
         return best[1]
     reposition: tuple[float, list[dict[str, Any]]] | None = None
+    port_values = {p: (_unload_plan(state, seat, p, values) or (0.0, None))[0] for p in PORTS}
     for origin, to in _legal_sails(state, seat):
         sail = _sail_step(origin, to)
         # leaving an emptied area lets it be refilled: a small bonus for freeing it
@@ -252,7 +259,7 @@ def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any
             follow = fished[1] if fished else []
         if gain > 0 and actions_left >= 2:
             consider(gain + freed, [sail, *follow], 2)
-        potential = gain + freed + _nearby(state, to, values)
+        potential = gain + freed + _nearby(state, to, values) + _port_pull(to, port_values)
         if reposition is None or potential > reposition[0]:
             reposition = (potential, [sail])
     if best is not None:
@@ -267,3 +274,30 @@ def _nearby(state: State, space: str, values: dict[str, float]) -> float:
     return 0.1 * sum(
         values[g] * n for a in ADJACENT[space] if a in state.board for g, n in state.board[a].items()
     )
+
+
+def _distances() -> dict[str, dict[str, int]]:
+    """Steps between every two spaces (breadth-first over the adjacency)."""
+    out: dict[str, dict[str, int]] = {}
+    for start in SPACES:
+        seen = {start: 0}
+        frontier = [start]
+        while frontier:
+            nxt = []
+            for space in frontier:
+                for other in ADJACENT[space]:
+                    if other not in seen:
+                        seen[other] = seen[space] + 1
+                        nxt.append(other)
+            frontier = nxt
+        out[start] = seen
+    return out
+
+
+DISTANCE = _distances()
+
+
+def _port_pull(space: str, port_values: dict[str, float]) -> float:
+    """Half of what a port would take from the hold, fading with the steps to it: fish in the hold
+    draw the fleet towards a port that takes them."""
+    return max((0.5 * v / (1 + DISTANCE[space][p]) for p, v in port_values.items() if v > 0), default=0.0)
