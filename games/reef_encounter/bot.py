@@ -17,12 +17,7 @@ from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
 from .reef import face, placement_problem, shrimp_on_board, values
 from .sea import algae_problem, feed_problem
 from .state import State
-from .turn import MAX_SHRIMP_PER_BOARD, TurnRunner
-
-
-class _Zero:
-    def pick(self, label: str, n: int) -> int:
-        return 0
+from .turn import MAX_SHRIMP_PER_BOARD, NoChance, TurnRunner
 
 
 def _label(state: State) -> tuple[dict[str, int], list[int], list[str | None]]:
@@ -53,7 +48,7 @@ def _label(state: State) -> tuple[dict[str, int], list[int], list[str | None]]:
 
 class _Builder:
     def __init__(self, state: State, seat: str) -> None:
-        self.runner = TurnRunner(state.clone(), seat, _Zero())
+        self.runner = TurnRunner(state.clone(), seat, NoChance())
         self.seat = seat
         self.steps: list[o.Step] = []
 
@@ -63,13 +58,9 @@ class _Builder:
 
     def try_step(self, step: o.Step) -> bool:
         """Apply ``step`` if legal; the runner is forked first so a refused step changes nothing."""
-        backup = self.runner
-        fork = TurnRunner(backup.state.clone(), self.seat, backup.chance)
-        fork.__dict__.update({k: v for k, v in backup.__dict__.items() if k not in ("state", "player")})
-        fork.done, fork.placed, fork.events = set(backup.done), list(backup.placed), list(backup.events)
-        fork.index, fork.step = len(self.steps), step
+        fork = self.runner.fork()
         try:
-            getattr(fork, "do_" + step.keyword)(step)
+            fork.apply(len(self.steps), step)
         except RulesError:
             return False
         self.runner = fork

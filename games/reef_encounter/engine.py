@@ -14,7 +14,7 @@ from .data import CORAL_COLOURS
 from .scoring import outcome
 from .setup import new_game, resolve_setup, setup_problem, turn_order
 from .state import State, dump, load
-from .turn import TurnRunner, final_feeding
+from .turn import NoChance, TurnRunner, final_feeding
 from .view import view
 
 
@@ -26,14 +26,6 @@ class Options(BaseModel):
 
     advanced: bool = False
     starting_player: str | None = None
-
-
-class _Unused:
-    """The chance given to ``check``: a turn's only draws are in its last step, whose outcome no
-    legality question depends on, so any answer will do."""
-
-    def pick(self, label: str, n: int) -> int:
-        return 0
 
 
 SETUP = Decision("setup", "Setup: put one of your polyps into your parrotfish and choose two larva cubes.")
@@ -114,7 +106,7 @@ class ReefEncounter:
             state.active = ""
 
     def check(self, state: State, seat: str, orders: BaseModel) -> None:
-        self._play(state, seat, orders, _Unused())
+        self._play(state, seat, orders, NoChance())
 
     def resolve(self, state: State, orders: Mapping[str, BaseModel], chance: Chance) -> Resolution:
         pend = self.pending(state)

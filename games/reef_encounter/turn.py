@@ -30,6 +30,14 @@ from .state import State
 MAX_SHRIMP_PER_BOARD = 2
 
 
+class NoChance:
+    """The chance for checking orders: a turn draws only in its last step (the refill after action 10),
+    and no legality question depends on what is drawn there, so any answer will do."""
+
+    def pick(self, label: str, n: int) -> int:
+        return 0
+
+
 class TurnRunner:
     """Carries out one seat's normal turn on ``state`` (changed in place)."""
 
@@ -88,14 +96,27 @@ class TurnRunner:
             self.done.add(self.larva_action)
             self.larva_action = None
 
+    def fork(self) -> TurnRunner:
+        """A copy of this turn so far, on a copy of the state (the bot tries steps on forks)."""
+        other = TurnRunner(self.state.clone(), self.seat, self.chance)
+        keep = {"state", "player", "done", "placed", "events"}
+        other.__dict__.update({k: v for k, v in self.__dict__.items() if k not in keep})
+        other.done, other.placed, other.events = set(self.done), list(self.placed), list(self.events)
+        return other
+
+    def apply(self, index: int, step: o.Step) -> None:
+        """Carry out ``step``, the ``index``-th of the orders; raises :class:`RulesError`."""
+        self.index, self.step = index, step
+        if self.ended:
+            raise self.fail("turn.game_over", f"the game ended at orders[{index - 1}]; nothing may follow")
+        if "10" in self.done:
+            raise self.fail("take.not_last", "taking from the open sea (action 10) ends the turn")
+        getattr(self, "do_" + step.keyword)(step)
+
     def run(self, steps: Sequence[o.Step]) -> None:
+        """Carry out a whole turn, end-of-turn checks included; raises :class:`RulesError`."""
         for i, step in enumerate(steps):
-            self.index, self.step = i, step
-            if self.ended:
-                raise self.fail("turn.game_over", f"the game ended at orders[{i - 1}]; nothing may follow")
-            if "10" in self.done:
-                raise self.fail("take.not_last", "taking from the open sea (action 10) ends the turn")
-            getattr(self, "do_" + step.keyword)(step)
+            self.apply(i, step)
         self.step = None
         self.index = len(steps)
         self.finish()

@@ -75,8 +75,7 @@ def test_worked_example_step_by_step(before: State) -> None:
     red = state.players["red"]
 
     def step(i: int) -> None:
-        runner.index, runner.step = i, o.TurnOrders.model_validate([STEPS[i]]).root[0]
-        getattr(runner, "do_" + runner.step.keyword)(runner.step)
+        runner.apply(i, o.TurnOrders.model_validate([STEPS[i]]).root[0])
 
     step(0)  # action 2: the yellow larva goes back to the supply
     assert red.larvae["yellow"] == 0 and state.larva_supply["yellow"] == before.larva_supply["yellow"] + 1
