@@ -17,7 +17,7 @@ def bot_orders(state: object) -> list[object]:
 
 def test_the_bot_extends_its_reef_instead_of_discarding() -> None:
     state = position(
-        nursery=line(["brain"]), reefs=[("red", {"f4": "brain"}), ("blue", {"g5": "fan"})], coins=5
+        nursery=["brain"] + [None] * 15, reefs=[("red", {"f4": "brain"}), ("blue", {"g5": "fan"})], coins=5
     )
     data = bot_orders(state)
     placed = [s["place"]["at"] for s in data if "place" in s]  # type: ignore[index,operator]
