@@ -117,7 +117,9 @@ def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datet
             select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
         ).first()
         if seat is None:
-            names = session.exec(select(SeatRow.name).where(SeatRow.game_id == game_id)).all()
+            names = session.exec(
+                select(SeatRow.name).where(SeatRow.game_id == game_id).order_by(SeatRow.position)
+            ).all()
             raise UserError(f"game {game_id} has no seat {seat_name!r}; its seats are {', '.join(names)}")
         password = passwords.generate()
         seat.email, seat.password_hash = email, passwords.hash_password(password)
@@ -177,8 +179,9 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime) -> str:
         )
         write_reports(session, rules, game, state, to_turn, [Event(said)])
         _note(session, game_id, "rollback", f"to turn {to_turn} from {was}; {undone} turns undone", now)
+        epoch = game.epoch
         session.commit()
-    return f"game {game_id} rolled back to turn {to_turn} (epoch {game.epoch}); {undone} turns kept as undone"
+    return f"game {game_id} rolled back to turn {to_turn} (epoch {epoch}); {undone} turns kept as undone"
 
 
 def observe(engine: Engine, game_id: str, email: str, now: datetime, *, remove: bool = False) -> str:
