@@ -329,6 +329,3 @@ def _names(slots: Sequence[str | None]) -> str:
 def play_turn(state: State, seat: str, steps: Sequence[BaseModel], events: list[Event] | None) -> None:
     """Carry out ``seat``'s turn on ``state`` (changed in place), raising at the first illegal step."""
     _Turn(state, seat, events).run(steps)
-
-
-__all__ = ["DEMAND_ARRANGEMENTS", "TIME", "fleet_breaks", "place_first_ship", "play_turn", "setup"]

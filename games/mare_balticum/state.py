@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from .board import AREAS, COMPONENTS, PORTS
+from .board import COMPONENTS
 
 Goods = dict[str, int]
 
@@ -190,17 +190,3 @@ def load_state(data: dict[str, Any]) -> State:
         pile=list(data["pile"]),
     )
     return State(**kwargs)
-
-
-__all__ = [
-    "AREAS",
-    "PORTS",
-    "Goods",
-    "Player",
-    "State",
-    "add",
-    "as_list",
-    "dump_state",
-    "load_state",
-    "total",
-]

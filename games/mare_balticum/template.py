@@ -97,13 +97,13 @@ def _company(state: State, seat: str) -> list[str]:
     lines = [f"# Time token {state.time_track}: play one company token: {', '.join(player.tokens)}"]
     if numbers:
         lines.append(f"# a number token goes face down on a free market slot: {', '.join(free)}")
-    goods = as_list(player.hold, FISH) + [f"{g} (warehouse)" for g in as_list(player.warehouse, GOODS)]
+    goods = f"hold {_counts(player.hold, FISH)}; warehouse {_counts(player.warehouse, GOODS)}"
     if "tax" in player.tokens:
         due = tax_due(state, seat)
         lines.append(
             f"# tax discards {due} goods from hold or warehouse (a named fish leaves the hold first)"
         )
-        lines.append(f"#   yours: {', '.join(goods) or 'none'}")
+        lines.append(f"#   yours: {goods}")
     if len(player.tokens) == 1:
         lines.append("# your last token; this is the order:")
         if numbers:
@@ -118,3 +118,8 @@ def _company(state: State, seat: str) -> list[str]:
     if "tax" in player.tokens and len(owned) >= 2:
         lines.append(f"# - company: {{token: tax, discard: [{owned[0]}, {owned[1]}]}}")
     return lines
+
+
+def _counts(goods: dict[str, int], order: tuple[str, ...]) -> str:
+    """``2 herring, 1 amber``, or ``none``."""
+    return ", ".join(f"{goods[k]} {k}" for k in order if goods.get(k)) or "none"
