@@ -14,9 +14,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# A whole Reef Encounter game by bots through submit and process; reports in ./demo-out/.
 demo: $(STAMP)
 	$(BIN)/pbem demo
 
+# The whole suite, the games' 1,000-game campaigns included.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
 
@@ -24,14 +26,14 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -x -m "not slow"
 
 bench: $(STAMP)
-	$(BIN)/python -m bench
+	$(BIN)/python scripts/bench.py
 
 proof: $(STAMP)
 	$(BIN)/python -m proof
 
 lint: $(STAMP)
-	$(BIN)/ruff check pbem games tests
-	$(BIN)/ruff format --check pbem games tests
+	$(BIN)/ruff check pbem games tests scripts
+	$(BIN)/ruff format --check pbem games tests scripts
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite .pytest_cache .hypothesis

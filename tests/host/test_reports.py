@@ -1,0 +1,88 @@
+"""Reports: rendered from one seat's view, self-contained, ending with what the seat must send next."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from host.conftest import Table
+from host.pearl_dive import GAME
+from pbem.chance import Recorder
+from pbem.envelope import PASSWORD_PLACEHOLDER, read_envelope
+from pbem.errors import UserError
+from pbem.orders import submit
+from pbem.reports import context, render_pair, report
+from pbem.turns import process
+
+
+def test_every_report_ends_with_the_order_template_or_nothing_asked(table: Table) -> None:
+    red = report(table.engine, table.game_id, "red")
+    tail = red.split("WHAT YOU MUST SEND NEXT", 1)[1]
+    data = yaml.safe_load(tail.split("\n\n", 1)[1])
+    envelope, errors = read_envelope(data)
+    assert errors == [] and envelope is not None
+    assert (envelope.game, envelope.player, envelope.turn, envelope.password) == (
+        "pd-1",
+        "red",
+        1,
+        PASSWORD_PLACEHOLDER,
+    )
+    assert table.passwords["red"] not in red
+    public = report(table.engine, table.game_id, None)
+    assert public.rstrip().endswith("Nothing is asked of you now.")
+
+
+def test_html_report_is_self_contained(table: Table) -> None:
+    page = report(table.engine, table.game_id, "red", fmt="html")
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "<style>" in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "<link" not in page and "<script" not in page and "@import" not in page and "url(" not in page
+
+
+def test_a_report_shows_only_the_seats_own_hidden_pearls(table: Table) -> None:
+    for seat in ("red", "blue", "green"):
+        submit(table.engine, table.orders(seat))
+    process(table.engine, table.game_id)
+    red = report(table.engine, table.game_id, "red")
+    assert "you drew a pearl worth" in red
+    assert red.count("you drew a pearl worth") == 1  # only red's own draw, not blue's or green's
+    public = report(table.engine, table.game_id, None)
+    assert "you drew" not in public and "Your pearls" not in public
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), resample=st.integers(0, 2**32))
+def test_a_report_is_byte_identical_whatever_the_others_hold(seed: int, resample: int) -> None:
+    seats = ["red", "blue", "green"]
+    state = GAME.setup(seats, GAME.options_model(), Recorder.for_turn(seed, 0, 0))
+    other = GAME.resample_hidden(state, "red", Recorder.for_turn(resample, 0, 0))
+    one = render_pair(GAME, context(GAME, "g", state, 0, "red", []))
+    two = render_pair(GAME, context(GAME, "g", other, 0, "red", []))
+    assert one == two
+
+
+def test_past_turns_stay_readable_and_unknown_ones_are_refused(table: Table) -> None:
+    for seat in ("red", "blue", "green"):
+        submit(table.engine, table.orders(seat))
+    process(table.engine, table.game_id)
+    assert "turn 0" in report(table.engine, table.game_id, "red", turn=0).splitlines()[0]
+    with pytest.raises(UserError, match="no turn 5"):
+        report(table.engine, table.game_id, "red", turn=5)
+    with pytest.raises(UserError, match="no seat 'purple'"):
+        report(table.engine, table.game_id, "purple")
+    with pytest.raises(UserError, match="unknown report format"):
+        report(table.engine, table.game_id, "red", fmt="pdf")
+
+
+def test_once_over_a_past_turn_shows_everything(table: Table) -> None:
+    for _ in range(20):
+        process(table.engine, table.game_id, fill_missing=True)
+    everything = report(table.engine, table.game_id, None, turn=1)
+    for seat in ("red", "blue", "green"):
+        assert f"Report for {seat}" in everything
+    page = report(table.engine, table.game_id, None, turn=1, fmt="html")
+    assert page.count("<iframe") == 4
