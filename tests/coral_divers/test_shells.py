@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
+from games.coral_divers.orders import TurnOrders
+
 from .conftest import line, play, position, refused
 
 MINE = [("red", {"f4": "brain"})]
@@ -147,3 +152,8 @@ def test_an_extra_tile_is_taken_after_the_line_from_a_slot_with_a_tile() -> None
         state, {"plant": {"line": "row 1"}}, {"shell": {"kind": "extra-tile", "row": 1, "column": 1}}
     )
     assert (err.code, err.step) == ("shell.empty_slot", 1)
+
+
+def test_a_fish_school_is_not_a_shell() -> None:
+    with pytest.raises(ValidationError):
+        TurnOrders.model_validate([{"shell": "fish-2"}, {"plant": {"line": "row 1"}}])
