@@ -170,7 +170,7 @@ class _Turn:
             elif isinstance(self.step, Contract):
                 self.contract(self.step.contract)
             else:  # pragma: no cover - the order model admits nothing else
-                self.fail("turn.unknown_step", "not a step of a Mare Balticum turn")
+                raise TypeError(f"not a step of a Mare Balticum turn: {self.step!r}")
 
     def sail(self, step: Sail) -> None:
         to, origin, player = step.sail.to, step.sail.from_, self.player

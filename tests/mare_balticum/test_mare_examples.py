@@ -160,3 +160,17 @@ def test_contract_example_worth_14() -> None:
     sheet = score(state, "green")
     assert sheet["contract_sets"] == 2 and sheet["contract_points"] == 14
     assert sheet["total"] == 14 + 2
+
+
+def test_green_fishing_example() -> None:
+    """Példa 2: a ship of the green player stands on a space with a salmon token; fishing takes it
+    and puts it face up on a free place of the hold. (Mapped: green's ship on bornholm.)"""
+    state = position(
+        ("green", "purple", "orange"),
+        ships={"green": ["gdansk", "gdansk-deep", "bornholm"]},
+        board={"bornholm": {"salmon": 1, "amber": 1}},
+        hold={"green": {"cod": 2}},
+    )
+    after, _ = turn(state, {"fish": {"at": "bornholm", "goods": "salmon"}})
+    assert after.players["green"].hold == {"cod": 2, "salmon": 1}
+    assert after.board["bornholm"] == {"amber": 1}
