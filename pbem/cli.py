@@ -369,15 +369,23 @@ def demo(
     run_demo(game_type=game, players=players, seed=seed, db_url=db, out=out, say=typer.echo)
 
 
-def _mount_mail() -> None:
+def _mount_layers() -> None:
+    """``pbem mail …`` and ``pbem tick`` with the game master's commands, from their own packages."""
     try:
         from pbem.mail.cli import app as mail_app
-    except ImportError:  # the mail layer is optional in a stripped install
-        return
-    app.add_typer(mail_app, name="mail")
+    except ImportError:  # a layer that is not there leaves the rest of the command working
+        pass
+    else:
+        app.add_typer(mail_app, name="mail")
+    try:
+        from pbem.cron.cli import register
+    except ImportError:
+        pass
+    else:
+        register(app)
 
 
-_mount_mail()
+_mount_layers()
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -135,17 +135,19 @@ def report(
         wanted = [seat or ""]
         if seat is None and row.status == "finished" and turn is not None:
             wanted = ["", *names]
-        found = {
-            r.seat: unpack(r.html_z if kind == "html" else r.text_z)
-            for r in session.exec(
-                select(ReportRow).where(
-                    ReportRow.game_id == game_id,
-                    ReportRow.epoch == row.epoch,
-                    ReportRow.turn == number,
-                    ReportRow.seat.in_(wanted),  # type: ignore[attr-defined]
-                )
+        # After a rollback, the turns before it keep the reports of the epoch they were played in; the
+        # newest epoch's report of a turn is the one that stands.
+        rows = session.exec(
+            select(ReportRow)
+            .where(
+                ReportRow.game_id == game_id,
+                ReportRow.epoch <= row.epoch,
+                ReportRow.turn == number,
+                ReportRow.seat.in_(wanted),  # type: ignore[attr-defined]
             )
-        }
+            .order_by(ReportRow.epoch)  # type: ignore[arg-type]
+        )
+        found = {r.seat: unpack(r.html_z if kind == "html" else r.text_z) for r in rows}
     missing = [s or "public" for s in wanted if s not in found]
     if missing:
         raise UserError(f"game {game_id} has no stored report of turn {number} for {', '.join(missing)}")
