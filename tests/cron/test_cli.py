@@ -1,0 +1,130 @@
+"""The commands: one summary line per tick, a log a host can read with no secret in it, game master
+commands that say what they did, and one-line errors with exit code 1."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import typer
+from sqlalchemy import Engine
+from sqlmodel import Session
+from typer.testing import CliRunner
+
+from pbem.cron.cli import COMMANDS, app, register
+from pbem.models import GameRow
+from tests.cron.conftest import START, new_game, send_orders
+
+H = timedelta(hours=1)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'pbem.sqlite'}"
+
+
+@pytest.fixture
+def db(sqlite_url: str) -> Engine:
+    from pbem.db import connect
+    from pbem.migrations import upgrade
+
+    engine = connect(sqlite_url)
+    upgrade(engine)
+    return engine
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), env={"PBEM_CONFIG": "", **(env or {})})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_tick_prints_one_summary_line_and_logs_without_secrets(
+    db: Engine, sqlite_url: str, tmp_path: Path
+) -> None:
+    pw = new_game(db, "g")
+    send_orders(db, "g", "red", pw["red"], START + H)
+    log = tmp_path / "logs" / "tick.log"
+    code, out, err = invoke(
+        "tick", "--db", sqlite_url, "--now", (START + 13 * H).isoformat(), "--log", str(log),
+        env={"PBEM_OUTBOX": str(tmp_path / "sent"), "PBEM_MAIL_FROM": "host@example.org"},
+    )  # fmt: skip
+    assert code == 0, err
+    # the two reports of the setup and blue's reminder
+    assert out == "tick: games seen 1, turns resolved 0, mails sent 3, reminders 1, errors 0\n"
+    text = log.read_text()
+    assert "game g turn 1: reminder to blue" in text
+    assert text.rstrip().endswith(
+        "INFO tick: games seen 1, turns resolved 0, mails sent 3, reminders 1, errors 0"
+    )
+    assert all(password not in text + out + err for password in pw.values())
+
+
+def test_tick_reads_its_settings_from_the_tick_table(db: Engine, sqlite_url: str, tmp_path: Path) -> None:
+    new_game(db, "g")
+    config = tmp_path / "pbem.toml"
+    config.write_text('[tick]\nremind = "2h"\n', encoding="utf-8")
+    now = (START + 13 * H).isoformat()
+    code, out, _ = invoke("tick", "--db", sqlite_url, "--now", now, "--no-mail", "--config", str(config))
+    assert code == 0 and "reminders 0" in out  # 11h before the deadline: not yet, with a 2h reminder
+    config.write_text('[tick]\nremind_before = "2h"\n', encoding="utf-8")
+    code, _, err = invoke("tick", "--db", sqlite_url, "--now", now, "--no-mail", "--config", str(config))
+    assert code == 1 and "[tick] knows only lease, log, outage, remind" in err
+
+
+def test_a_failing_game_makes_tick_exit_1_with_one_line_and_no_traceback(db: Engine, sqlite_url: str) -> None:
+    new_game(db, "g")
+    with Session(db) as session:
+        game = session.get(GameRow, "g")
+        assert game is not None
+        game.game_type = "no-such-game"
+        session.add(game)
+        session.commit()
+    code, out, err = invoke("tick", "--db", sqlite_url, "--now", START.isoformat(), "--no-mail")
+    assert code == 1
+    assert "errors 1" in out
+    assert err.strip().startswith("ERROR game g: UnknownGame:") and "Traceback" not in err
+
+
+def test_game_master_commands_say_what_they_did(db: Engine, sqlite_url: str) -> None:
+    new_game(db, "g")
+    at = ("--db", sqlite_url, "--now", (START + H).isoformat())
+    assert invoke("pause", "g", *at)[1] == "game g paused with 23h left\n"
+    assert invoke("resume", "g", *at)[1] == "game g resumed; deadline in 23h\n"
+    assert invoke("extend", "g", "1d", *at)[1] == "game g: deadline extended by 1d to 2026-03-04 09:00 UTC\n"
+    assert invoke("observe", "g", "kibitz@example.org", *at)[0] == 0
+    code, out, _ = invoke("replace", "g", "blue", "carol@example.org", *at)
+    assert code == 0 and out.startswith(
+        "seat blue of g now belongs to carol@example.org; password (shown once): "
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("pause", "nope"), "error: there is no game 'nope'"),
+        (("extend", "g", "soon"), "error: not a duration: 'soon'"),
+        (("rollback", "g", "--to-turn", "5"), "error: game g is at turn 0: roll back to a turn from 0 to -1"),
+        (
+            ("replace", "g", "green", "x@example.org"),
+            "error: game g has no seat 'green'; its seats are red, blue",
+        ),
+        (("tick", "--now", "yesterday"), "error: --now 'yesterday': not an ISO time"),
+    ],
+)
+def test_bad_requests_are_one_line_and_exit_1(
+    db: Engine, sqlite_url: str, args: tuple[str, ...], message: str
+) -> None:
+    new_game(db, "g")
+    code, _, err = invoke(*args, "--db", sqlite_url)
+    assert code == 1
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_register_adds_every_command_to_the_main_cli() -> None:
+    main = typer.Typer()
+    register(main)
+    names = {c.callback.__name__ for c in main.registered_commands if c.callback}
+    assert names == {"tick", "pause", "resume", "extend", "replace", "rollback", "observe"}
+    assert len(COMMANDS) == len(names)
+    assert all("Example:" in (command.__doc__ or "") for command in COMMANDS)
