@@ -201,6 +201,47 @@ def _lock(b: _Builder) -> None:
         b.try_step(o.Algae(algae=o.AlgaePlay(pay=pay, colour=best[2], to=best[1])))
 
 
+def _fish_score(state: State, seat: str) -> int:
+    v = values(state)
+    return sum(v[c] * n for c, n in state.players[seat].parrotfish.items())
+
+
+def _algae_space(b: _Builder) -> None:
+    """An alga on the algae space when turning its tiles over raises the parrotfish's score, paid with
+    one of at least two eaten polyps (the others may still grow corals)."""
+    state, p = b.state, b.state.players[b.seat]
+    if sum(p.front.values()) < 2:
+        return
+    pay = max(p.front, key=lambda c: (p.front[c], c))
+    before = _fish_score(state, b.seat)
+    best: tuple[int, str] | None = None
+    for colour, left in sorted(state.algae_supply.items()):
+        if left <= 0:
+            continue
+        trial = state.clone()
+        for t in TILES:
+            if t not in trial.locks and face(trial, t).large == colour:
+                trial.up[t] = not trial.up[t]
+        gain = _fish_score(trial, b.seat) - before
+        if gain >= 1 and (best is None or gain > best[0]):
+            best = (gain, colour)
+    if best is not None:
+        b.try_step(o.Algae(algae=o.AlgaePlay(pay=pay, colour=best[1], to="space")))
+
+
+def _move_shrimp(b: _Builder) -> None:
+    """With no shrimp left behind the screen, move one from a small coral to a much bigger unguarded one."""
+    state = b.state
+    if state.players[b.seat].shrimp > 0:
+        return
+    of, sizes, owners = _label(state)
+    mine = sorted((sizes[of[s]], s) for s, w in state.shrimp.items() if w == b.seat and s in of)
+    free = sorted(((sizes[k], s) for s, k in of.items() if owners[k] is None), reverse=True)
+    if mine and free and free[0][0] >= mine[0][0] + 3:
+        src, dst = mine[0][1], free[0][1]
+        b.try_step(o.MoveShrimp(move_shrimp=o.ShrimpMove(from_=src, to=dst)))
+
+
 def _take(b: _Builder) -> None:
     state, p = b.state, b.state.players[b.seat]
     v = values(state)
@@ -233,7 +274,10 @@ def _turn(state: State, seat: str) -> list[o.Step]:
             break
         _place_all(b, colour)
     _new_shrimp(b)
+    _move_shrimp(b)
     _lock(b)
+    if not b.runner.locked:
+        _algae_space(b)
     if b.runner.ended:
         return b.steps
     p = b.state.players[seat]
