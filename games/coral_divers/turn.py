@@ -73,8 +73,9 @@ def carry_out(state: State, seat: str, steps: list[object]) -> tuple[State, list
     work = state.copy()
     surfaces = [i for i, s in enumerate(steps) if isinstance(s, Surface)]
     if surfaces:
-        i = surfaces[0] if surfaces[0] != 0 else (1 if len(steps) > 1 else 0)
         if len(steps) > 1:
+            # the first step that makes a second action: a later surface, or whatever follows one
+            i = surfaces[0] or 1
             raise _fail(
                 "turn.one_action",
                 "a turn is exactly one action: Surface stands alone, without plant, place, discard or shells",
