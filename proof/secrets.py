@@ -1,0 +1,220 @@
+"""Secrets: whatever the other players hold, a player is told exactly the same.
+
+For each position of random bot games and each seat P, the state is stored as the game's current state
+in a scratch database, and everything P can get out of the host is collected: P's text and HTML report
+and the public one (rendered by the functions that write the reports mail sends), ``pbem status``
+(text and JSON), the order template with and without ``--suggest``, and the answer to every order file
+P can send (``check`` and ``submit``: the bot's legal orders and illegal variants of them). Then every
+holding hidden from P is dealt anew (``Game.resample_hidden``) and the events addressed to other seats
+are rewritten, the variant is stored the same way, and everything is collected again: any byte that
+differs is a leak.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, update
+from sqlmodel import Session
+
+from pbem import orders, reports, status
+from pbem.codec import pack_json
+from pbem.create import create_game
+from pbem.errors import UserError
+from pbem.game import Event, Game
+from pbem.history import settle
+from pbem.models import GameRow, SubmissionRow
+from proof.common import Figures, Position, RandomChance, cheap_passwords, playout, scratch_engine, settings
+from proof.orders_variants import envelope, mutations, schema_words
+
+#: illegal variants tried per seat and position
+MUTATIONS = 4
+
+
+def positions(game: Game, count: int) -> Iterator[Position]:
+    """``count`` positions, every state of as many bot games as it takes."""
+    made = 0
+    for setting in settings(game, 10_000):
+        for position in playout(setting):
+            yield position
+            made += 1
+            if made >= count:
+                return
+
+
+class Scratch:
+    """One scratch database per game, with one game per player count; a position is stored by
+    overwriting that game's current state, as the turn driver leaves it."""
+
+    def __init__(self, folder: Path, game: Game) -> None:
+        self.game = game
+        self.engine = scratch_engine(folder, f"secrets-{game.name}")
+        self.passwords: dict[tuple[str, ...], dict[str, str]] = {}
+        self.ids: dict[tuple[str, ...], str] = {}
+
+    def game_id(self, position: Position) -> str:
+        seats = position.setting.seats
+        if seats not in self.ids:
+            game_id = f"proof-{len(seats)}p"
+            self.passwords[seats] = create_game(
+                self.engine, self.game.name, game_id, [(s, f"{s}@example.org") for s in seats], seed=1
+            )
+            self.ids[seats] = game_id
+        return self.ids[seats]
+
+    def store(self, game_id: str, turn: int, state: Any) -> None:
+        _state, data, digest = settle(self.game, state)
+        over = self.game.outcome(state) is not None or not self.game.pending(state)
+        with Session(self.engine) as session:
+            session.execute(delete(SubmissionRow).where(SubmissionRow.game_id == game_id))
+            session.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id)
+                .values(
+                    state_z=pack_json(data),
+                    state_sha256=digest,
+                    turn=turn,
+                    status="finished" if over else "active",
+                )
+            )
+            session.commit()
+
+
+def _answer(call: Callable[[], Any]) -> str:
+    try:
+        return str(call())
+    except UserError as exc:
+        return f"UserError: {exc}"
+
+
+def order_files(position: Position, seat: str, game_id: str, password: str) -> list[str]:
+    """The legal orders of ``seat`` (the bot's) and illegal variants, as order files."""
+    game, state = position.game, position.state
+    pending = game.pending(state)
+    rng = random.Random(f"{position.label}:{seat}")
+    bots = {s: game.bot(state, s, RandomChance(f"{position.label}:bot:{s}")) for s in sorted(pending)}
+    mine = bots.get(seat)
+    borrowed = [o for s, o in bots.items() if s != seat]
+    words = sorted({w for d in pending.values() for w in schema_words(game, d)})
+    base = mine if mine is not None else (borrowed[0] if borrowed else [])
+    variants = [base, *mutations(base, words, borrowed, rng, MUTATIONS), []]
+    turn = game_turn(position)
+    files = [envelope(game_id, seat, turn, password, v) for v in variants]
+    files.append(envelope(game_id, seat, turn - 1, password, base))  # a stale turn
+    return files
+
+
+def game_turn(position: Position) -> int:
+    return position.turn + 1
+
+
+def outputs(
+    scratch: Scratch,
+    position: Position,
+    state: Any,
+    events: tuple[Event, ...],
+    seat: str,
+    files: list[str],
+) -> dict[str, str]:
+    """Everything ``seat`` can get out of the host while ``state`` is the game's current state, with
+    ``files`` the order files it sends."""
+    game = position.game
+    game_id = scratch.game_id(position)
+    scratch.store(game_id, position.turn, state)
+    out: dict[str, str] = {}
+    for whom in (seat, None):
+        ctx = reports.context(game, game_id, state, position.turn, whom, events)
+        text, page = reports.render_pair(game, ctx)
+        out[f"report.txt[{whom or 'public'}]"] = text
+        out[f"report.html[{whom or 'public'}]"] = page
+    entries = status.status(scratch.engine, game_id)
+    out["status"] = status.describe(entries[0])
+    out["status --json"] = json.dumps(entries, sort_keys=True)
+    out["template"] = _answer(lambda: orders.template(scratch.engine, game_id, seat))
+    out["template --suggest"] = _answer(lambda: orders.template(scratch.engine, game_id, seat, suggest=True))
+    for i, text in enumerate(files):
+        result = orders.check(scratch.engine, text)
+        out[f"check[{i}]"] = "\n".join(result.errors) if result.errors else (result.preview or "")
+        if i < 2:  # the legal orders and one variant go through submit too (stored, then cleared)
+            receipt = orders.submit(scratch.engine, text)
+            out[f"submit[{i}]"] = json.dumps([receipt.accepted, receipt.receipt, receipt.errors])
+            scratch.store(game_id, position.turn, state)
+    return out
+
+
+def hidden_events(events: tuple[Event, ...], seat: str, rng: random.Random) -> tuple[Event, ...]:
+    """The events, with those addressed to other seats rewritten: they must not reach ``seat``."""
+    return tuple(
+        e if e.visible_to(seat) else Event(f"secret {rng.randrange(10**9)}", e.to, {"n": rng.randrange(99)})
+        for e in events
+    )
+
+
+def check_position(scratch: Scratch, position: Position, variants: int, figures: Figures) -> None:
+    game = position.game
+    game_id = scratch.game_id(position)
+    for seat in position.setting.seats:
+        try:
+            password = scratch.passwords[position.setting.seats][seat]
+            files = order_files(position, seat, game_id, password)
+            seen = outputs(scratch, position, position.state, position.events, seat, files)
+        except Exception as exc:  # a bug, not a leak: counted apart and shown
+            figures.add("secrets.errors")
+            figures.find(f"secrets: {position.label} seat {seat}: {type(exc).__name__}: {exc}")
+            continue
+        for v in range(variants):
+            chance = RandomChance(f"{position.label}:resample:{seat}:{v}")
+            other = game.resample_hidden(position.state, seat, chance)
+            events = hidden_events(position.events, seat, random.Random(f"{position.label}:{seat}:{v}"))
+            if game.dump_state(other) != game.dump_state(position.state):
+                figures.add("secrets.variants_changed")
+            figures.add("secrets.variants")
+            try:
+                again = outputs(scratch, position, other, events, seat, files)
+            except Exception as exc:
+                figures.add("secrets.errors")
+                figures.find(
+                    f"secrets: {position.label} seat {seat} variant {v}: {type(exc).__name__}: {exc}"
+                )
+                continue
+            differ = sorted(k for k in seen if seen[k] != again.get(k))
+            figures.add("secrets.outputs_compared", len(seen))
+            for key in differ:
+                name = "secrets.suggest_differs" if key == "template --suggest" else "secrets.leaks"
+                figures.add(name)
+                figures.find(f"{name}: {position.label}: {seat}'s {key} changes with others' hidden holdings")
+
+
+def run_one(folder: Path, game_name: str, per_game: int, variants: int = 1) -> Figures:
+    """:func:`run` for one game, by name: what a worker process of ``python -m proof`` runs."""
+    from proof.common import shipped_games
+
+    return run(folder, per_game, variants, [g for g in shipped_games() if g.name == game_name])
+
+
+def run(folder: Path, per_game: int, variants: int = 1, games: list[Game] | None = None) -> Figures:
+    """The secrets campaign: ``per_game`` positions of each game, ``variants`` resamplings per seat."""
+    from proof.common import shipped_games
+
+    figures = Figures()
+    for name in ("secrets.leaks", "secrets.errors"):
+        figures.set(name, 0, goal_zero=True)
+    for name in ("secrets.positions", "secrets.variants", "secrets.variants_changed"):
+        figures.set(name, 0)
+    figures.set("secrets.outputs_compared", 0)
+    figures.set("secrets.suggest_differs", 0)
+    with cheap_passwords():
+        for game in games or shipped_games():
+            scratch = Scratch(folder, game)
+            count = 0
+            for position in positions(game, per_game):
+                check_position(scratch, position, variants, figures)
+                count += 1
+            figures.add("secrets.positions", count)
+            figures.set(f"secrets.positions.{game.name}", count)
+            scratch.engine.dispose()
+    return figures
