@@ -1,0 +1,95 @@
+"""The host on PostgreSQL, unchanged: a whole game, its replay and archive, and two racing turn drivers.
+
+``$PBEM_TEST_PG`` names an admin connection (default: the local server's socket as ``postgres``;
+``bash scripts/postgres.sh`` starts it). Each test gets a database of its own. A server that cannot be
+reached fails the test with the way to start one: it never skips.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session, select
+
+from host.conftest import SEATS, Table
+from pbem.archive import export, import_archive
+from pbem.create import create_game
+from pbem.db import connect
+from pbem.models import TurnRow
+from pbem.orders import submit
+from pbem.replay import from_database, verify, verify_in_new_process
+from pbem.turns import process
+
+pytestmark = pytest.mark.postgres
+
+DEFAULT_PG = "postgresql+psycopg://postgres@/postgres?host=/var/run/postgresql"
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    admin_url = os.environ.get("PBEM_TEST_PG") or DEFAULT_PG
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text("select 1"))
+    except OperationalError as exc:
+        pytest.fail(
+            f"PostgreSQL is not reachable ({exc.orig}); start it with `bash scripts/postgres.sh`",
+            pytrace=False,
+        )
+    name = f"pbem_host_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def test_a_whole_game_replays_and_moves_to_sqlite(pg_url: str, tmp_path: Path) -> None:
+    engine = connect(pg_url)
+    issued = create_game(engine, "pearl-dive", "pg-1", SEATS, seed=3)
+    table = Table(engine, pg_url, "pg-1", issued)
+    assert submit(engine, table.orders("red")).accepted
+    assert not submit(engine, table.orders("blue", password="wrong-word-00")).accepted
+    for _ in range(20):
+        process(engine, "pg-1", fill_missing=True)
+    assert verify_in_new_process("pg-1", pg_url)["ok"]
+    path = tmp_path / "pg-1.json"
+    export(engine, "pg-1", str(path))
+    sqlite = connect(f"sqlite:///{tmp_path / 'moved.sqlite'}")
+    import_archive(sqlite, str(path))
+    assert verify(from_database(sqlite, "pg-1"))["ok"]
+    engine.dispose()
+
+
+def test_two_drivers_on_postgresql_resolve_each_turn_once(pg_url: str) -> None:
+    engine = connect(pg_url)
+    ids = [f"race-{i}" for i in range(4)]
+    for game_id in ids:
+        table = Table(engine, pg_url, game_id, create_game(engine, "pearl-dive", game_id, SEATS, seed=1))
+        for seat, _email in SEATS:
+            assert submit(engine, table.orders(seat)).accepted
+    script = "import sys; from pbem.cli import main; sys.exit(main())"
+    command = [sys.executable, "-c", script, "process", *ids, "--db", pg_url]
+    racers = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
+    results = [r.communicate(timeout=120) for r in racers]
+    assert [r.returncode for r in racers] == [0, 0], results
+    said = "".join(out for out, _err in results)
+    for game_id in ids:
+        assert said.count(f"{game_id}: resolved turn 1") == 1
+    with Session(engine) as session:
+        assert len(session.exec(select(TurnRow).where(TurnRow.number == 1)).all()) == 4
+    engine.dispose()
