@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Any
 
 from pbem.game import ScriptExhausted
 
-Draw = list  # [label: str, n: int, outcome: int]
+#: one recorded outcome: ``[label, n, outcome]``
+Draw = list[Any]
 
 
 def derived_rng(seed: int, epoch: int, turn: int, purpose: str = "") -> random.Random:

@@ -45,10 +45,6 @@ def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
     return list(session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position)))
 
 
-def options_of(game: Game, row: GameRow) -> Any:
-    return game.options_model.model_validate(json.loads(row.options_json))
-
-
 def current_state(game: Game, row: GameRow) -> Any:
     return game.load_state(unpack_json(row.state_z))
 
@@ -67,10 +63,6 @@ def settle(game: Game, state: Any) -> tuple[Any, Any, str]:
 
 def dump_events(events: Sequence[Event]) -> list[dict[str, Any]]:
     return [{"text": e.text, "to": e.to, "data": dict(e.data)} for e in events]
-
-
-def load_events(data: list[dict[str, Any]]) -> list[Event]:
-    return [Event(e["text"], e.get("to"), e.get("data") or {}) for e in data]
 
 
 @dataclass(frozen=True)

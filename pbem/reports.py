@@ -19,7 +19,7 @@ from pbem.codec import pack, unpack
 from pbem.envelope import order_template
 from pbem.errors import UserError
 from pbem.game import Event, Game
-from pbem.history import current_state, game_of, game_row, seat_rows
+from pbem.history import game_row, seat_rows
 from pbem.models import GameRow, ReportRow
 from pbem.render import render
 
@@ -181,9 +181,3 @@ def preview(game: Game, row: GameRow, state: Any, seat: str, order_text: str, re
     )
     ctx = context(game, row.id, state, row.turn, seat, [], status_note=note, order_text=order_text)
     return render(game.name, "txt", ctx)
-
-
-def live_context_state(session: Session, game_id: str) -> tuple[Game, GameRow, Any]:
-    row = game_row(session, game_id)
-    game = game_of(row)
-    return game, row, current_state(game, row)
