@@ -1,0 +1,149 @@
+"""``python -m bench [--quick] [--only NAME,…] [--keep DIR]``: the machine, then one line per figure.
+
+Lines starting with ``#`` are notes (the machine, what a figure was measured on); every other line is
+``name value unit``. Exit 1 if a figure could not be measured (the error is on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from bench import engine as engine_figures
+from bench import fleet, pipeline
+from bench.machine import describe
+from bench.sizes import FULL, QUICK, Sizes
+
+Figure = tuple[str, float, str]
+NOTE = "#"
+
+
+def engine_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    for game_type, name in [
+        ("reef-encounter", "reef_encounter"),
+        ("mare-balticum", "mare_balticum"),
+        ("coral-divers", "coral_divers"),
+    ]:
+        yield f"engine.{name}.game_s", engine_figures.engine_seconds(game_type, sizes.engine_games), "s"
+
+
+def pipeline_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    turn_ms, ratio, password_ms = pipeline.pipeline(folder, sizes.pipeline_games)
+    yield "pipeline.turn_ms_p50", turn_ms, "ms"
+    yield "pipeline.floor_ratio", ratio, "x"
+    yield "pipeline.password_check_ms", password_ms, "ms"
+
+
+def flat_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    ratio = pipeline.flat(
+        folder, sizes.flat_turn_short, sizes.flat_turn_long, sizes.flat_window, sizes.flat_repeats
+    )
+    yield f"{NOTE} flat: turns {sizes.flat_turn_long}+ over turns {sizes.flat_turn_short}+ of one game"
+    yield "flat.turn2000_over_turn20", ratio, "x"
+
+
+def tick_sqlite_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    url = f"sqlite:///{folder / 'tick.sqlite'}"
+    fleet.build(url, sizes.tick_games, sizes.templates)
+    run = _checked(fleet.tick(url, folder), sizes.tick_games)
+    yield f"{NOTE} tick: {sizes.tick_games} games due, {run.turns} turns resolved"
+    yield "tick.sqlite_1000_games_s", run.seconds, "s"
+
+
+def tick_postgres_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    admin = fleet.pg_admin()
+    source, work = "pbem_bench_fleet", "pbem_bench_tick"
+    try:
+        fleet.build(fleet.pg_create(admin, source), sizes.pg_games, sizes.templates)
+        one = _checked(fleet.tick(fleet.pg_create(admin, work, template=source), folder), sizes.pg_games)
+        two = _checked(fleet.tick(fleet.pg_create(admin, work, template=source), folder, 2), sizes.pg_games)
+    finally:
+        fleet.pg_drop(admin, work, source)
+        admin.dispose()
+    yield (
+        f"{NOTE} postgres: {sizes.pg_games} games due; "
+        f"1 process {one.seconds:.1f} s, 2 processes {two.seconds:.1f} s"
+    )
+    yield "tick.postgres_1proc_turns_per_s", one.turns / one.seconds, "turns/s"
+    yield "tick.postgres_2proc_speedup", (two.turns / two.seconds) / (one.turns / one.seconds), "x"
+
+
+def replay_storage_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    url = engine_figures.played(folder, sizes.replay_games)
+    yield "replay.reef_encounter_s", engine_figures.replay_seconds(url, sizes.replay_games), "s"
+    turn_bytes, report_bytes = engine_figures.stored_bytes(url)
+    yield "storage.bytes_per_turn", turn_bytes, "B"
+    yield "storage.report_bytes_per_turn", report_bytes, "B"
+
+
+def memory_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    url = f"sqlite:///{folder / 'memory.sqlite'}"
+    fleet.build(url, sizes.memory_games, sizes.templates, due=sizes.memory_due)
+    run = _checked(fleet.tick(url, folder), min(sizes.memory_due, sizes.memory_games))
+    yield (
+        f"{NOTE} memory: {sizes.memory_games} games, {run.turns} with a turn due; "
+        f"the tick took {run.seconds:.1f} s"
+    )
+    yield "tick.10000_games_peak_mb", run.peak_mb, "MB"
+
+
+def _checked(run: fleet.TickRun, due: int) -> fleet.TickRun:
+    if run.errors or run.turns != due:
+        raise RuntimeError(f"the tick resolved {run.turns} turns of {due} due, with {run.errors} errors")
+    return run
+
+
+PARTS: dict[str, Callable[[Sizes, Path], Iterator[Figure | str]]] = {
+    "engine": engine_part,
+    "pipeline": pipeline_part,
+    "flat": flat_part,
+    "tick": tick_sqlite_part,
+    "postgres": tick_postgres_part,
+    "replay": replay_storage_part,
+    "memory": memory_part,
+}
+
+
+def line(figure: Figure) -> str:
+    name, value, unit = figure
+    shown = f"{value:.3f}" if abs(value) < 100 else f"{value:.0f}"
+    return f"{name} {shown} {unit}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks every figure is produced")
+    parser.add_argument("--only", default="", help=f"comma-separated parts: {', '.join(PARTS)}")
+    parser.add_argument("--keep", type=Path, help="keep the databases in this folder")
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
+    chosen = [p for p in args.only.split(",") if p] or list(PARTS)
+    unknown = [p for p in chosen if p not in PARTS]
+    if unknown:
+        parser.error(f"unknown part {', '.join(unknown)}; parts: {', '.join(PARTS)}")
+    for note in describe():
+        print(f"{NOTE} {note}", flush=True)
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="pbem-bench-") as scratch:
+        root = args.keep or Path(scratch)
+        for name in chosen:
+            folder = root / name
+            folder.mkdir(parents=True, exist_ok=True)
+            start = time.perf_counter()
+            try:
+                for item in PARTS[name](sizes, folder):
+                    print(item if isinstance(item, str) else line(item), flush=True)
+            except Exception:
+                failed += 1
+                print(f"bench part {name} failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+            print(f"{NOTE} part {name}: {time.perf_counter() - start:.0f} s", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,38 @@
+"""How big each measurement is: the real figures' sizes, and tiny ones for the quick test."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Sizes:
+    engine_games: int = 5  # complete bot games per game type; the median is reported
+    pipeline_games: int = 2  # complete Reef Encounter games through the pipeline
+    flat_turn_short: int = 20
+    flat_turn_long: int = 2000
+    flat_window: int = 5  # consecutive turns measured from each point
+    flat_repeats: int = 7  # each window is re-run this many times from a copy of the database
+    tick_games: int = 1000
+    pg_games: int = 1000
+    memory_games: int = 10_000
+    memory_due: int = 500  # of those, with a turn due; the others wait for their players' orders
+    templates: int = 20  # distinct games (seeds) the fleet is cloned from
+    replay_games: int = 5
+
+
+FULL = Sizes()
+QUICK = Sizes(
+    engine_games=1,
+    pipeline_games=1,
+    flat_turn_short=3,
+    flat_turn_long=40,
+    flat_window=2,
+    flat_repeats=2,
+    tick_games=6,
+    pg_games=6,
+    memory_games=10,
+    memory_due=4,
+    templates=3,
+    replay_games=1,
+)
