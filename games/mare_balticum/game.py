@@ -32,8 +32,8 @@ class Options(BaseModel):
 
 PROMPTS = {
     "port": "Choose the port for your first ship.",
-    "turn": "Your turn: up to three actions (sail, fish, unload{contract}); discards are free.",
-    "company": "Time token {n} is drawn: choose one of your company tokens (all players at once).",
+    "turn": "Your turn: up to 3 actions (sail, fish, unload{contract}); discards are free.",
+    "company": "Time token {n}: choose one of your company tokens (all players at once).",
 }
 
 

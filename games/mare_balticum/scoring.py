@@ -60,10 +60,16 @@ def outcome(state: State) -> Outcome:
         tied = [s for s in state.order if key[s][0] == points]
         if len(tied) < 2:
             continue
+        counts = {key[s][1] for s in tied}
+        if len(counts) == 1:
+            tie_breaks.append(
+                f"{', '.join(tied)}: {points} points and {counts.pop()} goods each: a shared place"
+            )
+            continue
         goods = ", ".join(f"{s} {key[s][1]}" for s in tied)
-        shared = len({key[s][1] for s in tied}) < len(tied)
+        shared = len(counts) < len(tied)
         tie_breaks.append(
-            f"{', '.join(tied)}: {points} points each; more goods wins ({goods})"
+            f"{', '.join(tied)}: {points} points; more goods wins ({goods})"
             + ("; equal goods share" if shared else "")
         )
     return Outcome(

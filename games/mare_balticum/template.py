@@ -28,20 +28,21 @@ def _port(state: State) -> list[str]:
         f"#   {', '.join(PORTS)}",
     ]
     if taken:
-        lines.append("# ships already there: " + "; ".join(f"{p}: {', '.join(s)}" for p, s in taken.items()))
+        lines.append("# ships already there:")
+        lines += [f"#   {port}: {', '.join(seats)}" for port, seats in taken.items()]
     lines += ["# Remove the # of one line:", "# - port: gdansk"]
     return lines
 
 
 def _turn(state: State, seat: str) -> list[str]:
     player = state.players[seat]
-    lines = ["# Up to three actions, in the order written; discards are free and may come anywhere."]
+    lines = ["# Up to 3 actions, in the order written; discards are free, anywhere."]
     mine = set(player.ships)
     if player.supply:
         targets = [
             s for s in (*BOARD.adjacent,) if s not in mine and fleet_breaks([*player.ships, s], s) is None
         ]
-        lines.append(f"# sail: a new ship ({player.supply} in your supply) next to one of yours, e.g.")
+        lines.append(f"# sail: a new ship ({player.supply} in supply) next to one of yours, e.g.")
         lines.append(f"# - sail: {{to: {targets[0]}}}" if targets else "#   (no space fits now)")
     else:
         example = next(
@@ -53,22 +54,20 @@ def _turn(state: State, seat: str) -> list[str]:
             ),
             None,
         )
-        lines.append("# sail: move one of your ships; afterwards each ship must be next to another of yours")
+        lines.append("# sail: move a ship; then each ship must be next to another of yours")
         if example:
             lines.append(f"# - sail: {{from: {example[0]}, to: {example[1]}}}")
     fishing = [(a, g) for a in player.ships if a in state.board for g in as_list(state.board[a], GOODS)]
     full = total(player.hold) >= COMPONENTS.hold_limit
     if fishing:
-        lines.append(
-            "# fish: one goods token where you have a ship (amber to the warehouse, fish to the hold)"
-        )
-        if full:
-            lines.append("#   your hold is full (5 fish): amber only, unless a discard comes first")
+        lines.append("# fish: a goods token where you have a ship (amber: to the warehouse)")
         for area, goods in dict.fromkeys(fishing):
-            step = f"- fish: {{at: {area}, goods: {goods}}}"
-            if full and goods != AMBER:
-                step = f"  (after `- discard: [{as_list(player.hold, FISH)[0]}]`) {step}"
-            lines.append(f"# {step}")
+            if not full or goods == AMBER:
+                lines.append(f"# - fish: {{at: {area}, goods: {goods}}}")
+        later = [(area, goods) for area, goods in dict.fromkeys(fishing) if full and goods != AMBER]
+        if later:
+            lines.append("#   your hold is full (5 fish): after a discard, e.g.")
+            lines += [f"#   - fish: {{at: {area}, goods: {goods}}}" for area, goods in later]
     hold = as_list(player.hold, FISH)
     for port in (s for s in player.ships if s in BOARD.ports):
         slots = state.demand[port]
@@ -80,11 +79,11 @@ def _turn(state: State, seat: str) -> list[str]:
             lines.append("#   a fish no slot names here puts its demand token on a free slot;")
             lines.append("#   add `slot: 0` or `slot: -1` to choose the slot (-1 costs one fish)")
     if hold:
-        lines.append(f"# discard (free): fish from your hold [{', '.join(hold)}], e.g.")
+        lines.append("# discard (free): fish from your hold, e.g.")
         lines.append(f"# - discard: [{hold[0]}]")
     if state.options["contracts"]:
         verb = "exchange yours for" if player.contract else "take"
-        lines.append(f"# contract: {verb} card n of the {len(state.pile)} face-down contract cards")
+        lines.append(f"# contract: {verb} card n of the {len(state.pile)} face-down contracts")
         lines.append("# - contract: 1")
     lines.append("[]  # no action; to act, replace this line by your steps")
     return lines
@@ -96,14 +95,13 @@ def _company(state: State, seat: str) -> list[str]:
     numbers = [t for t in player.tokens if t != "tax"]
     lines = [f"# Time token {state.time_track}: play one company token: {', '.join(player.tokens)}"]
     if numbers:
-        lines.append(f"# a number token goes face down on a free market slot: {', '.join(free)}")
-    goods = f"hold {_counts(player.hold, FISH)}; warehouse {_counts(player.warehouse, GOODS)}"
+        lines.append("# a number token goes face down on a free market slot:")
+        lines.append(f"#   {', '.join(free)}")
     if "tax" in player.tokens:
         due = tax_due(state, seat)
-        lines.append(
-            f"# tax discards {due} goods from hold or warehouse (a named fish leaves the hold first)"
-        )
-        lines.append(f"#   yours: {goods}")
+        lines.append(f"# tax discards {due} goods, hold or warehouse (a fish: hold first)")
+        lines.append(f"#   your hold: {_counts(player.hold, FISH)}")
+        lines.append(f"#   your warehouse: {_counts(player.warehouse, GOODS)}")
     if len(player.tokens) == 1:
         lines.append("# your last token; this is the order:")
         if numbers:

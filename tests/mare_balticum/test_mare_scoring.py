@@ -43,7 +43,7 @@ def test_a_tie_goes_to_more_goods_in_the_warehouse() -> None:
     assert outcome is not None
     assert outcome.scores["red"] == outcome.scores["blue"] == 6
     assert outcome.places["blue"] == 1 and outcome.places["red"] == 2 and outcome.places["green"] == 3
-    assert outcome.tie_breaks == ["red, blue: 6 points each; more goods wins (red 2, blue 3)"]
+    assert outcome.tie_breaks == ["red, blue: 6 points; more goods wins (red 2, blue 3)"]
 
 
 def test_still_tied_the_place_is_shared() -> None:
@@ -56,9 +56,18 @@ def test_still_tied_the_place_is_shared() -> None:
     assert outcome is not None
     assert outcome.places == {"green": 1, "blue": 2, "red": 2}
     assert outcome.tie_breaks == [
-        "red, blue, green: 4 points each; more goods wins (red 3, blue 3, green 4); equal goods share"
+        "red, blue, green: 4 points; more goods wins (red 3, blue 3, green 4); equal goods share"
     ]
 
 
 def test_no_outcome_while_the_game_runs() -> None:
     assert GAME.outcome(position()) is None
+
+
+def test_equal_points_and_goods_share_first_place() -> None:
+    # red: herring 2 + amber 1 + cod 0; blue: 3 amber
+    state = finished({"red": {"herring": 1, "amber": 1, "cod": 1}, "blue": {"amber": 3}, "green": {}})
+    outcome = GAME.outcome(state)
+    assert outcome is not None
+    assert outcome.places == {"red": 1, "blue": 1, "green": 3}
+    assert outcome.tie_breaks == ["red, blue: 3 points and 3 goods each: a shared place"]
