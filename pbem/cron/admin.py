@@ -181,7 +181,8 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime) -> str:
         _note(session, game_id, "rollback", f"to turn {to_turn} from {was}; {undone} turns undone", now)
         epoch = game.epoch
         session.commit()
-    return f"game {game_id} rolled back to turn {to_turn} (epoch {epoch}); {undone} turns kept as undone"
+    kept = "1 turn" if undone == 1 else f"{undone} turns"
+    return f"game {game_id} rolled back to turn {to_turn} (epoch {epoch}); {kept} kept as undone"
 
 
 def observe(engine: Engine, game_id: str, email: str, now: datetime, *, remove: bool = False) -> str:
@@ -203,7 +204,7 @@ def observe(engine: Engine, game_id: str, email: str, now: datetime, *, remove: 
             if found is not None:
                 return f"{address} observes game {game_id} already"
             session.add(ObserverRow(game_id=game_id, email=address))
-            said = f"{address} now observes game {game_id} (public reports from the next turn on)"
+            said = f"{address} now observes game {game_id} and gets its public reports"
         _note(session, game_id, "unobserve" if remove else "observe", said, now)
         session.commit()
     return said

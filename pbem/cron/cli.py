@@ -146,7 +146,8 @@ def tick(
         Path | None, typer.Option("--config", help="Settings file (default: $PBEM_CONFIG, else ./pbem.toml).")
     ] = None,
     log: Annotated[
-        str | None, typer.Option("--log", help="Append the host's log here (default: [tick] log, $PBEM_LOG).")
+        str | None,
+        typer.Option("--log", help="Append the host's log here (default: \\[tick] log, $PBEM_LOG)."),
     ] = None,
     remind: Annotated[
         str | None, typer.Option("--remind", help="Remind this long before a deadline (default 12h).")
@@ -165,7 +166,7 @@ def tick(
         typer.Option("--host", help="This host's name in claims and the log (default hostname:pid)."),
     ] = None,
     maildir: Annotated[
-        Path | None, typer.Option("--maildir", help="Read orders from this Maildir (else [mail] imap).")
+        Path | None, typer.Option("--maildir", help="Read orders from this Maildir (else \\[mail] imap).")
     ] = None,
     mail: Annotated[bool, typer.Option("--mail/--no-mail", help="Read and send mail (default: yes).")] = True,
     game: Annotated[list[str] | None, typer.Option("--game", help="Only these games (repeatable).")] = None,
