@@ -30,10 +30,6 @@ if [ -z "${version:-}" ]; then
   pg_createcluster "$version" "$cluster"
   status=down
 fi
-if [ "$status" != online ]; then
-  pg_ctlcluster "$version" "$cluster" start
-fi
-
 # The tests connect as the `postgres` role through the socket, from whatever OS user runs them (root on
 # CI). Peer authentication allows only the OS user `postgres`; an ident map lets root (and the user who
 # ran sudo) in as `postgres` too, and nobody else.
@@ -44,8 +40,15 @@ if [ -f "$conf_dir/pg_hba.conf" ] && ! grep -q 'map=pbem' "$conf_dir/pg_hba.conf
     grep -qE "^pbem[[:space:]]+$os_user[[:space:]]+postgres$" "$conf_dir/pg_ident.conf" \
       || echo "pbem $os_user postgres" >>"$conf_dir/pg_ident.conf"
   done
-  if [ "$status" = online ]; then pg_ctlcluster "$version" "$cluster" reload; fi
+  edited=1
 fi
+
+if [ "$status" != online ]; then
+  pg_ctlcluster "$version" "$cluster" start
+elif [ "${edited:-0}" = 1 ]; then
+  pg_ctlcluster "$version" "$cluster" reload
+fi
+
 
 # Wait until the socket answers (a cold start takes a moment).
 for _ in $(seq 1 30); do
