@@ -258,13 +258,22 @@ def _take(b: _Builder) -> None:
             return
 
 
+def _worth_feeding(state: State, seat: str) -> int:
+    """The coral size worth feeding: at least two polyps for the parrotfish, and a big one for the
+    fourth feeding, which ends the game."""
+    returned = 5 if state.advanced else 4
+    if state.players[seat].feedings >= 3:
+        return returned + 4
+    return returned + 2
+
+
 def _turn(state: State, seat: str) -> list[o.Step]:
     b = _Builder(state, seat)
     of, sizes, owners = _label(state)
     feedable = [
         (sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp and sizes[k] >= 5
     ]
-    if feedable:
+    if feedable and max(feedable)[0] >= _worth_feeding(state, seat):
         b.try_step(o.Feed(feed=max(feedable)[1]))
         if b.runner.ended:
             return b.steps

@@ -19,12 +19,14 @@ def bot_turn(state: State) -> tuple[list[Any], State, list[str]]:
     return data, after, events
 
 
-def test_the_bot_feeds_when_it_can() -> None:
-    state = make_state(
-        polyps=dict.fromkeys(("Ba2", "Bb2", "Bc2", "Bd2", "Bd3"), "grey"), shrimp={"Bb2": "purple"}
-    )
-    data, after, _ = bot_turn(state)
+def test_the_bot_feeds_a_coral_worth_feeding() -> None:
+    six = dict.fromkeys(("Ba2", "Bb2", "Bc2", "Bd2", "Bd3", "Bc3"), "grey")
+    data, after, _ = bot_turn(make_state(polyps=six, shrimp={"Bb2": "purple"}))
     assert data[0] == {"feed": "Bb2"} and after.players["purple"].feedings == 1
+    # a coral of 5 would give the parrotfish one polyp only: the bot lets it grow first
+    five = dict.fromkeys(("Ba2", "Bb2", "Bc2", "Bd2", "Bd3"), "grey")
+    data, _, _ = bot_turn(make_state(polyps=five, shrimp={"Bb2": "purple"}))
+    assert "feed" not in data[0]
 
 
 def test_the_bot_grows_and_attacks() -> None:
