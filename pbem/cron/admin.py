@@ -167,10 +167,15 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime) -> str:
         state = rules.load_state(unpack_json(target.state_z))
         game.turn, game.epoch = to_turn, game.epoch + 1
         game.state_z, game.state_sha256 = target.state_z, target.state_sha256
-        game.status, game.finished_at = "active", None
-        game.deadline_at = aware(now) + timedelta(seconds=game.turn_seconds) if game.turn_seconds else None  # type: ignore[operator]
         clock = _clock(session, game)
         clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, None
+        if game.status == "paused":  # stays paused; on resume the turn gets its whole time
+            game.deadline_at, clock.paused_left = None, game.turn_seconds
+        else:
+            game.status, game.finished_at = "active", None
+            game.deadline_at = (
+                aware(now) + timedelta(seconds=game.turn_seconds) if game.turn_seconds else None
+            )  # type: ignore[operator]
         session.add_all([game, clock])
         session.flush()
         said = (

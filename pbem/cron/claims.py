@@ -21,7 +21,7 @@ import os
 import socket
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, or_, select, update
@@ -51,7 +51,7 @@ def immediate_engine(engine: Engine) -> Engine:
     return _immediate(url.render_as_string(hide_password=False))
 
 
-@cache
+@lru_cache(maxsize=16)
 def _immediate(url: str) -> Engine:
     private = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
 

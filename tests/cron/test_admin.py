@@ -126,3 +126,13 @@ def test_observer_gets_the_public_report_until_removed(engine: Engine) -> None:
     with pytest.raises(UserError, match="does not observe"):
         admin.observe(engine, "g", "kibitz@example.org", START + 2 * H, remove=True)
     assert [action for action, _ in _gm_log(engine)] == ["observe", "unobserve"]
+
+
+def test_rollback_of_a_paused_game_keeps_it_paused_with_a_whole_turn_to_come(engine: Engine) -> None:
+    pw = new_game(engine, "g")
+    play_turn(engine, "g", pw, START + H)
+    admin.pause(engine, "g", START + 2 * H)
+    admin.rollback(engine, "g", 0, START + 3 * H)
+    assert (game(engine, "g").status, game(engine, "g").deadline_at) == ("paused", None)
+    assert admin.resume(engine, "g", START + 10 * H) == "game g resumed; deadline in 1d"
+    assert game(engine, "g").deadline_at == START + 34 * H
