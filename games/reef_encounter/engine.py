@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError, shuffled
+from pbem.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
 
 from . import orders as o
 from .data import CORAL_COLOURS
@@ -43,7 +43,7 @@ class ReefEncounter:
 
     def setup(self, seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
         if not self.min_players <= len(seats) <= self.max_players or len(set(seats)) != len(seats):
-            raise ValueError("Reef Encounter needs 2 to 4 distinct seats")
+            raise GameError("setup.seats", "Reef Encounter needs 2 to 4 seats with distinct names")
         opts = options if isinstance(options, Options) else Options.model_validate(options.model_dump())
         return new_game(seats, opts.advanced, opts.starting_player, chance)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pbem.game import Chance, Event, RulesError, choice, coin, draw_from_counts, shuffled
+from pbem.game import Chance, Event, GameError, RulesError, choice, coin, draw_from_counts, shuffled
 
 from .data import (
     BOARD_LETTERS,
@@ -32,7 +32,10 @@ def turn_order(seats: Sequence[str], first: str) -> list[str]:
 def new_game(seats: Sequence[str], advanced: bool, starting_player: str | None, chance: Chance) -> State:
     """Steps 1-9 of the setup; the state then waits for every seat's setup decision."""
     if starting_player is not None and starting_player not in seats:
-        raise ValueError(f"starting_player {starting_player!r} is not one of the seats {', '.join(seats)}")
+        raise GameError(
+            "options.starting_player",
+            f"starting_player {starting_player!r} is not one of the seats {', '.join(seats)}",
+        )
     players = {s: Player(s, SHRIMP_COLOURS[i]) for i, s in enumerate(seats)}
     boards = sorted(shuffled(chance, "reef boards", BOARD_LETTERS)[: len(seats)])
     state = State(list(seats), players, advanced, boards)

@@ -8,7 +8,7 @@ from games.reef_encounter import GAME
 from games.reef_encounter.data import BOARDS, OPEN_SEA
 from games.reef_encounter.orders import SetupOrders
 from games.reef_encounter.state import dump
-from pbem.game import RulesError
+from pbem.game import GameError, RulesError
 
 from .conftest import SeededChance, check_invariants
 
@@ -51,8 +51,12 @@ def test_setup_is_deterministic_for_the_same_chance() -> None:
 def test_the_starting_player_is_drawn_when_not_chosen() -> None:
     starters = {GAME.setup(SEATS[:4], GAME.options_model(), SeededChance(s)).active for s in range(30)}
     assert starters == set(SEATS)
-    with pytest.raises(ValueError):
+    with pytest.raises(GameError) as info:
         GAME.setup(SEATS[:2], GAME.options_model(starting_player="zed"), SeededChance(0))
+    assert info.value.code == "options.starting_player"
+    with pytest.raises(GameError) as info:
+        GAME.setup(SEATS[:1], GAME.options_model(), SeededChance(0))
+    assert info.value.code == "setup.seats"
 
 
 def test_options_forbid_unknown_keys_and_default_to_the_basic_game() -> None:
