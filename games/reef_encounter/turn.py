@@ -73,9 +73,10 @@ class TurnRunner:
     def say(self, text: str) -> None:
         self.events.append(Event(text))
 
-    def flush_larva(self) -> None:
-        """Write the event of the larva action so far (a shrimp move may interrupt it)."""
-        if self.larva_action is None or (self.announced and not self.placed):
+    def flush_larva(self, closing: bool = True) -> None:
+        """Write the event of the larva action so far (a shrimp move may interrupt it: then only what
+        was placed before it is told, and the larva is told with its first polyps)."""
+        if self.larva_action is None or (not self.placed and (self.announced or not closing)):
             return
         n = len(self.placed)
         polyps = f"{n} polyp{'s' if n != 1 else ''}" + (": " + ", ".join(self.placed) if n else "")
@@ -244,7 +245,7 @@ class TurnRunner:
         return None
 
     def do_move_shrimp(self, step: o.MoveShrimp) -> None:
-        self.flush_larva()  # action 5 may interrupt a larva action without ending it
+        self.flush_larva(closing=False)  # action 5 may interrupt a larva action without ending it
         src, dst = step.move_shrimp.from_, step.move_shrimp.to
         if self.state.shrimp.get(src) != self.seat:
             raise self.fail("move_shrimp.not_yours", f"you have no shrimp on {src}")

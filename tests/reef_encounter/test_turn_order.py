@@ -150,3 +150,19 @@ def test_only_the_active_seat_has_a_turn() -> None:
     with pytest.raises(RulesError) as info:
         GAME.check(position(), "green", TurnOrders.model_validate([TAKE]))
     assert info.value.code == "turn.not_pending"
+
+
+def test_a_shrimp_move_right_after_the_larva_tells_the_larva_with_its_polyps() -> None:
+    steps = [
+        {"larva": "yellow"},
+        {"move_shrimp": {"from": "Bf6", "to": "Bg5"}},
+        {"place": "Bb2"},
+        {"move_shrimp": {"from": "Bg5", "to": "Bf6"}},
+        TAKE,
+    ]
+    _, events = turn(position(), steps)
+    assert events[:3] == [
+        "purple moved their shrimp from Bf6 to Bg5 (empty rock)",
+        "purple played a yellow larva and 1 polyp: Bb2",
+        "purple moved their shrimp from Bg5 to Bf6",
+    ]
