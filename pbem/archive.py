@@ -24,8 +24,12 @@ from pbem.create import GAME_ID
 from pbem.errors import UserError
 from pbem.history import TurnRecord, game_row, record_turn, seat_rows, settle
 from pbem.models import GameRow, SeatRow
+from pbem.orderfile import OrderFileError, decode, load
 from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay
 
+#: far above a long game's archive (a few MB); a bound against a hostile file
+MAX_ARCHIVE_BYTES = 256 * 1024 * 1024
+MAX_ARCHIVE_DEPTH = 64
 FORMAT = "pbem-archive"
 VERSION = 1
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -108,13 +112,15 @@ def export(engine: Engine, game_id: str, path: str | None) -> str:
 
 def read_archive(path: str) -> Archive:
     try:
-        raw = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read archive {path}: {exc}") from None
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read archive {path}: {exc.strerror}") from None
     try:
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        data = json.loads(raw) if path.lower().endswith(".json") else yaml.load(raw, Loader=loader)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        if path.lower().endswith(".json"):
+            data = json.loads(decode(raw, MAX_ARCHIVE_BYTES))
+        else:  # through the order files' reader: no aliases, no tags, bounded size and depth
+            data = load(raw, max_bytes=MAX_ARCHIVE_BYTES, max_depth=MAX_ARCHIVE_DEPTH)
+    except (OrderFileError, json.JSONDecodeError) as exc:
         raise UserError(f"{path} is not a readable archive: {exc}") from None
     try:
         archive = Archive.model_validate(data)

@@ -42,9 +42,10 @@ class _Refused(yaml.YAMLError):
 class _OrderLoader(yaml.SafeLoader):
     """The safe loader, without anchors, aliases or deep nesting, and with duplicate keys refused."""
 
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, max_depth: int = MAX_DEPTH) -> None:
         super().__init__(stream)
         self._depth = 0
+        self._max_depth = max_depth
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
@@ -55,8 +56,10 @@ class _OrderLoader(yaml.SafeLoader):
         nested = isinstance(event, CollectionStartEvent)
         if nested:
             self._depth += 1
-            if self._depth > MAX_DEPTH:
-                raise _Refused("yaml.too_deep", f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
+            if self._depth > self._max_depth:
+                raise _Refused(
+                    "yaml.too_deep", f"nested deeper than {self._max_depth} levels", event.start_mark
+                )
         try:
             return super().compose_node(parent, index)
         finally:
@@ -75,14 +78,14 @@ class _OrderLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def decode(raw: str | bytes) -> str:
+def decode(raw: str | bytes, max_bytes: int = MAX_BYTES) -> str:
     """The text of an order file, after the size and encoding checks."""
     data = raw.encode("utf-8") if isinstance(raw, str) else raw
-    if len(data) > MAX_BYTES:
+    if len(data) > max_bytes:
         raise OrderFileError(
             "size",
             "input.too_large",
-            f"the file is {len(data):,} bytes; orders may be at most {MAX_BYTES:,} bytes",
+            f"the file is {len(data):,} bytes; orders may be at most {max_bytes:,} bytes",
         )
     if isinstance(raw, str):
         return raw
@@ -97,10 +100,11 @@ def decode(raw: str | bytes) -> str:
     return text.removeprefix("\ufeff")
 
 
-def load(raw: str | bytes) -> Any:
-    """The YAML document in ``raw``, as plain data (dicts, lists, strings, numbers)."""
-    text = decode(raw)
-    loader = _OrderLoader(text)
+def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
+    """The YAML document in ``raw``, as plain data (dicts, lists, strings, numbers). The limits are an
+    order file's unless given (an archive is larger, and read the same careful way)."""
+    text = decode(raw, max_bytes)
+    loader = _OrderLoader(text, max_depth)
     try:
         return loader.get_single_data()
     except _Refused as exc:

@@ -118,3 +118,10 @@ def test_import_refuses_an_id_in_use_and_takes_another(finished: Table, tmp_path
         import_archive(finished.engine, str(path))
     new_id, _ = import_archive(finished.engine, str(path), game_id="pd-copy")
     assert verify(from_database(finished.engine, new_id))["ok"]
+
+
+def test_an_archive_with_an_alias_bomb_is_refused(tmp_path: Path, engine) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bomb.yaml"
+    path.write_text("a: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b]\n")
+    with pytest.raises(UserError, match=r"not a readable archive: yaml: .*anchors and aliases"):
+        import_archive(engine, str(path))
