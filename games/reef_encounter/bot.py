@@ -19,8 +19,11 @@ from .sea import algae_problem, feed_problem
 from .state import State
 from .turn import MAX_SHRIMP_PER_BOARD, NoChance, TurnRunner
 
+#: coral number of each polyp, size of each coral, owner of each coral's shrimp
+Labels = tuple[dict[str, int], list[int], list[str | None]]
 
-def _label(state: State) -> tuple[dict[str, int], list[int], list[str | None]]:
+
+def _label(state: State) -> Labels:
     """Coral number of every polyp, the size of each coral and the owner of its shrimp."""
     of: dict[str, int] = {}
     sizes: list[int] = []
@@ -68,7 +71,8 @@ class _Builder:
         return True
 
 
-def _placement_score(state: State, space: str, colour: str, seat: str, lab: Any) -> int:
+def _placement_score(state: State, space: str, colour: str, seat: str, lab: Labels) -> int:
+    """How much the bot likes a placement: attacks first, then growing its own guarded corals."""
     of, sizes, owners = lab
     score = 0
     target = state.polyps.get(space)

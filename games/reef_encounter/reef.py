@@ -6,7 +6,7 @@ copy. Legality questions return a ``(code, message)`` problem or ``None``; they 
 
 from __future__ import annotations
 
-from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, TILE_OF, TILES, a
+from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, TILE_OF, TILES, Face, a
 from .state import State
 
 Problem = tuple[str, str] | None
@@ -48,7 +48,8 @@ def shrimp_on(state: State, spaces: set[str]) -> str | None:
     return None
 
 
-def face(state: State, tile: str):  # -> data.Face
+def face(state: State, tile: str) -> Face:
+    """The side of ``tile`` showing now."""
     return TILES[tile].faces[state.up[tile]]
 
 

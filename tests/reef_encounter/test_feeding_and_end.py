@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from games.reef_encounter import GAME
-from games.reef_encounter.data import BOARDS, OPEN_SEA, TILES
-from games.reef_encounter.reef import values
+from games.reef_encounter.data import BOARDS, CORAL_COLOURS, OPEN_SEA, TILES
+from games.reef_encounter.reef import beats, values
 from games.reef_encounter.state import State
 
 from .conftest import ScriptedChance, check_invariants, make_state, rejected, turn
@@ -165,6 +165,17 @@ def test_the_game_ends_when_no_polyp_can_be_placed_anywhere() -> None:
     polyps.pop("Ba2")
     after, _ = turn(make_state(boards=("B",), polyps=polyps), [TAKE])
     assert after.phase == "play"
+
+
+def test_exactly_one_colour_of_each_pair_beats_the_other() -> None:
+    state = make_state()
+    for flip in (False, True):
+        state.up = dict.fromkeys(TILES, not flip)
+        for x in CORAL_COLOURS:
+            assert not beats(state, x, x)
+            for y in CORAL_COLOURS:
+                if x != y:
+                    assert beats(state, x, y) != beats(state, y, x)
 
 
 def test_values_are_one_plus_the_tiles_showing_the_colour_strong_and_sum_to_fifteen() -> None:
