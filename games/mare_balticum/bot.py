@@ -22,6 +22,10 @@ from .state import State, total
 #: a fish in the hold is worth less than one in the warehouse: it still has to be unloaded
 HOLD_RISK = 0.7
 SPACES = (*AREAS, *PORTS)
+#: how much a goods token's pull on a sailing ship fades with each step to it
+FADE = 0.5
+#: the least pull worth an action when nothing can be fished or unloaded now
+REPOSITION_MIN = 0.3
 #: what taking a first contract card is worth to the bot, against fishing (about 0.7 to 3 a token)
 CONTRACT_WISH = 1.0
 
@@ -245,6 +249,7 @@ def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any
         return best[1]
     reposition: tuple[float, list[dict[str, Any]]] | None = None
     port_values = {p: (_unload_plan(state, seat, p, values) or (0.0, None))[0] for p in PORTS}
+    pulls = _pulls(state, values)
     for origin, to in _legal_sails(state, seat):
         sail = _sail_step(origin, to)
         # leaving an emptied area lets it be refilled: a small bonus for freeing it
@@ -259,21 +264,29 @@ def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any
             follow = fished[1] if fished else []
         if gain > 0 and actions_left >= 2:
             consider(gain + freed, [sail, *follow], 2)
-        potential = gain + freed + _nearby(state, to, values) + _port_pull(to, port_values)
+        potential = gain + freed + pulls[to] + _port_pull(to, port_values)
         if reposition is None or potential > reposition[0]:
             reposition = (potential, [sail])
     if best is not None:
         return best[1]
-    if reposition is not None and reposition[0] > 0.5:
+    # a turn never passes idle while some sail pulls at all: ships leaving fished-out areas let
+    # refills (and time) go on, so the game always moves towards its end
+    first = actions_left == COMPONENTS.actions_per_turn
+    if reposition is not None and (reposition[0] > REPOSITION_MIN or (first and reposition[0] > 0)):
         return reposition[1]
     return None
 
 
-def _nearby(state: State, space: str, values: dict[str, float]) -> float:
-    """What lies one step further: a hint for where to sail when nothing is in reach."""
-    return 0.1 * sum(
-        values[g] * n for a in ADJACENT[space] if a in state.board for g, n in state.board[a].items()
-    )
+def _pulls(state: State, values: dict[str, float]) -> dict[str, float]:
+    """For every space, the best goods within reach, fading with the steps to them: where to sail
+    when nothing is in reach now (the space's own goods are counted as a plan already)."""
+    tops = [(area, max(values[g] for g in goods)) for area, goods in state.board.items() if goods]
+    return {
+        space: max(
+            (worth * FADE ** DISTANCE[space][area] for area, worth in tops if area != space), default=0.0
+        )
+        for space in SPACES
+    }
 
 
 def _distances() -> dict[str, dict[str, int]]:
