@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
-from .data import OPEN_SEA, TILES
-from .reef import face
+from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
+from .reef import coral, face
 from .state import State
 
 
 def _owned_coral_space(state: State, seat: str) -> str:
     mine = sorted(s for s, owner in state.shrimp.items() if owner == seat and s in state.polyps)
     return mine[0] if mine else f"{state.boards[0]}d5"
+
+
+def _free_spaces(state: State) -> tuple[str, str]:
+    """Two neighbouring empty rock spaces of this game's boards, for the examples."""
+    for letter in state.boards:
+        for space in sorted(BOARDS[letter].rock):
+            if space in state.polyps or space in state.shrimp:
+                continue
+            for n in NEIGHBOURS[space]:
+                if n not in state.polyps and n not in state.shrimp:
+                    return space, n
+    return f"{state.boards[0]}d5", f"{state.boards[0]}d6"
 
 
 def template(state: State, seat: str) -> str:
@@ -37,24 +49,32 @@ def template(state: State, seat: str) -> str:
         alga = face(state, tile).large
         richest = max(OPEN_SEA, key=lambda s: (sum(state.sea[s].polyps.values()), s))
         own = _owned_coral_space(state, seat)
+        here, there = _free_spaces(state)
+        guarded = {s for sp in state.shrimp if sp in state.polyps for s in coral(state, sp)}
+        bare = next((sp for sp in sorted(state.polyps) if sp not in guarded), here)
         lines += [
             "# steps run in the order written; action numbers as in the rules.",
-            "# (1, first only) feed a coral of 5+ polyps carrying your shrimp:",
+            "# (1, only first) feed a coral of 5+ polyps carrying your shrimp:",
             f"#   - feed: {own}",
-            f"# (2, then 3) play a larva cube:  - larva: {larva}",
-            "#   then up to 4 polyps of its colour from behind your screen:  - place: Bd5",
-            "#   and any number of eaten ones from in front of it:  - place: {at: Bd6, from: front}",
-            "# (4) a new shrimp onto a coral without one:  - shrimp: Bd5",
+            "# (2, then 3) play a larva cube, then up to 4 polyps of its colour from",
+            "#   behind your screen and any number of eaten ones from in front of it:",
+            f"#   - larva: {larva}",
+            f"#   - place: {here}",
+            f"#   - place: {{at: {there}, from: front}}",
+            "# (4) a new shrimp onto a polyp of a coral without one:",
+            f"#   - shrimp: {bare}",
             "# (5, any time) move a shrimp, or take it back behind your screen:",
-            "#   - move_shrimp: {from: Bd5, to: Bd6}",
-            "#   - move_shrimp: {from: Bd5, to: screen}",
-            f"# (6) an eaten polyp for a larva cube:  - larva_for_polyp: {eaten}",
-            "# (7) an eaten polyp for an alga, onto the algae space or (once your shrimp is on",
-            "#     the open sea) locking a tile whose large alga is that colour:",
+            f"#   - move_shrimp: {{from: {own}, to: {here}}}",
+            f"#   - move_shrimp: {{from: {own}, to: screen}}",
+            "# (6) an eaten polyp for a larva cube of its colour:",
+            f"#   - larva_for_polyp: {eaten}",
+            "# (7) an eaten polyp for an alga, onto the algae space, or (once your",
+            "#   shrimp is on the open sea) locking a tile showing that large alga:",
             f"#   - algae: {{pay: {eaten}, colour: {alga}, to: space}}",
             f"#   - algae: {{pay: {eaten}, colour: {alga}, to: {tile}}}",
-            f"# (8) a larva cube for a polyp from the bag:  - polyp_for_larva: {larva}",
-            "# (9) nothing else, then always (10) take an open-sea space by its larva colour:",
+            "# (8) a larva cube for a polyp of its colour from the bag:",
+            f"#   - polyp_for_larva: {larva}",
+            "# (9) nothing, then always (10) take an open-sea space by its larva colour:",
             "- pass",
             f"- take: {richest}",
         ]

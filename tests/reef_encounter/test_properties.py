@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -141,7 +142,9 @@ def test_the_template_is_valid_yaml_and_its_order_is_legal(seed: int, players: i
     for state in positions(seed, players):
         for seat, decision in GAME.pending(state).items():
             lines = GAME.template(state, seat)
-            assert all(line.startswith("  ") for line in lines.splitlines())
+            assert all(line.startswith("  ") and len(line) <= 78 for line in lines.splitlines())
+            # the examples name spaces of this game's own boards
+            assert {m[0] for m in re.findall(r"\b[A-D][a-g][1-6]\b", lines)} <= set(state.boards)
             doc = yaml.safe_load("game: reef-1\nplayer: ann\nturn: 1\norders:\n" + lines)
             orders = GAME.order_model(decision).model_validate(doc["orders"])
             GAME.check(state, seat, orders)
