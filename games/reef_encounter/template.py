@@ -30,13 +30,14 @@ def template(state: State, seat: str) -> str:
     if state.phase == "setup":
         fish = next((c for c, n in sorted(p.screen.items()) if n), "grey")
         lines += [
-            "# put one polyp from behind your screen into your parrotfish (secret) and choose",
-            "# two larva cubes from the supply (any colours, may be equal; they become public):",
+            "# put one polyp from behind your screen into your parrotfish (secret)",
+            "# and choose two larva cubes from the supply (any colours, may be equal;",
+            "# they become public):",
             f"- setup: {{parrotfish: {fish}, larvae: [{fish}, {fish}]}}",
         ]
     elif state.phase == "final":
         lines += [
-            "# your final feeding turn: feed one coral of 5+ polyps that carries your shrimp",
+            "# your final feeding turn: feed one coral of 5+ polyps carrying your shrimp",
             "# (5 polyps go back to the bag), e.g.",
             f"# - feed: {_owned_coral_space(state, seat)}",
             "# or do nothing:",
