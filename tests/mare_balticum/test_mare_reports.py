@@ -6,6 +6,8 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.mare_balticum import GAME
 from games.mare_balticum.state import State
@@ -125,3 +127,39 @@ def test_text_report_lines_fit_a_mail_client(n: int) -> None:
         text = render("mare-balticum", "txt", context(state, "red"))
         long = [line for line in text.splitlines() if len(line) > 78 and not line.startswith("  - turn")]
         assert long == []
+
+
+GOODS_KINDS = ["salmon", "flatfish", "herring", "cod", "amber"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    warehouse=st.lists(st.sampled_from(GOODS_KINDS), min_size=5, max_size=5),
+    values=st.permutations(["x3", "x2", "x1", "x0"]),
+    contract=st.sampled_from([2, 3, 4, 5, 6]),
+    fmt=st.sampled_from(["html", "txt"]),
+)
+def test_report_is_byte_identical_whatever_blues_secrets(
+    warehouse: list[str], values: list[str], contract: int, fmt: str
+) -> None:
+    """Blue's warehouse (5 goods), company token values (on salmon and flatfish) and contract card
+    are blue's own: red's report and the public one never change with them."""
+    base = secret_position()
+    other = base.copy()
+    blue = other.players["blue"]
+    blue.warehouse = {}
+    for kind in warehouse:
+        blue.warehouse[kind] = blue.warehouse.get(kind, 0) + 1
+    blue.market = {"salmon": values[0], "flatfish": values[1]}
+    blue.tokens = [*values[2:], "tax"]
+    base.players["blue"].market = {"salmon": "x1", "flatfish": "x2"}
+    base.players["blue"].tokens = ["x3", "x0", "tax"]
+    base.pile = [c for c in range(1, 7) if c not in (4, 1)]
+    base.players["red"].contract = 1
+    other.players["red"].contract = 1
+    other.players["blue"].contract = contract
+    other.pile = [c for c in range(1, 7) if c not in (contract, 1)]
+    for seat in ("red", None):
+        assert render("mare-balticum", fmt, context(other, seat)) == render(
+            "mare-balticum", fmt, context(base, seat)
+        )
