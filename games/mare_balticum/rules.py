@@ -123,10 +123,6 @@ def fleet_breaks(ships: Sequence[str], moved: str | None = None) -> str | None:
     return None
 
 
-def demanded(state: State, port: str) -> list[str]:
-    return [fish for fish in state.demand[port] if fish is not None]
-
-
 class _Turn:
     """One turn's steps applied in order; ``fail`` raises for the step being applied."""
 
