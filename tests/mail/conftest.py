@@ -227,6 +227,9 @@ service imap-login {{
   }}
 }}
 first_valid_uid = 100
+# a test that logs in with a wrong password must not slow down the logins of the tests after it
+auth_failure_delay = 0
+login_trusted_networks = 127.0.0.1/32
 """
 
 IMAP_USERS = {
@@ -287,9 +290,10 @@ class Dovecot:
     def clear(self, user: str, mailbox: str = "INBOX") -> None:
         conn = self.login(user)
         try:
-            conn.select(mailbox)
-            conn.store("1:*", "+FLAGS", "(\\Deleted)")
-            conn.expunge()
+            status, data = conn.select(mailbox)
+            if status == "OK" and int(data[0] or 0) > 0:
+                conn.store("1:*", "+FLAGS", "(\\Deleted)")
+                conn.expunge()
         finally:
             conn.logout()
 
@@ -317,14 +321,20 @@ def dovecot() -> Iterator[Dovecot]:
     port = free_port()
     conf = root / "dovecot.conf"
     conf.write_text(DOVECOT_CONF.format(root=root, port=port))
-    started = subprocess.run([binary, "-c", str(conf)], capture_output=True, text=True)
+    # Output to a file, not a pipe: the daemon keeps its inherited descriptors, and a pipe would never end.
+    with open(root / "start.log", "wb") as log:
+        started = subprocess.run([binary, "-c", str(conf)], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     if started.returncode != 0:
-        pytest.fail(f"Dovecot did not start: {started.stderr.strip()}", pytrace=False)
+        why = (root / "start.log").read_text().strip()
+        shutil.rmtree(root, ignore_errors=True)
+        pytest.fail(f"Dovecot did not start: {why}", pytrace=False)
     try:
         _wait_for_port(port, root)
         yield Dovecot(port, root, dict(IMAP_USERS))
     finally:
-        subprocess.run([binary, "-c", str(conf), "stop"], capture_output=True)
+        subprocess.run(
+            [binary, "-c", str(conf), "stop"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         _wait_gone(root / "run" / "master.pid")
         shutil.rmtree(root, ignore_errors=True)
 

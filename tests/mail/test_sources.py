@@ -1,0 +1,152 @@
+"""Inbound sources: a Maildir, an mbox file, and a real IMAP server (Dovecot)."""
+
+from __future__ import annotations
+
+import mailbox
+from email import policy
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem.mail import inbound, sources
+from pbem.mail.errors import MailError
+from pbem.mail.settings import MailSettings
+from pbem.models import InboundRow, SubmissionRow
+from tests.mail.conftest import HOST, START, Dovecot, Game, mail
+from tests.mail.test_inbound import bot_orders
+
+
+def count(engine: Engine, table: type) -> int:
+    with Session(engine) as session:
+        return len(session.exec(select(table)).all())
+
+
+def test_maildir_reads_new_and_unread_mail_and_marks_it_seen(tmp_path: Path) -> None:
+    box = mailbox.Maildir(tmp_path / "in", create=True)
+    box.add(mail("one").as_bytes())
+    seen = mailbox.MaildirMessage(mail("two").as_bytes())
+    seen.set_subdir("cur")
+    seen.add_flag("S")
+    box.add(seen)
+    unread = mailbox.MaildirMessage(mail("three").as_bytes())
+    unread.set_subdir("cur")
+    unread.add_flag("F")
+    box.add(unread)
+    got = list(sources.read_maildir(tmp_path / "in"))
+    bodies = sorted(b"one" in m.raw or b"three" in m.raw for m in got)
+    assert len(got) == 2 and all(bodies)
+    for item in got:
+        item.mark_read()
+    assert list((tmp_path / "in" / "new").iterdir()) == []
+    flags = sorted(p.name.split(":2,")[1] for p in (tmp_path / "in" / "cur").iterdir())
+    assert flags == ["FS", "S", "S"]
+    assert list(sources.read_maildir(tmp_path / "in")) == []
+
+
+def test_a_folder_that_is_not_a_maildir_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(MailError, match="not a Maildir"):
+        list(sources.read_maildir(tmp_path))
+
+
+def test_mbox_is_read_whole_and_the_key_table_keeps_it_exactly_once(
+    engine: Engine, game: Game, settings: MailSettings, tmp_path: Path
+) -> None:
+    box = mailbox.mbox(tmp_path / "orders.mbox")
+    box.add(mail(bot_orders(engine, game, "red")).as_bytes(policy=policy.SMTP))
+    box.add(mail(bot_orders(engine, game, "blue"), frm="bob@example.org").as_bytes(policy=policy.SMTP))
+    box.close()
+    first = inbound.fetch(engine, sources.read_mbox(tmp_path / "orders.mbox"), settings, START)
+    second = inbound.fetch(engine, sources.read_mbox(tmp_path / "orders.mbox"), settings, START)
+    assert [h.outcome for h in first] == ["accepted", "accepted"]
+    assert [h.outcome for h in second] == ["duplicate", "duplicate"]
+    assert count(engine, SubmissionRow) == 2
+
+
+def test_a_missing_mbox_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(MailError, match="no mbox file"):
+        list(sources.read_mbox(tmp_path / "none.mbox"))
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("pop3://u@host", "not an IMAP URL"),
+        ("imap://host/INBOX", "not an IMAP URL"),
+        ("imap://u:pw@host/INBOX", "holds a password"),
+        ("imap://u@host:0x/INBOX", "bad port"),
+    ],
+)
+def test_bad_imap_urls_are_refused_with_a_clear_message(url: str, problem: str) -> None:
+    with pytest.raises(MailError, match=problem):
+        list(sources.read_imap(url, "pw"))
+
+
+def test_imap_url_defaults() -> None:
+    assert sources.parse_imap_url("imaps://pbem%40x.org@mail.x.org") == sources.ImapUrl(
+        True, False, "mail.x.org", 993, "pbem@x.org", "INBOX"
+    )
+    plain = sources.parse_imap_url("imap://u@h:1143/Orders%20In?starttls=1")
+    assert (plain.port, plain.mailbox, plain.starttls) == (1143, "Orders In", True)
+
+
+def test_imap_without_a_password_says_which_variable_to_set(dovecot: Dovecot) -> None:
+    with pytest.raises(MailError, match="PBEM_IMAP_PASSWORD"):
+        list(sources.read_imap(dovecot.url(HOST), None))
+
+
+def test_imap_with_a_wrong_password_is_a_clear_error_without_the_password(dovecot: Dovecot) -> None:
+    with pytest.raises(MailError, match="cannot log in") as caught:
+        list(sources.read_imap(dovecot.url(HOST), "not-the-password-5"))
+    assert "not-the-password-5" not in str(caught.value)
+
+
+def test_imap_fetches_unseen_mail_once_and_marks_it_seen(
+    engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot
+) -> None:
+    dovecot.clear(HOST)
+    dovecot.append(HOST, mail(bot_orders(engine, game, "red")).as_bytes(policy=policy.SMTP))
+    dovecot.append(HOST, mail("help", frm="cy@example.org").as_bytes(policy=policy.SMTP))
+    password = dovecot.passwords[HOST]
+    assert dovecot.unseen(HOST) == 2
+    handled = inbound.fetch(engine, sources.read_imap(dovecot.url(HOST), password), settings, START)
+    assert [h.outcome for h in handled] == ["accepted", "command"]
+    assert dovecot.unseen(HOST) == 0
+    assert inbound.fetch(engine, sources.read_imap(dovecot.url(HOST), password), settings, START) == []
+    assert count(engine, InboundRow) == 2
+
+
+def test_the_same_message_in_two_imap_mailboxes_is_handled_once(
+    engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot
+) -> None:
+    dovecot.clear(HOST)
+    data = mail(bot_orders(engine, game, "blue"), frm="bob@example.org").as_bytes(policy=policy.SMTP)
+    dovecot.append(HOST, b"Delivered-To: host@pbem.test\r\n" + data)
+    dovecot.append(HOST, b"Delivered-To: orders@pbem.test\r\n" + data, mailbox="Orders")
+    password = dovecot.passwords[HOST]
+    first = inbound.fetch(engine, sources.read_imap(dovecot.url(HOST), password), settings, START)
+    second = inbound.fetch(engine, sources.read_imap(dovecot.url(HOST, "Orders"), password), settings, START)
+    assert [h.outcome for h in first + second] == ["accepted", "duplicate"]
+    assert count(engine, SubmissionRow) == 1
+    assert dovecot.unseen(HOST, "Orders") == 0
+
+
+def test_a_message_another_run_holds_is_left_unread(
+    engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot
+) -> None:
+    from pbem.mail import reading
+
+    dovecot.clear(HOST)
+    data = mail(bot_orders(engine, game, "red")).as_bytes(policy=policy.SMTP)
+    dovecot.append(HOST, data)
+    stored = dovecot.messages(HOST)[0]
+    with Session(engine) as session:
+        key = reading.message_key(stored, reading.parse(stored))
+        session.add(InboundRow(key=key, received_at=START, raw_z=b"", outcome="processing"))
+        session.commit()
+    handled = inbound.fetch(
+        engine, sources.read_imap(dovecot.url(HOST), dovecot.passwords[HOST]), settings, START
+    )
+    assert [h.outcome for h in handled] == ["busy"]
+    assert dovecot.unseen(HOST) == 1
