@@ -102,13 +102,14 @@ def claim(
     return ids
 
 
-def release(engine: Engine, me: str, game_id: str, now: datetime) -> None:
-    """Give the lease back (only if it is still ours). ``claimed_until`` keeps ``now``, the moment of the
+def release(engine: Engine, me: str, game_ids: str | Sequence[str], now: datetime) -> None:
+    """Give the leases back (only those still ours). ``claimed_until`` keeps ``now``, the moment of the
     tick that visited the game: a tick of the same moment or an earlier one, still walking, passes it
     by instead of doing the same game again; any later tick takes it."""
     with engine.begin() as conn:
         conn.execute(
             update(GAME)
-            .where(GAME.c.id == game_id, GAME.c.claimed_by == me)
+            .where(GAME.c.id.in_([game_ids] if isinstance(game_ids, str) else list(game_ids)))
+            .where(GAME.c.claimed_by == me)
             .values(claimed_by=None, claimed_until=now)
         )

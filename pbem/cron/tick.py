@@ -203,9 +203,9 @@ def run_games(
                 summary.reminders += done.reminders
                 summary.late_notices += done.late
             finally:
-                claims.release(engine, settings.host, game_id, now)
                 if progress is not None:
                     progress(game_id)
+        claims.release(engine, settings.host, ids, now)  # one write for the batch
         cursor = ids[-1]
 
 
