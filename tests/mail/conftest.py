@@ -355,3 +355,8 @@ def _wait_gone(pid_file: Path) -> None:
         if not pid_file.exists():
             return
         time.sleep(0.05)
+
+
+def stored_bytes(db_path: Path) -> bytes:
+    """Everything the database holds on disk: the file and its WAL, where recent commits may still be."""
+    return b"".join(p.read_bytes() for p in sorted(db_path.parent.glob(db_path.name + "*")))

@@ -18,7 +18,7 @@ from pbem.mail import inbound, reading
 from pbem.mail.outbox import unpack_message
 from pbem.mail.settings import MailSettings
 from pbem.models import InboundRow, OutboxRow, SubmissionRow
-from tests.mail.conftest import HOST, START, Game, mail, new_game, orders_text
+from tests.mail.conftest import HOST, START, Game, mail, new_game, orders_text, stored_bytes
 
 
 def raw(msg: EmailMessage) -> bytes:
@@ -104,7 +104,7 @@ def test_a_wrong_password_is_rejected_and_the_attempt_is_not_echoed(
     assert inbound.handle(engine, raw(mail(text)), settings, START).outcome == "rejected"
     assert "guess-word-11" not in body(replies(engine)[0])
     engine.dispose()
-    assert b"guess-word-11" not in db_path.read_bytes()
+    assert b"guess-word-11" not in stored_bytes(db_path)
 
 
 def test_a_message_fetched_twice_is_handled_once(engine: Engine, game: Game, settings: MailSettings) -> None:
@@ -244,7 +244,7 @@ def test_the_archived_raw_message_and_the_database_never_hold_the_password(
     for reply in replies(engine):
         assert password not in reply.as_string()
     engine.dispose()
-    assert password.encode() not in db_path.read_bytes()
+    assert password.encode() not in stored_bytes(db_path)
 
 
 def test_a_run_that_died_after_submitting_is_finished_without_a_second_submission(

@@ -17,7 +17,7 @@ from pbem.mail.compose import new_message
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import MaildirTransport, SmtpTransport
 from pbem.models import OutboxRow
-from tests.mail.conftest import START, Recorder, SmtpServer, _start_smtp, free_port
+from tests.mail.conftest import START, Recorder, SmtpServer, _start_smtp, free_port, stored_bytes
 
 
 def put(engine: Engine, settings: MailSettings, key: str, to: str = "ann@example.org") -> bool:
@@ -178,7 +178,7 @@ def test_smtp_login_uses_the_password_from_the_environment_and_never_stores_it(
     assert rows(engine)[1].status == "pending"
     assert "wrong-pass-1" not in (rows(engine)[1].last_error or "")
     engine.dispose()
-    assert b"smtp-secret-9" not in db_path.read_bytes()
+    assert b"smtp-secret-9" not in stored_bytes(db_path)
 
 
 def test_maildir_transport_drops_each_mail_into_new(

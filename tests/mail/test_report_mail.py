@@ -1,0 +1,84 @@
+"""Report mail: one per stored report and address, plain text plus the self-contained HTML."""
+
+from __future__ import annotations
+
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem.codec import unpack
+from pbem.create import create_game
+from pbem.mail import outbox
+from pbem.mail.settings import MailSettings
+from pbem.models import ObserverRow, OutboxRow, ReportRow
+from pbem.registry import register
+from tests.host.pearl_dive import GAME as PEARL_DIVE
+from tests.mail.conftest import HOST, START, Game
+
+
+def queued(engine: Engine) -> dict[str, tuple[str, EmailMessage]]:
+    with Session(engine) as session:
+        found = session.exec(select(OutboxRow)).all()
+    return {
+        r.dedupe_key: (
+            r.to_addr,
+            message_from_bytes(outbox.unpack_message(r.message_z), policy=policy.default),
+        )  # type: ignore[misc]
+        for r in found
+    }
+
+
+def test_each_seat_gets_its_own_report_and_observers_the_public_one(
+    engine: Engine, game: Game, settings: MailSettings
+) -> None:
+    with Session(engine) as session:
+        session.add(ObserverRow(game_id=game.id, email="Kibitz@Example.org"))
+        session.commit()
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 3
+    mails = queued(engine)
+    assert {k: to for k, (to, _) in mails.items()} == {
+        f"report:{game.id}:0:0:red": "ann@example.org",
+        f"report:{game.id}:0:0:blue": "bob@example.org",
+        f"report:{game.id}:0:0:observer=kibitz@example.org": "kibitz@example.org",
+    }
+    _, red = mails[f"report:{game.id}:0:0:red"]
+    assert red["Subject"] == f"[pbem {game.id}] turn 0: report for red"
+    assert red.get_content_type() == "multipart/alternative"
+    assert red["From"].addresses[0].addr_spec == HOST
+    assert red["X-Loop"] == HOST and red["Auto-Submitted"] == "auto-generated"
+    with Session(engine) as session:
+        row = session.exec(select(ReportRow).where(ReportRow.seat == "red")).one()
+    text, html = red.get_body(("plain",)), red.get_body(("html",))
+    assert text is not None and html is not None
+    assert text.get_content().replace("\r\n", "\n") == unpack(row.text_z)
+    assert html.get_content().replace("\r\n", "\n") == unpack(row.html_z)
+    _, public = mails[f"report:{game.id}:0:0:observer=kibitz@example.org"]
+    assert public["Subject"] == f"[pbem {game.id}] turn 0: public report"
+
+
+def test_html_reports_are_self_contained(engine: Engine, game: Game, settings: MailSettings) -> None:
+    outbox.enqueue_reports(engine, START, settings=settings)
+    for _, msg in queued(engine).values():
+        html = msg.get_body(("html",))
+        assert html is not None
+        content = str(html.get_content()).lower()
+        assert "<style" in content
+        for external in ('src="http', "src='http", 'href="http', "@import", "<link"):
+            assert external not in content
+
+
+def test_enqueue_reports_is_idempotent(engine: Engine, game: Game, settings: MailSettings) -> None:
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 2
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 0
+    assert len(queued(engine)) == 2
+
+
+def test_a_seat_without_an_address_gets_no_mail(engine: Engine, settings: MailSettings) -> None:
+    register(PEARL_DIVE)
+    create_game(
+        engine, PEARL_DIVE.name, "pd-quiet", [("red", "ann@example.org"), ("blue", "")], seed=3, now=START
+    )
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 1
+    assert [to for to, _ in queued(engine).values()] == ["ann@example.org"]
