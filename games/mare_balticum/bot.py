@@ -22,6 +22,8 @@ from .state import State, total
 #: a fish in the hold is worth less than one in the warehouse: it still has to be unloaded
 HOLD_RISK = 0.7
 SPACES = (*AREAS, *PORTS)
+#: the most the bot's two cheapest goods may be worth for it to pay tax now
+TAX_CHEAP = 1.5
 #: how much a goods token's pull on a sailing ship fades with each step to it
 FADE = 0.5
 #: the least pull worth an action when nothing can be fished or unloaded now
@@ -84,19 +86,18 @@ def _choose_company(state: State, seat: str) -> dict[str, Any]:
     if "tax" in player.tokens:
         due = tax_due(state, seat)
         cheap = sorted(owned)[:due]
-        if not numbers or (
-            have >= 2 and (sum(w for w, _ in cheap) <= 1.5 or len(numbers) == 1 or len(player.tokens) <= 2)
-        ):
+        # pay while it is cheap, and at the latest with the last number token still in hand
+        if not numbers or (have >= 2 and (sum(w for w, _ in cheap) <= TAX_CHEAP or len(numbers) == 1)):
             return {"token": "tax", "discard": [kind for _, kind in cheap]}
     token = numbers[0]  # the highest number left: tokens are kept in the order x3, x2, x1, x0
     free = [f for f in FISH if f not in player.market]
-    on_board = Counter()
+    on_board: Counter[str] = Counter()
     for goods in state.board.values():
         on_board.update(goods)
 
-    def appeal(fish: str) -> tuple[float, int, int]:
+    def appeal(fish: str) -> tuple[bool, float, int, int]:
         mine = player.warehouse.get(fish, 0) + HOLD_RISK * player.hold.get(fish, 0)
-        return (mine, on_board[fish], -FISH.index(fish))
+        return (_can_ever_unload(state, fish), mine, on_board[fish], -FISH.index(fish))
 
     return {"token": token, "fish": max(free, key=appeal)}
 
