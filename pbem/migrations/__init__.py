@@ -16,6 +16,7 @@ SQLite. Whoever waits re-reads the revision inside the lock and finds nothing le
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from alembic import command
@@ -37,8 +38,9 @@ def config() -> Config:
     return cfg
 
 
+@cache
 def head() -> str:
-    """The newest revision this code knows."""
+    """The newest revision this code knows (read once: every connect asks)."""
     found = ScriptDirectory.from_config(config()).get_current_head()
     assert found is not None
     return found
