@@ -102,6 +102,11 @@ def test_a_scripted_game_through_the_cli(pbem: Pbem, tmp_path: Path) -> None:
     assert imported.returncode == 0, imported.stderr
     verified = run_pbem("replay", "reef-7", "--verify", "--db", f"sqlite:///{other}")
     assert verified.returncode == 0 and "every state hash matches" in verified.stdout
+    replayed = pbem("replay", str(archive), "--turn", "1", "--player", "blue")
+    assert replayed.code == 0 and "Report for blue" in replayed.out
+    assert replayed.out == pbem("report", "reef-7", "--player", "blue", "--turn", "1").out
+    everything = pbem("replay", str(archive), "--turn", "1")
+    assert "Report for red" in everything.out and "Report for blue" in everything.out
 
 
 def test_new_lists_the_installed_games(pbem: Pbem) -> None:

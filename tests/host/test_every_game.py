@@ -8,13 +8,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from sqlmodel import Session, select
 
 from host.conftest import Ran
+from pbem.db import connect
 from pbem.envelope import PASSWORD_PLACEHOLDER
+from pbem.models import TurnRow
 from pbem.registry import games
 
 SHIPPED = sorted(name for name, game in games().items() if type(game).__module__.startswith("games."))
 TURN_LIMIT = 2_000
+#: the storage budget: one turn's row, on average
+TURN_ROW_BUDGET = 4096
 
 
 def test_the_three_games_are_installed() -> None:
@@ -22,7 +27,9 @@ def test_the_three_games_are_installed() -> None:
 
 
 @pytest.mark.parametrize("game", SHIPPED)
-def test_a_whole_game_through_the_cli(game: str, pbem: Callable[..., Ran], tmp_path: Path) -> None:
+def test_a_whole_game_through_the_cli(
+    game: str, pbem: Callable[..., Ran], tmp_path: Path, db_url: str
+) -> None:
     found = games()[game]
     players = [f"--player=p{i}=p{i}@example.org" for i in range(min(3, found.max_players))]
     ran = pbem("new", game, "--id", "g", *players, "--seed", "5", "--json")
@@ -46,3 +53,14 @@ def test_a_whole_game_through_the_cli(game: str, pbem: Callable[..., Ran], tmp_p
     assert "<!DOCTYPE html>" in report and "p0" in report
     verified = pbem("replay", "g", "--verify")
     assert verified.code == 0 and "every state hash matches" in verified.out, verified.err
+    assert average_turn_row_bytes(db_url) <= TURN_ROW_BUDGET
+
+
+def average_turn_row_bytes(db_url: str) -> float:
+    """What one turn costs in the database: its compressed state, orders and events, its draws."""
+    with Session(connect(db_url)) as session:
+        turns = session.exec(select(TurnRow)).all()
+    return sum(
+        len(t.state_z) + len(t.orders_z) + len(t.events_z) + len(t.chance_json) + len(t.by_bot_json)
+        for t in turns
+    ) / len(turns)

@@ -18,6 +18,7 @@ from pbem.create import create_game
 from pbem.history import TurnRecord, game_of, record_turn
 from pbem.models import GameRow, ReportRow, SubmissionRow, TurnRow
 from pbem.orders import submit
+from pbem.status import status
 from pbem.turns import process
 
 
@@ -150,3 +151,16 @@ def test_two_drivers_at_the_same_moment_resolve_each_turn_once(engine, db_url: s
     with Session(engine) as session:
         numbers = [t.number for t in session.exec(select(TurnRow).where(TurnRow.number == 1))]
     assert numbers == [1, 1, 1, 1]
+
+
+def test_a_turn_is_resolved_from_the_cached_state_not_the_history(table: Table) -> None:
+    submit_all(table)
+    process(table.engine, table.game_id)
+    with Session(table.engine) as session:
+        for turn in session.exec(select(TurnRow)):
+            turn.state_z = b"unreadable"  # were the history read, this would break the next turn
+            session.add(turn)
+        session.commit()
+    [diver] = status(table.engine, table.game_id)[0]["awaited"]
+    assert submit(table.engine, table.orders(diver)).accepted
+    assert process(table.engine, table.game_id) == [2]
