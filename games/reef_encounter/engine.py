@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pbem.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
 
@@ -67,7 +67,15 @@ class ReefEncounter:
         model = self.order_model(decision)
         if not isinstance(orders, model):
             raw = orders.model_dump(mode="json", by_alias=True) if isinstance(orders, BaseModel) else orders
-            orders = model.model_validate(raw)
+            try:
+                orders = model.model_validate(raw)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                raise RulesError(
+                    "orders.shape",
+                    f"these are not {decision.kind} orders: {first['msg']}",
+                    action=decision.kind,
+                ) from None
         return decision.kind, list(orders.root)
 
     def _play(self, state: State, seat: str, orders: Any, chance: Chance) -> tuple[State, list[Event]]:

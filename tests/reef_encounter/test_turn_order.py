@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from games.reef_encounter import GAME
-from games.reef_encounter.orders import TurnOrders
+from games.reef_encounter.orders import SetupOrders, TurnOrders
 from games.reef_encounter.state import State
 from pbem.game import RulesError
 
@@ -166,3 +166,13 @@ def test_a_shrimp_move_right_after_the_larva_tells_the_larva_with_its_polyps() -
         "purple played a yellow larva and 1 polyp: Bb2",
         "purple moved their shrimp from Bg5 to Bf6",
     ]
+
+
+def test_orders_of_another_decision_are_refused_by_name() -> None:
+    with pytest.raises(RulesError) as info:
+        GAME.check(
+            position(),
+            "purple",
+            SetupOrders.model_validate([{"setup": {"parrotfish": "grey", "larvae": ["grey", "pink"]}}]),
+        )
+    assert info.value.code == "orders.shape"
