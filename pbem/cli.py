@@ -267,7 +267,7 @@ def replay_command(
             raise typer.Exit(1)
         typer.echo(f"{source}: {result['turns']} turns replayed; every state hash matches")
     if turn is not None:
-        typer.echo(_replayed_report(replay.load_source(source, db), turn, player, fmt), nl=False)
+        typer.echo(replay.report_at(replay.load_source(source, db), turn, player, fmt), nl=False)
     elif not verify:
         record = replay.load_source(source, db)
         for step in replay.replay(record):
@@ -275,23 +275,6 @@ def replay_command(
                 f"turn {step.number}: {step.digest[:16]}"
                 + (" " + "; ".join(step.problems) if step.problems else "")
             )
-
-
-def _replayed_report(record: replay.GameRecord, turn: int, player: str | None, fmt: str) -> str:
-    kind = reports._fmt(fmt)
-    if player is not None and player not in record.seats:
-        raise UserError(f"{record.id} has no seat {player!r}; its seats are {', '.join(record.seats)}")
-    step = replay.state_at(record, turn)
-    game = replay.game_for(record)
-    final = replay.state_at(record, len(record.turns) - 1).state if player is None else None
-    over = final is not None and game.outcome(final) is not None
-    seats: list[str | None] = [player] if player is not None else [None, *record.seats] if over else [None]
-    rendered = []
-    for seat in seats:
-        ctx = reports.context(game, record.id, step.state, turn, seat, step.events)
-        text, page = reports.render_pair(game, ctx)
-        rendered.append((seat, page if kind == "html" else text))
-    return reports.combine(rendered, kind)
 
 
 @app.command(

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import registry
+from pbem import registry, reports
 from pbem.chance import Script, rederive
 from pbem.codec import unpack_json
 from pbem.errors import UserError
@@ -169,16 +169,34 @@ def verify(record: GameRecord) -> dict[str, Any]:
     return {"ok": not problems and checked == len(record.turns), "turns": checked, "problems": problems}
 
 
-def state_at(record: GameRecord, number: int) -> Step:
-    """The replayed state after turn ``number``."""
-    if not 0 <= number < len(record.turns):
-        raise UserError(f"{record.id} has turns 0 to {len(record.turns) - 1}; there is no turn {number}")
+def replayed(record: GameRecord) -> list[Step]:
+    """Every turn of ``record`` re-run; a :class:`UserError` at the first that cannot be."""
+    steps = []
     for step in replay(record):
         if step.problems and not step.digest:
             raise UserError("; ".join(step.problems))
-        if step.number == number:
-            return step
-    raise UserError(f"{record.id}: turn {number} could not be reached")  # pragma: no cover
+        steps.append(step)
+    return steps
+
+
+def report_at(record: GameRecord, turn: int, player: str | None, fmt: str) -> str:
+    """The report of ``player`` (``None``: the public one, or every seat's once the game is over) after
+    turn ``turn``, rendered anew from the replayed state."""
+    kind = reports.report_format(fmt)
+    if player is not None and player not in record.seats:
+        raise UserError(f"{record.id} has no seat {player!r}; its seats are {', '.join(record.seats)}")
+    steps = replayed(record)
+    if not 0 <= turn < len(steps):
+        raise UserError(f"{record.id} has turns 0 to {len(steps) - 1}; there is no turn {turn}")
+    step, game = steps[turn], game_for(record)
+    over = game.outcome(steps[-1].state) is not None
+    seats: list[str | None] = [player] if player is not None else [None, *record.seats] if over else [None]
+    rendered = []
+    for seat in seats:
+        ctx = reports.context(game, record.id, step.state, turn, seat, step.events)
+        text, page = reports.render_pair(game, ctx)
+        rendered.append((seat, page if kind == "html" else text))
+    return reports.combine(rendered, kind)
 
 
 def verify_in_new_process(source: str, db_url: str | None) -> dict[str, Any]:

@@ -108,7 +108,8 @@ def write_reports(
         )
 
 
-def _fmt(fmt: str) -> str:
+def report_format(fmt: str) -> str:
+    """``txt`` or ``html`` for what a person may type (``text``, ``txt``, ``html``)."""
     try:
         return FORMATS[fmt]
     except KeyError:
@@ -123,7 +124,7 @@ def report(
     Once the game is over, the public report of any turn shows everything: each seat's own report of
     that turn, one after the other.
     """
-    kind = _fmt(fmt)
+    kind = report_format(fmt)
     with Session(engine) as session:
         row = game_row(session, game_id)
         number = row.turn if turn is None else turn
