@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench import engine as engine_figures
 from bench import fleet, pipeline
-from bench.machine import describe
+from bench.machine import describe, load
 from bench.sizes import FULL, QUICK, Sizes
 
 Figure = tuple[str, float, str]
@@ -51,7 +51,7 @@ def tick_sqlite_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     url = f"sqlite:///{folder / 'tick.sqlite'}"
     fleet.build(url, sizes.tick_games, sizes.templates)
     run = _checked(fleet.tick(url, folder), sizes.tick_games)
-    yield f"{NOTE} tick: {sizes.tick_games} games due, {run.turns} turns resolved"
+    yield f"{NOTE} tick: {sizes.tick_games} games due, {run.turns} resolved, {run.cpu_seconds:.0f} s of cpu"
     yield "tick.sqlite_1000_games_s", run.seconds, "s"
 
 
@@ -67,7 +67,8 @@ def tick_postgres_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
         admin.dispose()
     yield (
         f"{NOTE} postgres: {sizes.pg_games} games due; "
-        f"1 process {one.seconds:.1f} s, 2 processes {two.seconds:.1f} s"
+        f"1 process {one.seconds:.1f} s ({one.cpu_seconds:.0f} s cpu), "
+        f"2 processes {two.seconds:.1f} s ({two.cpu_seconds:.0f} s cpu)"
     )
     yield "tick.postgres_1proc_turns_per_s", one.turns / one.seconds, "turns/s"
     yield "tick.postgres_2proc_speedup", (two.turns / two.seconds) / (one.turns / one.seconds), "x"
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             except Exception:
                 failed += 1
                 print(f"bench part {name} failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
-            print(f"{NOTE} part {name}: {time.perf_counter() - start:.0f} s", flush=True)
+            print(f"{NOTE} part {name}: {time.perf_counter() - start:.0f} s, {load()}", flush=True)
     return 1 if failed else 0
 
 

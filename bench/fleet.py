@@ -111,6 +111,7 @@ class TickRun:
     turns: int  # turns resolved, all processes together
     errors: int
     peak_mb: float  # the largest max RSS of the tick processes
+    cpu_seconds: float  # user + system time of the tick processes together
 
 
 def tick(url: str, folder: Path, processes: int = 1) -> TickRun:
@@ -141,10 +142,12 @@ def tick(url: str, folder: Path, processes: int = 1) -> TickRun:
         )
     turns = errors = 0
     peak_kb = 0
+    cpu = 0.0
     for proc, out in runs:
         _pid, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         peak_kb = max(peak_kb, usage.ru_maxrss)  # kilobytes on Linux
+        cpu += usage.ru_utime + usage.ru_stime
         out.seek(0)
         output = out.read()
         out.close()
@@ -153,7 +156,7 @@ def tick(url: str, folder: Path, processes: int = 1) -> TickRun:
             raise RuntimeError(f"pbem tick printed no summary (exit {proc.returncode}):\n{output[-3000:]}")
         turns += int(found.group(2))
         errors += int(found.group(5))
-    return TickRun(time.perf_counter() - start, turns, errors, peak_kb / 1024)
+    return TickRun(time.perf_counter() - start, turns, errors, peak_kb / 1024, cpu)
 
 
 # ------------------------------------------------------------------------------------------ PostgreSQL

@@ -44,6 +44,15 @@ def postgres_version() -> str:
         return f"unavailable ({type(exc).__name__})"
 
 
+def load() -> str:
+    """The load average now: on a shared machine, what else competed with the figures."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "load average unknown"
+    return f"load average {one:.1f} {five:.1f} {fifteen:.1f}"
+
+
 def describe() -> list[str]:
     """The notes printed above the figures."""
     return [
@@ -52,4 +61,5 @@ def describe() -> list[str]:
         f"{platform.system()} {platform.release()}",
         f"python {platform.python_version()} ({sys.implementation.name}), sqlite {sqlite3.sqlite_version}, "
         f"postgresql {postgres_version()}",
+        f"{load()} at the start (other work on the machine slows every figure)",
     ]
