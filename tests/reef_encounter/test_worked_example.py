@@ -10,9 +10,12 @@ orange polyps and a pink one), puts a shrimp on the new coral and takes from the
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from games.reef_encounter import GAME
 from games.reef_encounter import orders as o
@@ -162,3 +165,25 @@ def test_check_agrees_with_resolve_on_the_example(before: State) -> None:
     model = GAME.order_model(GAME.pending(before)["red"]).model_validate(STEPS)
     GAME.check(before, "red", model)
     GAME.resolve(before, {"red": model}, SeededChance(3))
+
+
+README = Path(__file__).resolve().parents[2] / "games" / "reef_encounter" / "README.md"
+
+
+def test_the_readme_shows_these_orders_and_this_refusal(before: State) -> None:
+    text = README.read_text(encoding="utf-8")
+    block = text.split("The rulebook's worked example (red's turn), as orders:")[1].split("```yaml")[1]
+    orders = yaml.safe_load(block.split("```")[0])["orders"]
+    assert orders == STEPS
+    early = [*STEPS[:4], *STEPS[5:8], {"place": {"at": "Bc5", "from": "front"}}, {"take": "white"}]
+    assert str(rejected(before, early)) in text
+
+
+def test_the_readme_lists_every_rule_code() -> None:
+    text = README.read_text(encoding="utf-8")
+    sources = (Path(__file__).resolve().parents[2] / "games" / "reef_encounter").glob("*.py")
+    codes = set()
+    for src in sources:
+        codes |= set(re.findall(r'"([a-z_]+\.[a-z_]+)"', src.read_text(encoding="utf-8")))
+    codes = {c for c in codes if not c.endswith((".yaml", ".py", ".md"))}
+    assert codes and all(c in text for c in codes), sorted(c for c in codes if c not in text)
