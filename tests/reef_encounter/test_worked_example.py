@@ -187,3 +187,12 @@ def test_the_readme_lists_every_rule_code() -> None:
         codes |= set(re.findall(r'"([a-z_]+\.[a-z_]+)"', src.read_text(encoding="utf-8")))
     codes = {c for c in codes if not c.endswith((".yaml", ".py", ".md"))}
     assert codes and all(c in text for c in codes), sorted(c for c in codes if c not in text)
+
+
+def test_every_step_example_of_the_readme_parses() -> None:
+    text = README.read_text(encoding="utf-8")
+    examples = re.findall(r"\| `(- [a-z_]+(?:: [^`]+)?)` \|", text)
+    assert len(examples) >= 13
+    for example in examples:
+        parsed = o.TurnOrders.model_validate(yaml.safe_load(example))
+        assert parsed.root[0].keyword in example
