@@ -91,10 +91,11 @@ class ImapUrl:
     port: int
     user: str
     mailbox: str
+    cafile: str | None = None  # a private CA to trust; certificates are always verified
 
 
 def parse_imap_url(url: str) -> ImapUrl:
-    """``imap[s]://user@host[:port][/MAILBOX][?starttls=1]``; the mailbox defaults to INBOX."""
+    """``imap[s]://user@host[:port][/MAILBOX][?starttls=1][&cafile=PATH]``; the mailbox defaults to INBOX."""
     parts = urlsplit(url)
     if parts.scheme not in ("imap", "imaps") or not parts.hostname or not parts.username:
         raise MailError(f"not an IMAP URL: {url!r} (expected imap[s]://user@host[:port]/MAILBOX)")
@@ -105,9 +106,15 @@ def parse_imap_url(url: str) -> ImapUrl:
         port = parts.port or (993 if tls else 143)
     except ValueError:
         raise MailError(f"bad port in IMAP URL {url!r}") from None
-    starttls = parse_qs(parts.query).get("starttls", ["0"])[0].lower() in ("1", "yes", "true")
+    query = parse_qs(parts.query)
+    cafile = query.get("cafile", [None])[0]
+    if cafile is not None and not Path(cafile).is_file():
+        raise MailError(f"the IMAP URL's cafile {cafile} does not exist")
+    starttls = query.get("starttls", ["0"])[0].lower() in ("1", "yes", "true")
     box = unquote(parts.path.lstrip("/")) or "INBOX"
-    return ImapUrl(tls, starttls, parts.hostname, port, unquote(parts.username), box)
+    return ImapUrl(
+        tls, starttls, parts.hostname, port, unquote(parts.username), box, query.get("cafile", [None])[0]
+    )
 
 
 def read_imap(url: str, password: str | None, *, timeout: float = 30.0) -> Iterator[Incoming]:
@@ -142,7 +149,7 @@ def read_imap(url: str, password: str | None, *, timeout: float = 30.0) -> Itera
 
 
 def _imap_login(where: ImapUrl, password: str, timeout: float) -> imaplib.IMAP4:
-    context = ssl.create_default_context()
+    context = ssl.create_default_context(cafile=where.cafile)
     conn: imaplib.IMAP4
     if where.tls:
         conn = imaplib.IMAP4_SSL(where.host, where.port, ssl_context=context, timeout=timeout)

@@ -1,7 +1,8 @@
 """Handing a finished message to the world: an SMTP server, or an outbox Maildir.
 
 ``smtp://user@host:port`` (plain; add ``?starttls=1`` to upgrade), ``smtps://user@host:port`` (TLS from
-the start). The user is in the URL, the password only in ``$PBEM_SMTP_PASSWORD``.
+the start); ``&cafile=/path/ca.pem`` trusts a private CA. Certificates are always verified. The user is in
+the URL, the password only in ``$PBEM_SMTP_PASSWORD``.
 
 A transport raises :class:`DeliveryError` when a message was not accepted, saying whether trying again
 later may help (a 4xx reply, a server down) or not (a 5xx reply). One connection serves a whole run and
@@ -75,6 +76,10 @@ class SmtpTransport:
         query = parse_qs(parts.query)
         self.tls = parts.scheme == "smtps"
         self.starttls = query.get("starttls", ["0"])[0].lower() in ("1", "yes", "true")
+        # a private CA (a host's own relay, the tests' server); certificates are always verified
+        self.cafile = query.get("cafile", [None])[0]
+        if self.cafile is not None and not Path(self.cafile).is_file():
+            raise MailError(f"the SMTP URL's cafile {self.cafile} does not exist")
         self.host = parts.hostname
         try:
             self.port = parts.port or (465 if self.tls else 587 if self.starttls else 25)
@@ -101,7 +106,7 @@ class SmtpTransport:
         self._close()
 
     def _open(self) -> smtplib.SMTP:
-        context = ssl.create_default_context()
+        context = ssl.create_default_context(cafile=self.cafile)
         conn: smtplib.SMTP
         if self.tls:
             conn = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, context=context)
@@ -141,6 +146,10 @@ class SmtpTransport:
             raise DeliveryError(
                 f"SMTP login refused: {exc.smtp_code} {_text(exc.smtp_error)}", permanent=False
             ) from None
+        except smtplib.SMTPSenderRefused as exc:
+            # refusing our sender (530 "authenticate first", 550 "not your domain") is about the host's
+            # settings, which a person can fix, not about this mail: it waits, it is not given up
+            raise self._failed(exc.smtp_code, _text(exc.smtp_error), about_mail=False) from None
         except smtplib.SMTPResponseException as exc:
             raise self._failed(exc.smtp_code, _text(exc.smtp_error)) from None
         except (smtplib.SMTPException, OSError) as exc:
@@ -152,7 +161,7 @@ class SmtpTransport:
             code, text = next(iter(refused.values()))
             raise self._failed(code, _text(text))
 
-    def _failed(self, code: int, text: str) -> DeliveryError:
+    def _failed(self, code: int, text: str, *, about_mail: bool = True) -> DeliveryError:
         if code == 421 or code < 400:  # the server hangs up after 421
             self._drop()
         elif self._conn is not None:
@@ -160,7 +169,7 @@ class SmtpTransport:
                 self._conn.rset()
             except (smtplib.SMTPException, OSError):
                 self._drop()
-        return DeliveryError(f"SMTP {code} {text}", permanent=500 <= code < 600)
+        return DeliveryError(f"SMTP {code} {text}", permanent=about_mail and 500 <= code < 600)
 
     def _drop(self) -> None:
         if self._conn is not None:

@@ -11,6 +11,7 @@ import imaplib
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -175,14 +176,8 @@ def _start_smtp(handler: Recorder, **kwargs: Any) -> tuple[Controller, SmtpServe
         return AuthResult(success=False)
 
     port = free_port()
-    controller = Controller(
-        handler,
-        hostname="127.0.0.1",
-        port=port,
-        authenticator=authenticator,
-        auth_require_tls=False,
-        **kwargs,
-    )
+    options: dict[str, Any] = {"auth_require_tls": False, **kwargs}  # plain test servers offer AUTH in clear
+    controller = Controller(handler, hostname="127.0.0.1", port=port, authenticator=authenticator, **options)
     controller.start()
     return controller, SmtpServer(port, handler, logins)
 
@@ -360,3 +355,56 @@ def _wait_gone(pid_file: Path) -> None:
 def stored_bytes(db_path: Path) -> bytes:
     """Everything the database holds on disk: the file and its WAL, where recent commits may still be."""
     return b"".join(p.read_bytes() for p in sorted(db_path.parent.glob(db_path.name + "*")))
+
+
+# ---------------------------------------------------------------------------------------------- TLS
+
+
+@dataclass(frozen=True)
+class Certificate:
+    cert: Path
+    key: Path
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> Certificate:
+    """A self-signed certificate for 127.0.0.1, made with the openssl command."""
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    made = subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    if made.returncode != 0:
+        pytest.fail(f"openssl could not make a test certificate: {made.stderr.strip()}", pytrace=False)
+    return Certificate(cert, key)
+
+
+def server_tls(certificate: Certificate) -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(certificate.cert, certificate.key)
+    return context
+
+
+@pytest.fixture
+def smtp_starttls(certificate: Certificate) -> Iterator[SmtpServer]:
+    """An SMTP server that demands STARTTLS before anything else, and a login after it."""
+    controller, server = _start_smtp(
+        Recorder(),
+        tls_context=server_tls(certificate),
+        require_starttls=True,
+        auth_required=True,
+        auth_require_tls=True,
+    )
+    yield server
+    controller.stop()
+
+
+@pytest.fixture
+def smtps(certificate: Certificate) -> Iterator[SmtpServer]:
+    """An SMTP server speaking TLS from the first byte (port 465 style)."""
+    controller, server = _start_smtp(Recorder(), ssl_context=server_tls(certificate))
+    yield server
+    controller.stop()

@@ -17,7 +17,7 @@ from pbem.mail.compose import new_message
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import MaildirTransport, SmtpTransport
 from pbem.models import OutboxRow
-from tests.mail.conftest import START, Recorder, SmtpServer, _start_smtp, free_port, stored_bytes
+from tests.mail.conftest import START, Certificate, Recorder, SmtpServer, _start_smtp, free_port, stored_bytes
 
 
 def put(engine: Engine, settings: MailSettings, key: str, to: str = "ann@example.org") -> bool:
@@ -219,3 +219,51 @@ def test_smtp_url_forms_pick_tls_starttls_and_default_ports() -> None:
     tls = SmtpTransport("smtps://u@mx.example.org", "pw")
     assert (tls.port, tls.tls, tls.user) == (465, True, "u")
     assert "pw" not in repr(tls)
+
+
+def test_starttls_upgrades_before_the_login_and_verifies_the_certificate(
+    engine: Engine, smtp_starttls: SmtpServer, certificate: Certificate
+) -> None:
+    settings = MailSettings(from_addr="host@pbem.test", smtp_password="smtp-secret-9")
+    put(engine, settings, "a")
+    url = f"smtp://pbem-user@127.0.0.1:{smtp_starttls.port}?starttls=1&cafile={certificate.cert}"
+    assert len(outbox.send(engine, SmtpTransport(url, "smtp-secret-9"), START, settings=settings).sent) == 1
+    assert smtp_starttls.logins == [("pbem-user", "smtp-secret-9")]
+    assert len(smtp_starttls.handler.received) == 1
+
+
+def test_a_server_demanding_starttls_delays_plain_mail_and_never_gets_the_password(
+    engine: Engine, smtp_starttls: SmtpServer
+) -> None:
+    settings = MailSettings(from_addr="host@pbem.test", max_attempts=1)
+    put(engine, settings, "a")
+    result = outbox.send(
+        engine, SmtpTransport(f"smtp://127.0.0.1:{smtp_starttls.port}"), START, settings=settings
+    )
+    assert len(result.delayed) == 1  # a settings problem: the mail waits, it is not given up
+    assert "530" in (rows(engine)[0].last_error or "")
+    assert smtp_starttls.handler.received == []
+
+
+def test_smtps_speaks_tls_from_the_start(engine: Engine, smtps: SmtpServer, certificate: Certificate) -> None:
+    settings = MailSettings(from_addr="host@pbem.test")
+    put(engine, settings, "a")
+    url = f"smtps://127.0.0.1:{smtps.port}?cafile={certificate.cert}"
+    assert len(outbox.send(engine, SmtpTransport(url), START, settings=settings).sent) == 1
+    assert len(smtps.handler.received) == 1
+
+
+def test_an_untrusted_certificate_delays_the_mail(engine: Engine, smtps: SmtpServer) -> None:
+    settings = MailSettings(from_addr="host@pbem.test")
+    put(engine, settings, "a")
+    result = outbox.send(engine, SmtpTransport(f"smtps://127.0.0.1:{smtps.port}"), START, settings=settings)
+    assert len(result.delayed) == 1
+    assert "CERTIFICATE_VERIFY_FAILED" in (rows(engine)[0].last_error or "")
+    assert smtps.handler.received == []
+
+
+def test_a_missing_cafile_is_a_clear_error(tmp_path: Path) -> None:
+    from pbem.mail.errors import MailError
+
+    with pytest.raises(MailError, match="does not exist"):
+        SmtpTransport(f"smtps://127.0.0.1:465?cafile={tmp_path / 'none.pem'}")
