@@ -144,8 +144,9 @@ def draw_polyp(state: State, chance: Chance) -> str | None:
     return colour
 
 
-def take(state: State, seat: str, space: str, chance: Chance) -> tuple[str, bool]:
-    """Take a space's larva and polyps, then refill the open sea. Returns (text, game ends: condition 4)."""
+def take(state: State, seat: str, space: str, chance: Chance) -> tuple[str, str, bool]:
+    """Take a space's larva and polyps, then refill the open sea. Returns (what was taken, how the sea
+    was refilled, whether the game ends by condition 4)."""
     p = state.players[seat]
     sp = state.sea[space]
     got = dict(sp.polyps)
@@ -175,7 +176,7 @@ def take(state: State, seat: str, space: str, chance: Chance) -> tuple[str, bool
                 break
             target.polyps[colour] += 1
             drawn.append(f"{colour} to {name}")
-    text += "; refill: " + (", ".join(drawn) if drawn else "no polyp needed")
+    refill = "the open sea was refilled: " + (", ".join(drawn) if drawn else "no polyp needed")
     if sum(state.bag.values()) < 3:
         ended = True
-    return text, ended
+    return text, refill, ended

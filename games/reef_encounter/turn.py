@@ -311,9 +311,10 @@ class TurnRunner:
         problem = take_problem(self.state, step.take)
         if problem:
             raise self.fail(*problem)
-        text, ended = take(self.state, self.seat, step.take, self.chance)
+        text, refill, ended = take(self.state, self.seat, step.take, self.chance)
         self.done.add("10")
         self.say(text)
+        self.say(refill)
         if ended:
             self.ended = "the open sea could not be refilled or the bag holds fewer than 3 polyps"
 

@@ -108,6 +108,9 @@ def test_taking_refills_the_open_sea() -> None:
     # every space had fewer than 3 polyps: each got exactly one (the first colour by the chance: grey)
     assert [sum(after.sea[s].polyps.values()) for s in OPEN_SEA] == [2, 2, 2, 1, 2]
     assert events[0].startswith("purple took the pink open-sea space: the pink larva and 1 polyp (1 pink)")
+    assert events[1] == (
+        "the open sea was refilled: grey to white, grey to yellow, grey to orange, grey to pink, grey to grey"
+    )
     check_invariants(after)
 
 
