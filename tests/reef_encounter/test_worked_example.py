@@ -25,45 +25,13 @@ from games.reef_encounter.turn import TurnRunner
 
 from .conftest import SeededChance, check_invariants, make_state, rejected, turn
 
-STEPS: list[Any] = [
-    {"larva": "yellow"},
-    {"place": "Bb2"},
-    {"place": "Bc2"},
-    {"place": "Bb3"},
-    {"algae": {"pay": "orange", "colour": "purple", "to": "yellow-pink"}},
-    {"larva": "white"},
-    {"place": "Bb6"},
-    {"place": "Bc6"},
-    {"place": "Bb5"},
-    {"place": "Ba5"},
-    {"place": {"at": "Bc5", "from": "front"}},
-    {"shrimp": "Bb6"},
-    {"take": "white"},
-]
+EXAMPLE = yaml.safe_load((Path(__file__).parent / "examples" / "red_turn.yaml").read_text(encoding="utf-8"))
+STEPS: list[Any] = EXAMPLE["orders"]
 
 
 @pytest.fixture
 def before() -> State:
-    return make_state(
-        seats=("purple", "green", "red"),
-        boards=("A", "B", "C"),
-        polyps={
-            "Ba2": "yellow",
-            "Ba3": "yellow",
-            "Bc2": "orange",
-            "Bb3": "orange",
-            "Bc3": "orange",
-            "Bb5": "orange",
-            "Ba5": "orange",
-            "Bc5": "pink",
-        },
-        screens={"red": {"yellow": 3, "white": 4}},
-        larvae={"red": {"yellow": 1, "white": 1}},
-        fronts={"red": {"white": 1}},
-        fish={"red": {"grey": 2}},
-        fed={"red": 1},
-        active="red",
-    )
+    return make_state(**{k: tuple(v) if isinstance(v, list) else v for k, v in EXAMPLE["position"].items()})
 
 
 def test_the_position_before_red_plays(before: State) -> None:
@@ -123,6 +91,11 @@ def test_worked_example_step_by_step(before: State) -> None:
 def test_worked_example_as_one_turn(before: State) -> None:
     after, events = turn(before, STEPS)
     check_invariants(after)
+    expected = EXAMPLE["expected"]
+    assert {c: n for c, n in after.players["red"].front.items() if n} == expected["front"]["red"]
+    assert all(after.polyps[space] == colour for space, colour in expected["polyps"].items())
+    assert after.shrimp == expected["shrimp"] and after.locks == expected["locks"]
+    assert values(after) == expected["values"]
     red = after.players["red"]
     assert red.front["orange"] == 3 and red.front["pink"] == 1
     assert after.active == "purple"
