@@ -236,3 +236,31 @@ def test_a_complete_tie_shares_the_place() -> None:
     out = GAME.outcome(ended(fish={"purple": {"grey": 1}, "green": {"grey": 1}}))
     assert out.places == {"purple": 1, "green": 1, "red": 3}
     assert any("shared place" in t for t in out.tie_breaks)
+
+
+def test_the_rulebooks_scoring_example() -> None:
+    """Hungarian rules, "Példa a pontozásra" (the Czech table lost its zero columns): values grey 2,
+    pink 3, orange 2, white 3, yellow 5; green wins with 23 points from the fewest polyps (5)."""
+    state = make_state(
+        seats=("purple", "green", "red", "yellow"),
+        boards=("A", "B", "C", "D"),
+        fish={
+            "purple": {"grey": 2, "white": 3, "yellow": 1},
+            "green": {"pink": 1, "yellow": 4},
+            "red": {"orange": 4, "white": 4},
+            "yellow": {"grey": 3, "pink": 3, "yellow": 1},
+        },
+        fronts={"red": {"grey": 1}},
+    )
+    # the tile sides that give those values: yellow strong on all four of its tiles
+    down = {"white-yellow", "yellow-grey", "white-pink", "orange-pink"}
+    state.up = {t: t not in down for t in TILES}
+    state.phase, state.active, state.end_reason = "over", "", "every coral tile is locked by an alga"
+    assert values(state) == {"grey": 2, "pink": 3, "orange": 2, "white": 3, "yellow": 5}
+    out = GAME.outcome(state)
+    assert out.scores == {"purple": 18, "green": 23, "red": 20, "yellow": 20}
+    # red and yellow tie on 20: red's eaten polyp in front of its screen breaks the tie
+    assert out.places == {"green": 1, "red": 2, "yellow": 3, "purple": 4}
+    assert out.tie_breaks == (
+        "red and yellow tied on 20 points; broken by eaten polyps in front of the screen: red 1, yellow 0",
+    )
