@@ -29,6 +29,7 @@ SUMMARY = re.compile(
 )
 
 
+@pytest.mark.slow
 def test_four_ticks_at_once_resolve_every_due_turn_once(
     engine: Engine, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
