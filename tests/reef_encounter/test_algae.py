@@ -146,3 +146,21 @@ def test_a_larva_cube_for_a_polyp_from_the_bag() -> None:
     state.bag["white"] = 0
     err = rejected(state, [{"polyp_for_larva": "white"}, TAKE])
     assert (err.code, err.action) == ("exchange.bag", "8")
+
+
+def test_the_rulebooks_algae_example() -> None:
+    """Hungarian rules p. 10 (Czech "Destičky korálů a žetony řas"): from the setup (starfish side up), a
+    blue alga on the algae space turns the blue tiles (1); then a red alga locking a tile turns every
+    other unlocked tile showing a large red alga (2), some of them just turned by the blue one."""
+    state = position()
+    after, _ = turn(state, [alga("orange", "blue", "space"), TAKE])
+    ones = sorted(t for t in TILES if not after.up[t])
+    assert ones == ["orange-grey", "yellow-grey", "yellow-orange"]
+    reds = large("red", after)
+    assert reds == ["white-grey", "white-orange", "yellow-grey", "yellow-orange"]
+    after.active = "purple"
+    final, _ = turn(after, [alga("orange", "red", "white-orange"), TAKE])
+    assert final.locks == {"white-orange": "red"} and final.up["white-orange"]
+    twos = sorted(t for t in reds if t != "white-orange")
+    assert all(final.up[t] != after.up[t] for t in twos)
+    assert all(final.up[t] == after.up[t] for t in TILES if t not in twos)
