@@ -15,6 +15,7 @@ from pbem.errors import UserError
 from pbem.mail.outbox import enqueue_reports
 from pbem.models import ReportRow
 from pbem.orders import submit
+from pbem.replay import from_database, verify
 from tests.cron.conftest import START, new_game, owes, send_orders
 from tests.cron.test_tick import MAIL, game, keys, run, seat, turn_rows
 
@@ -113,6 +114,8 @@ def test_rollback_keeps_undone_turns_marked_and_plays_on_in_a_new_epoch(engine: 
     play_turn(engine, "g", pw, START + 5 * H)  # turn 2 again, in the new epoch
     live = [(t.epoch, t.number) for t in turn_rows(engine, "g") if not t.undone]
     assert live == [(0, 0), (0, 1), (1, 2)]
+    checked = verify(from_database(engine, "g"))  # the host's replay follows the live line
+    assert (checked["ok"], checked["turns"], checked["problems"]) == (True, 3, [])
 
 
 def test_observer_gets_the_public_report_until_removed(engine: Engine) -> None:
