@@ -98,11 +98,17 @@ class _Scrub(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if self.secrets:
-            text = record.getMessage()
-            for secret in self.secrets:
-                text = text.replace(secret, "[secret]")
-            record.msg, record.args = text, None
+            record.msg, record.args = self.scrub(record.getMessage()), None
+            if record.exc_info and not record.exc_text:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+            if record.exc_text:
+                record.exc_text = self.scrub(record.exc_text)
         return True
+
+    def scrub(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "[secret]")
+        return text
 
 
 def setup_logging(log_file: str | None, host: str, secrets: list[str]) -> list[logging.Handler]:
@@ -135,8 +141,9 @@ class _OneLine(logging.Formatter):
     """No traceback on a terminal: the log file has it."""
 
     def format(self, record: logging.LogRecord) -> str:
-        record.exc_info, record.exc_text = None, None
-        return super().format(record)
+        bare = logging.makeLogRecord(record.__dict__)  # the file's handler still needs the traceback
+        bare.exc_info, bare.exc_text = None, None
+        return super().format(bare)
 
 
 @app.command()

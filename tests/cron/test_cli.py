@@ -72,7 +72,9 @@ def test_tick_reads_its_settings_from_the_tick_table(db: Engine, sqlite_url: str
     assert code == 1 and "[tick] knows only lease, log, outage, remind" in err
 
 
-def test_a_failing_game_makes_tick_exit_1_with_one_line_and_no_traceback(db: Engine, sqlite_url: str) -> None:
+def test_a_failing_game_makes_tick_exit_1_with_one_line_and_no_traceback(
+    db: Engine, sqlite_url: str, tmp_path: Path
+) -> None:
     new_game(db, "g")
     with Session(db) as session:
         game = session.get(GameRow, "g")
@@ -80,10 +82,36 @@ def test_a_failing_game_makes_tick_exit_1_with_one_line_and_no_traceback(db: Eng
         game.game_type = "no-such-game"
         session.add(game)
         session.commit()
-    code, out, err = invoke("tick", "--db", sqlite_url, "--now", START.isoformat(), "--no-mail")
+    log = tmp_path / "tick.log"
+    code, out, err = invoke(
+        "tick", "--db", sqlite_url, "--now", START.isoformat(), "--no-mail", "--log", str(log),
+        env={"PBEM_SMTP_PASSWORD": "pearl-secret-9"},
+    )  # fmt: skip
     assert code == 1
     assert "errors 1" in out
     assert err.strip().startswith("ERROR game g: UnknownGame:") and "Traceback" not in err
+    text = log.read_text()
+    assert "ERROR game g: UnknownGame:" in text and "Traceback" in text  # the host's log has the detail
+
+
+def test_the_log_scrubs_mail_passwords_even_from_tracebacks(tmp_path: Path) -> None:
+    import logging
+
+    from pbem.cron.cli import setup_logging
+
+    log = tmp_path / "tick.log"
+    handlers = setup_logging(str(log), "h1", ["pearl-secret-9"])
+    try:
+        raise ConnectionError("login as pbem with pearl-secret-9 refused")
+    except ConnectionError as exc:
+        logging.getLogger("pbem.cron").error("mail out: %s", exc, exc_info=exc)
+    finally:
+        for handler in handlers:
+            logging.getLogger("pbem.cron").removeHandler(handler)
+            handler.close()
+    text = log.read_text()
+    assert "pearl-secret-9" not in text
+    assert "login as pbem with [secret] refused" in text and "Traceback" in text
 
 
 def test_game_master_commands_say_what_they_did(db: Engine, sqlite_url: str) -> None:
