@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem import orders
-from pbem.codec import sha256_hex
+from pbem.codec import sha256_hex, unpack
 from pbem.mail import commands, compose, reading
 from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
 from pbem.mail.settings import MailSettings
@@ -61,7 +61,7 @@ def handle(engine: Engine, raw: bytes, settings: MailSettings, now: datetime | N
         return Handled(key, "duplicate", frm)
     if claimed_at is False:
         return Handled(key, "busy", frm)
-    plan = _decide(engine, raw, msg, frm, settings, claimed_at)
+    plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=claimed_at != now)
     reply = None
     if plan.reply_body is not None and frm is not None:
         reply = _reply(settings, msg, frm, key, plan, now)
@@ -70,7 +70,8 @@ def handle(engine: Engine, raw: bytes, settings: MailSettings, now: datetime | N
         row = session.exec(select(InboundRow).where(InboundRow.key == key)).one()
         row.outcome = plan.outcome
         row.submission_id = plan.submission_id
-        row.raw_z = zlib.compress(reading.redact(raw, msg, plan.secret)[: settings.max_message_bytes * 2], 6)
+        archived = reading.redact(raw, msg, reading.passwords_in_message(msg))
+        row.raw_z = zlib.compress(archived[: settings.max_message_bytes * 2], 6)
         session.add(row)
         if reply is not None:
             queue(session, key=_reply_key(key), to=frm or "", message=reply, now=now, game_id=plan.game_id)
@@ -112,7 +113,6 @@ class _Plan:
     attachment: tuple[str, str] | None = None
     submission_id: int | None = None
     game_id: str | None = None
-    secret: str | None = None
 
 
 def _decide(
@@ -122,6 +122,8 @@ def _decide(
     frm: str | None,
     settings: MailSettings,
     at: datetime,
+    *,
+    recovering: bool,
 ) -> _Plan:
     automated = reading.automated_reason(msg, (settings.from_addr,), settings.loop_tag)
     if automated:
@@ -142,7 +144,6 @@ def _decide(
         )
     if found.problem == "empty":
         return _Plan("rejected", "empty", "[pbem] no orders found in your message", compose.EMPTY_BODY)
-    secret = reading.password_in(found.text)
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None:
         answer = commands.run(engine, command, frm)
@@ -156,14 +157,10 @@ def _decide(
             answer.attachment,
             None,
             answer.game_id,
-            secret,
         )
-    receipt = _submitted(engine, frm, at) or orders.submit(
-        engine, found.text, source="mail", from_address=frm, now=at
-    )
-    plan = _Plan(
-        "accepted" if receipt.accepted else "rejected", found.origin, secret=secret, game_id=receipt.game_id
-    )
+    earlier = _submitted(engine, frm, at, found.text) if recovering else None
+    receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
+    plan = _Plan("accepted" if receipt.accepted else "rejected", found.origin, game_id=receipt.game_id)
     plan.submission_id = receipt.submission_id
     if receipt.accepted:
         canonical = _canonical(engine, receipt.submission_id)
@@ -185,17 +182,24 @@ def _decide(
     return plan
 
 
-def _submitted(engine: Engine, frm: str, at: datetime) -> orders.Receipt | None:
-    """The receipt of a submission a dead run already made for this message (same sender, same
-    moment), rebuilt from its row; ``None`` when there is none, so the orders are submitted now."""
+def _submitted(engine: Engine, frm: str, at: datetime, text: str) -> orders.Receipt | None:
+    """The receipt of a submission a dead run already made for this message, rebuilt from its row;
+    ``None`` when there is none, so the orders are submitted now.
+
+    The dead run's submission has this sender, the moment of its claim and, as its stored text, this
+    message's orders redacted the way the host redacts them (one fetch hands every message the same
+    moment, so the text tells two messages of one sender apart).
+    """
+    stored_text = orders.redact(text, reading.password_in(text))
     with Session(engine) as session:
-        row = session.exec(
+        candidates = session.exec(
             select(SubmissionRow).where(
                 SubmissionRow.source == "mail",
                 SubmissionRow.from_address == frm,
                 SubmissionRow.received_at == at,
             )
-        ).first()
+        ).all()
+    row = next((c for c in candidates if unpack(c.raw_z).strip() == stored_text.strip()), None)
     if row is None:
         return None
     return orders.Receipt(

@@ -8,6 +8,7 @@ their own.
 from __future__ import annotations
 
 import email
+import html
 import re
 from dataclasses import dataclass
 from email import policy
@@ -218,14 +219,36 @@ def password_in(text: str) -> str | None:
     return value or None
 
 
-def redact(raw: bytes, msg: EmailMessage, secret: str | None) -> bytes:
-    """The message with every occurrence of ``secret`` replaced, in every text part however encoded.
+def passwords_in_message(msg: EmailMessage) -> list[str]:
+    """Every password written anywhere in the message: each part (HTML ones with their tags taken
+    out), and the subject. What the archive must not keep, whether or not the message was read."""
+    found: list[str] = []
+    texts = [header(msg, "Subject")]
+    for part in msg.walk():
+        if not part.is_multipart():
+            text = decode_part(part)
+            if part.get_content_subtype() == "html":
+                text = html.unescape(re.sub(r"<[^>]*>", "\n", text))
+            texts.append(text)
+    for text in texts:
+        for match in _PASSWORD_LINE.finditer(text):
+            value = match.group(1).split(" #")[0].strip().strip("'\"")
+            if value and value not in found:
+                found.append(value)
+    return found
 
-    A part whose decoded text holds the secret is re-encoded with the secret replaced; a literal copy in
-    a header or an unparsed part is replaced in the bytes. If the secret still shows after that (an
-    encoding we cannot rewrite), only the headers are kept.
+
+def redact(raw: bytes, msg: EmailMessage, secrets: str | list[str] | None) -> bytes:
+    """The message with every occurrence of each secret replaced, in every part however encoded.
+
+    A part whose decoded text holds a secret is re-encoded with it replaced; a literal copy in a header
+    or an unparsed part is replaced in the bytes. If a secret still shows after that (an encoding we
+    cannot rewrite), only the headers are kept.
     """
-    if not secret or len(secret) < 3:  # a one-letter "password" would shred the archive, and is no secret
+    wanted = [secrets] if isinstance(secrets, str) else list(secrets or [])
+    # a password of one or two letters would shred the archive, and is no secret worth the damage
+    wanted = sorted({s for s in wanted if len(s) >= 3}, key=len, reverse=True)
+    if not wanted:
         return raw
     mark = "[password redacted]"
     changed = False
@@ -233,13 +256,18 @@ def redact(raw: bytes, msg: EmailMessage, secret: str | None) -> bytes:
         if part.is_multipart():  # order attachments may be typed application/octet-stream: read them all
             continue
         text = decode_part(part)
-        if secret in text:
+        if any(secret in text for secret in wanted):
+            for secret in wanted:
+                text = text.replace(secret, mark)
             del part["Content-Transfer-Encoding"]
-            part.set_payload(text.replace(secret, mark), "utf-8")
+            part.set_payload(text, "utf-8")
             changed = True
     out = msg.as_bytes(policy=policy.SMTP) if changed else raw
-    out = out.replace(secret.encode(), mark.encode())
-    if secret.encode() in out or any(secret in decode_part(p) for p in parse(out).walk()):
-        head = raw.split(b"\n\n", 1)[0].split(b"\r\n\r\n", 1)[0].replace(secret.encode(), mark.encode())
+    for secret in wanted:
+        out = out.replace(secret.encode(), mark.encode())
+    if any(s.encode() in out or any(s in decode_part(p) for p in parse(out).walk()) for s in wanted):
+        head = raw.split(b"\n\n", 1)[0].split(b"\r\n\r\n", 1)[0]
+        for secret in wanted:
+            head = head.replace(secret.encode(), mark.encode())
         out = head + b"\r\n\r\n[body withheld: it held the password in a form that could not be redacted]\r\n"
     return out

@@ -163,7 +163,9 @@ def _imap_login(where: ImapUrl, password: str, timeout: float) -> imaplib.IMAP4:
 
 def _imap_marker(conn: imaplib.IMAP4, uid: bytes) -> Callable[[], None]:
     def mark() -> None:
-        conn.uid("STORE", uid, "+FLAGS", "(\\Seen)")
+        # a courtesy: if the connection dropped, the message stays unseen and is a duplicate next time
+        with contextlib.suppress(imaplib.IMAP4.error, OSError):
+            conn.uid("STORE", uid, "+FLAGS", "(\\Seen)")
 
     return mark
 

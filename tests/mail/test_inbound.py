@@ -260,8 +260,8 @@ def test_a_run_that_died_after_submitting_is_finished_without_a_second_submissio
             )
         )
         session.commit()
-    receipt = orders.submit(
-        engine, bot_orders(engine, game, "red"), source="mail", from_address="ann@example.org", now=START
+    receipt = orders.submit(  # ... and its submission, of the text it read from the message
+        engine, reading.extract(msg).text, source="mail", from_address="ann@example.org", now=START
     )
     busy = inbound.handle(engine, data, settings, START + timedelta(minutes=1))
     assert busy.outcome == "busy" and replies(engine) == []  # ... still fresh: it may yet finish
@@ -344,3 +344,42 @@ def test_a_command_must_come_from_the_seat_s_address_when_the_game_says_so(
 def test_help_command_explains_how_to_play_by_mail(engine: Engine, settings: MailSettings) -> None:
     inbound.handle(engine, raw(mail("help")), settings, START)
     assert "How to send orders" in body(replies(engine)[0])
+
+
+def test_two_messages_of_one_sender_in_one_fetch_are_both_submitted(
+    engine: Engine, game: Game, settings: MailSettings
+) -> None:
+    first = bot_orders(engine, game, "red")
+    second = first.replace("\norders:", "\n# changed my mind\norders:")
+    outcomes = [inbound.handle(engine, raw(mail(t)), settings, START).outcome for t in (first, second)]
+    assert outcomes == ["accepted", "accepted"]
+    assert [s.status for s in submissions(engine)] == ["superseded", "accepted"]
+    assert len(replies(engine)) == 2
+
+
+def test_mail_that_is_not_read_is_still_archived_without_its_password(
+    engine: Engine, game: Game, settings: MailSettings, db_path: Path
+) -> None:
+    password = game.passwords["red"]
+    text = bot_orders(engine, game, "red")
+    html_only = mail()
+    html_only.set_content(f"<html><body><p>{text.replace(chr(10), '<br>')}</p></body></html>", subtype="html")
+    bulk = mail(text + "\n" + "ß" * 30, headers={"Precedence": "bulk"})
+    outcomes = [inbound.handle(engine, raw(m), settings, START).outcome for m in (html_only, bulk)]
+    assert outcomes == ["rejected", "ignored"]
+    assert all(row.raw_z for row in inbound_rows(engine))
+    engine.dispose()
+    assert password.encode() not in stored_bytes(db_path)
+
+
+def test_a_run_that_died_before_submitting_is_finished_by_submitting(
+    engine: Engine, game: Game, settings: MailSettings
+) -> None:
+    data = raw(mail(bot_orders(engine, game, "red")))
+    key = reading.message_key(data, reading.parse(data))
+    with Session(engine) as session:
+        session.add(InboundRow(key=key, received_at=START, raw_z=b"", outcome="processing"))
+        session.commit()
+    finished = inbound.handle(engine, data, settings, START + timedelta(minutes=30))
+    assert finished.outcome == "accepted" and finished.replied
+    assert len(submissions(engine)) == 1
