@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from bench import fleet, pipeline
+from bench import fleet
 from bench.__main__ import line
+from bench.flat import lengthen
 from bench.play import PLAYERS, cheap_passwords, engine_game, new_game, play_to_end
 from pbem import registry
 from pbem.db import connect
@@ -126,7 +127,7 @@ def test_a_lengthened_game_holds_the_long_history_and_goes_on_from_it(tmp_path: 
         issued = new_game(engine, "reef-encounter", "long", seed=1, players=4)
         play_to_end(engine, "long", issued, until=3)
     engine.dispose()
-    pipeline._lengthen(path, "long", 50)
+    lengthen(path, "long", 50)
     engine = connect(f"sqlite:///{path}")
     with Session(engine) as session:
         numbers = session.exec(select(TurnRow.number).where(TurnRow.game_id == "long")).all()
