@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
 proof: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[test,proof]' || echo "proof: atheris could not be installed; fuzzing runs without it"
 	$(BIN)/python -m proof
 
 lint: $(STAMP)
