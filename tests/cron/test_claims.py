@@ -84,3 +84,21 @@ def test_hosts_claiming_at_once_never_share_a_game(engine: Engine) -> None:
     assert errors == []
     every = [game for got in taken.values() for game in got]
     assert sorted(every) == ids  # each game claimed by exactly one host
+
+
+def test_on_postgresql_a_row_locked_by_another_claimer_is_skipped_not_waited_for(pg_url: str) -> None:
+    from sqlalchemy import text
+
+    from pbem.db import connect
+    from pbem.migrations import upgrade
+
+    engine = connect(pg_url)
+    upgrade(engine)
+    ids = bare_games(engine, 3)
+    with engine.connect() as other:  # another host, in the middle of its claim
+        other.execute(text("SELECT id FROM game WHERE id = :id FOR UPDATE"), {"id": ids[0]})
+        other.execute(text("SET lock_timeout = '2s'"))
+        assert claim(engine, "a", START, limit=10) == ids[1:]
+        other.rollback()
+    assert claim(engine, "b", START, limit=10) == [ids[0]]
+    engine.dispose()

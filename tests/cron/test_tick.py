@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from pbem import turns
 from pbem.cron.models import NoticeRow
 from pbem.cron.tick import Summary, TickSettings, tick
 from pbem.mail.outbox import enqueue_reports, unpack_message
@@ -176,3 +177,40 @@ def test_notices_are_recorded_once_per_turn_and_seat(engine: Engine) -> None:
         ("reminder", "blue"),
         ("reminder", "red"),
     ]
+
+
+def test_a_turn_resolved_outside_a_tick_gets_a_deadline_from_when_it_became_due(engine: Engine) -> None:
+    pw = new_game(engine, "g")
+    for name in ("red", "blue"):
+        send_orders(engine, "g", name, pw[name], START + H)
+    assert turns.process(engine, "g", now=START + 2 * H) == [1]  # `pbem process`, not a tick
+    with Session(engine) as session:  # as a host that sets no deadline itself (an older one) leaves it
+        row = session.get(GameRow, "g")
+        assert row is not None
+        row.deadline_at = None
+        session.add(row)
+        session.commit()
+    run(engine, START + 5 * H)
+    assert game(engine, "g").deadline_at == START + 2 * H + timedelta(days=1)
+
+
+def test_no_reminder_without_a_deadline_nor_to_an_abandoned_seat(engine: Engine) -> None:
+    new_game(engine, "free", turn_seconds=None)
+    assert run(engine, START + 400 * H).reminders == 0  # no deadline: nobody is hurried
+    at = START + 400 * H
+    pw = new_game(engine, "g", at, nmr="wait", abandon_after=1, rounds=5)
+    send_orders(engine, "g", "red", pw["red"], at)
+    run(engine, at + 25 * H)  # blue misses turn 1: abandoned, and the bot plays for it
+    assert seat(engine, "g", "blue").abandoned
+    at += 25 * H
+    for _ in range(30):  # red plays on, each turn just before its deadline, past every reminder time
+        if game(engine, "g").status != "active":
+            break
+        at += 23 * H
+        run(engine, at)
+        if "red" in owes(engine, "g"):
+            send_orders(engine, "g", "red", pw["red"], at)
+        run(engine, at)
+    reminded = keys(engine, "reminder:g:")
+    assert any(key.endswith(":red") for key in reminded)
+    assert not any(key.endswith(":blue") for key in reminded)  # abandoned: the bot needs no reminder
