@@ -156,3 +156,11 @@ def test_register_adds_every_command_to_the_main_cli() -> None:
     assert names == {"tick", "pause", "resume", "extend", "replace", "rollback", "observe"}
     assert len(COMMANDS) == len(names)
     assert all("Example:" in (command.__doc__ or "") for command in COMMANDS)
+
+
+def test_the_pbem_command_carries_tick_and_the_game_master_commands() -> None:
+    from pbem.cli import app as pbem
+
+    for name in ("tick", "pause", "resume", "extend", "replace", "rollback", "observe"):
+        result = CliRunner().invoke(pbem, [name, "--help"])
+        assert result.exit_code == 0 and "Example:" in result.stdout, name
