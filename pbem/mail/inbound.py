@@ -4,9 +4,9 @@ Exactly once rests on the unique ``InboundRow.key`` (Message-ID plus a digest of
 claimed (written with outcome ``processing``) before anything else happens, so a second fetcher of the
 same message, from the same or another mailbox, loses on the constraint and skips it. The submission
 the message produced, the reply and the archived raw message (compressed, password redacted) are then
-recorded together. A run that died between the claim and that record is finished by the next run: the
-host's submission row is found by its sender and moment (both given to ``submit``), or the orders are
-submitted then.
+recorded together. A run that died between the claim and that record is finished by a later run: the
+host's submission row is found by its sender, moment (both given to ``submit``) and text, or the orders
+are submitted then.
 
 Automated mail (bounces, auto-replies, bulk mail, our own mail looping back) is archived and never
 answered; nor is mail without one valid From address. Replies go to the From address only.
@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 import yaml
 from sqlalchemy import Engine
@@ -56,12 +57,10 @@ def handle(engine: Engine, raw: bytes, settings: MailSettings, now: datetime | N
     msg = reading.parse(raw)
     key = reading.message_key(raw, msg)
     frm = reading.sender(msg)
-    claimed_at = _claim(engine, key, frm, now)
-    if claimed_at is None:
-        return Handled(key, "duplicate", frm)
-    if claimed_at is False:
-        return Handled(key, "busy", frm)
-    plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=claimed_at != now)
+    claim, claimed_at = _claim(engine, key, frm, now)
+    if claim in ("duplicate", "busy"):
+        return Handled(key, claim, frm)
+    plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=claim == "recover")
     reply = None
     if plan.reply_body is not None and frm is not None:
         reply = _reply(settings, msg, frm, key, plan, now)
@@ -83,24 +82,26 @@ def _reply_key(inbound_key: str) -> str:
     return "reply:" + sha256_hex(inbound_key)
 
 
-def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> datetime | bool | None:
-    """The moment this run owns the message from (the original claim's, when finishing a dead run's),
-    ``None`` if it was handled already, ``False`` if another run is handling it now."""
+Claim = Literal["new", "recover", "duplicate", "busy"]
+
+
+def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> tuple[Claim, datetime]:
+    """Whether this run owns the message (``new``, or ``recover`` a dead run's claim), and the moment of
+    the claim; ``duplicate`` if it was handled already, ``busy`` if another run is handling it now."""
     with Session(engine) as session:
         begin_write(session)
         row = session.exec(select(InboundRow).where(InboundRow.key == key)).first()
         if row is not None:
+            claimed_at = same_zone(row.received_at)
             if row.outcome != "processing":
-                return None
-            if now - same_zone(row.received_at) < STALE_CLAIM:
-                return False
-            return same_zone(row.received_at)
+                return "duplicate", claimed_at
+            return ("busy" if now - claimed_at < STALE_CLAIM else "recover"), claimed_at
         session.add(InboundRow(key=key, received_at=now, from_address=frm, raw_z=b"", outcome="processing"))
         try:
             session.commit()
         except IntegrityError:  # another run claimed it a moment ago
-            return False
-    return now
+            return "busy", now
+    return "new", now
 
 
 @dataclass
@@ -131,9 +132,8 @@ def _decide(
     if frm is None:
         return _Plan("ignored", "no single valid From address to answer")
     if len(raw) > settings.max_message_bytes:
-        return _Plan(
-            "rejected", "too large", None, compose.too_large_body(len(raw), settings.max_message_bytes)
-        )
+        too_large = compose.too_large_body(len(raw), settings.max_message_bytes)
+        return _Plan("rejected", "too large", "[pbem] your message is too large", too_large)
     try:
         found = reading.extract(msg)
     except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
@@ -151,12 +151,11 @@ def _decide(
         return _Plan(
             "command",
             command.name,
-            answer.subject,
-            body,
-            answer.html,
-            answer.attachment,
-            None,
-            answer.game_id,
+            reply_subject=answer.subject,
+            reply_body=body,
+            reply_html=answer.html,
+            attachment=answer.attachment,
+            game_id=answer.game_id,
         )
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
     receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
