@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from email import policy
 from email.message import EmailMessage
 
-from sqlalchemy import Engine, String, and_, cast, exists, literal, or_, update
+from sqlalchemy import Engine, String, and_, cast, exists, func, literal, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -116,15 +116,10 @@ def _key_expr(observer_email: object = None) -> object:
     return expr if observer_email is None else expr + literal("observer=") + observer_email
 
 
-def enqueue_reports(
-    engine: Engine, now: datetime | None = None, *, settings: MailSettings | None = None
-) -> int:
-    """Queue one mail per report not mailed yet: each seat's to its address, the public one to each
-    observer. Idempotent; returns how many mails were queued."""
-    settings = settings or load_settings()
-    now = utcnow(now)
+def unmailed_reports(engine: Engine) -> list[tuple[int, str]]:
+    """(report id, address) of every report mail not queued yet, oldest report first."""
     seat_key = _key_expr()
-    observer_key = _key_expr(ObserverRow.email)
+    observer_key = _key_expr(func.lower(func.trim(ObserverRow.email)))  # as report_key spells it
     with Session(engine) as session:
         for_seats = session.exec(
             select(ReportRow.id, SeatRow.email)
@@ -140,8 +135,18 @@ def enqueue_reports(
             .where(~exists().where(OutboxRow.dedupe_key == observer_key))
             .order_by(ReportRow.id)
         ).all()
+    return [*for_seats, *for_observers]
+
+
+def enqueue_reports(
+    engine: Engine, now: datetime | None = None, *, settings: MailSettings | None = None
+) -> int:
+    """Queue one mail per report not mailed yet: each seat's to its address, the public one to each
+    observer. Idempotent; returns how many mails were queued."""
+    settings = settings or load_settings()
+    now = utcnow(now)
     queued = 0
-    for report_id, email in [*for_seats, *for_observers]:
+    for report_id, email in unmailed_reports(engine):
         with Session(engine) as session:
             begin_write(session)
             row = session.get(ReportRow, report_id)
