@@ -72,11 +72,17 @@ class Summary:
 
 
 def advance(
-    engine: Engine, game_id: str, now: datetime, settings: TickSettings, mail: MailSettings
+    engine: Engine,
+    game_id: str,
+    now: datetime,
+    settings: TickSettings,
+    mail: MailSettings,
+    result: GameResult | None = None,
 ) -> GameResult:
     """Bring one game as far as it can go at ``now``: resolve what is ready, apply the missed-orders
-    policy to a passed deadline, remind before one. Repeats while something changes."""
-    result = GameResult()
+    policy to a passed deadline, remind before one. Repeats while something changes. What was done is
+    added to ``result`` as it happens, so a failure later in the game still leaves it counted."""
+    result = GameResult() if result is None else result
     for _ in range(MAX_STEPS):
         game = policy.sync_clock(engine, game_id, now)
         if game is None:
@@ -193,16 +199,16 @@ def run_games(
     ):
         for game_id in ids:
             summary.games_seen += 1
+            done = GameResult()
             try:
-                done = advance(engine, game_id, now, settings, mail)
+                advance(engine, game_id, now, settings, mail, done)
             except Exception as exc:  # one broken game must not stop the host
                 summary.errors += 1
                 log.error("game %s: %s: %s", game_id, type(exc).__name__, _one_line(exc), exc_info=exc)
-            else:
+            finally:
                 summary.turns_resolved += len(done.turns)
                 summary.reminders += done.reminders
                 summary.late_notices += done.late
-            finally:
                 if progress is not None:
                     progress(game_id)
         claims.release(engine, settings.host, ids, now)  # one write for the batch
