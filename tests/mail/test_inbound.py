@@ -71,6 +71,7 @@ def test_accepted_orders_are_answered_with_the_receipt_and_the_canonical_orders(
     (reply,) = replies(engine)
     assert reply["To"] == "ann@example.org"
     assert reply["In-Reply-To"] == "<o1@example.org>"
+    assert reply["References"] == "<o1@example.org>"
     assert reply["Auto-Submitted"] == "auto-replied"
     assert reply["X-Loop"] == HOST
     assert reply["Subject"] == f"[pbem {game.id}] turn 1: orders accepted for red"
