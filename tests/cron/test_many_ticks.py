@@ -48,7 +48,7 @@ def test_four_ticks_at_once_resolve_every_due_turn_once(
         **os.environ,
         "PBEM_OUTBOX": str(outbox),
         "PBEM_MAIL_FROM": "host@example.org",
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     }
     env.pop("PBEM_CONFIG", None)
     now = (START + timedelta(hours=25)).isoformat()
