@@ -22,6 +22,7 @@ from sqlmodel import Session, select
 
 from pbem.codec import unpack
 from pbem.mail.compose import report_message
+from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.mail.transport import DeliveryError, Transport
 from pbem.models import ObserverRow, OutboxRow, ReportRow, SeatRow
@@ -147,6 +148,8 @@ def enqueue_reports(
     now = utcnow(now)
     queued = 0
     for report_id, email in unmailed_reports(engine):
+        if not is_address(email.strip().lower()):
+            continue  # a seat created with a broken address: nothing to send to, nothing to crash on
         with Session(engine) as session:
             begin_write(session)
             row = session.get(ReportRow, report_id)

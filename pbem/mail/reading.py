@@ -59,9 +59,12 @@ def sender(msg: Message) -> str | None:
     if len(pairs) != 1:
         return None
     addr = pairs[0].strip().lower()
-    if not re.fullmatch(r"[^@\s<>,;\"\\]+@[^@\s<>,;\"\\]+\.[^@\s<>,;\"\\]+", addr):
-        return None
-    return addr
+    return addr if is_address(addr) else None
+
+
+def is_address(addr: str) -> bool:
+    """A plain ``local@domain.tld``: nothing a header could be smuggled through."""
+    return re.fullmatch(r"[^@\s<>,;\"\\]+@[^@\s<>,;\"\\]+\.[^@\s<>,;\"\\]+", addr) is not None
 
 
 def message_key(raw: bytes, msg: Message) -> str:

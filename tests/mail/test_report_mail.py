@@ -83,3 +83,13 @@ def test_a_seat_without_an_address_gets_no_mail(engine: Engine, settings: MailSe
     )
     assert outbox.enqueue_reports(engine, START, settings=settings) == 1
     assert [to for to, _ in queued(engine).values()] == ["ann@example.org"]
+
+
+def test_a_seat_with_a_broken_address_is_skipped_without_stopping_the_others(
+    engine: Engine, settings: MailSettings
+) -> None:
+    register(PEARL_DIVE)
+    players = [("red", "ann@example.org"), ("blue", "bob@example.org>,victim@elsewhere.org")]
+    create_game(engine, PEARL_DIVE.name, "pd-broken", players, seed=3, now=START)
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 1
+    assert [to for to, _ in queued(engine).values()] == ["ann@example.org"]
