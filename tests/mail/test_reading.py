@@ -190,3 +190,15 @@ def test_redaction_reaches_base64_and_quoted_printable_parts_and_headers() -> No
 def test_redaction_leaves_a_message_without_the_password_byte_identical() -> None:
     data = raw(mail("game: pd-1\nplayer: red\n"))
     assert reading.redact(data, reading.parse(data), "tulip-frog-42") == data
+
+
+def test_a_signed_message_is_read_from_its_signed_text() -> None:
+    data = (
+        "From: ann@example.org\r\nSubject: orders\r\nMIME-Version: 1.0\r\n"
+        'Content-Type: multipart/signed; protocol="application/pgp-signature"; boundary="s"\r\n\r\n'
+        "--s\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" + ORDERS.replace("\n", "\r\n") + "\r\n"
+        "--s\r\nContent-Type: application/pgp-signature; name=signature.asc\r\n\r\n"
+        "-----BEGIN PGP SIGNATURE-----\r\nabc\r\n-----END PGP SIGNATURE-----\r\n--s--\r\n"
+    ).encode()
+    found = reading.extract(reading.parse(data))
+    assert (found.origin, found.text) == ("body", ORDERS.rstrip("\n"))
