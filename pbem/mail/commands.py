@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
@@ -84,8 +85,8 @@ def run(engine: Engine, command: Command, from_address: str) -> Answer:
         return _refused(f"unknown command {command.name!r}: known commands are {', '.join(COMMANDS)}")
     try:
         envelope = orderfile.load(command.envelope_text)
-    except orderfile.OrderFileError as exc:
-        return _refused(f"the lines after {command.name!r} could not be read: {exc}")
+    except (orderfile.OrderFileError, yaml.YAMLError) as exc:  # the reader lets some YAML errors through
+        return _refused(f"the lines after {command.name!r} could not be read: {str(exc).splitlines()[0]}")
     if not isinstance(envelope, dict):
         return _refused(f"after {command.name!r}, give the lines game:, player: and password:")
     try:

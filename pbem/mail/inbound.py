@@ -158,7 +158,17 @@ def _decide(
             game_id=answer.game_id,
         )
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
-    receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
+    try:
+        receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
+    except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
+        why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        errors = [f"orders: the text could not be read as YAML: {why}"]
+        return _Plan(
+            "rejected",
+            found.origin,
+            "[pbem] your orders were not accepted",
+            compose.rejected_body(errors, found.origin),
+        )
     plan = _Plan("accepted" if receipt.accepted else "rejected", found.origin, game_id=receipt.game_id)
     plan.submission_id = receipt.submission_id
     if receipt.accepted:

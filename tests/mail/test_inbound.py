@@ -384,3 +384,17 @@ def test_a_run_that_died_before_submitting_is_finished_by_submitting(
     finished = inbound.handle(engine, data, settings, START + timedelta(minutes=30))
     assert finished.outcome == "accepted" and finished.replied
     assert len(submissions(engine)) == 1
+
+
+def test_orders_with_control_characters_are_rejected_in_words(
+    engine: Engine, game: Game, settings: MailSettings
+) -> None:
+    text = bot_orders(engine, game, "red").replace("orders:", "orders:\x98", 1)
+    handled = inbound.handle(engine, raw(mail(text)), settings, START)
+    assert handled.outcome == "rejected"
+    assert "could not be read" in body(replies(engine)[0])
+    command = inbound.handle(
+        engine, raw(mail("report\n" + envelope(game, "red") + "x: \x98\n")), settings, START
+    )
+    assert command.outcome == "command"
+    assert "could not be read" in body(replies(engine)[1])
