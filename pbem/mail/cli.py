@@ -79,7 +79,7 @@ def fetch(
     [bold]Example:[/bold] PBEM_IMAP_PASSWORD=… pbem mail fetch --imap imaps://pbem@mail.example.org/INBOX
     """
 
-    def work() -> None:
+    def work() -> int:
         from pbem.db import connect
         from pbem.mail import inbound, sources, transport
         from pbem.mail import outbox as outbox_mod
@@ -93,14 +93,18 @@ def fetch(
             str(maildir) if maildir else None, str(mbox) if mbox else None, imap_url, settings.imap_password
         )
         engine = connect(db)
-        for handled in inbound.fetch(engine, incoming, settings):
-            note = f" ({handled.reason})" if handled.reason else ""
-            typer.echo(f"{handled.outcome:9} {handled.sender or '-'}{note}")
+        handled = inbound.fetch(engine, incoming, settings)
+        for one in handled:
+            note = f" ({one.reason})" if one.reason else ""
+            typer.echo(f"{one.outcome:9} {one.sender or '-'}{note}")
         if send_now and (settings.smtp_url or settings.outbox_dir):
             result = outbox_mod.send(engine, transport.transport_from(settings), settings=settings)
             typer.echo(f"sent {len(result.sent)}, delayed {len(result.delayed)}, failed {len(result.failed)}")
+        return sum(one.outcome == "error" for one in handled)
 
-    _guarded(work)
+    if _guarded(work):
+        typer.echo("error: some messages could not be handled (see the log); they are left unread", err=True)
+        raise typer.Exit(1)
 
 
 @app.command()

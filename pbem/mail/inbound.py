@@ -15,6 +15,7 @@ answered; nor is mail without one valid From address. Replies go to the From add
 from __future__ import annotations
 
 import json
+import logging
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from typing import Literal
 
 import yaml
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, select
 
 from pbem import orders
@@ -34,6 +35,8 @@ from pbem.mail.settings import MailSettings
 from pbem.mail.sources import Incoming
 from pbem.models import InboundRow, SubmissionRow
 
+log = logging.getLogger("pbem.mail")
+
 #: a claim older than this belongs to a run that died: the next run finishes the message
 STALE_CLAIM = timedelta(minutes=10)
 
@@ -41,7 +44,7 @@ STALE_CLAIM = timedelta(minutes=10)
 @dataclass(frozen=True)
 class Handled:
     """What became of one message. ``outcome``: accepted · rejected · command · ignored · duplicate ·
-    busy (another run holds it right now)."""
+    busy (another run holds it right now) · error (a fault of ours, logged; the message stays unread)."""
 
     key: str
     outcome: str
@@ -261,7 +264,16 @@ def fetch(
     """Handle every message a source yields, marking each read once it is recorded."""
     results = []
     for item in incoming:
-        handled = handle(engine, item.raw, settings, now)
+        try:
+            handled = handle(engine, item.raw, settings, now)
+        except DBAPIError:
+            raise  # the database is unwell: every message would fail, so stop the run
+        except Exception:
+            # a message that trips a bug must not hold up everyone's orders behind it; it stays unread and
+            # claimed, so a later run tries it again once the claim is stale
+            log.exception("mail %s could not be handled; it is left unread", item.label)
+            results.append(Handled("", "error", None, item.label))
+            continue
         # a message another run holds stays unread, so it is not lost if that run dies
         if handled.outcome != "busy":
             item.mark_read()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mailbox
+from datetime import timedelta
 from email import policy
 from pathlib import Path
 
@@ -150,3 +151,24 @@ def test_a_message_another_run_holds_is_left_unread(
     )
     assert [h.outcome for h in handled] == ["busy"]
     assert dovecot.unseen(HOST) == 1
+
+
+def test_a_message_that_trips_a_fault_is_left_unread_and_the_rest_are_read(
+    engine: Engine, game: Game, settings: MailSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbem.mail import commands
+
+    box = mailbox.Maildir(tmp_path / "in", create=True)
+    box.add(mail("help", subject="a").as_bytes(policy=policy.SMTP))
+    box.add(mail(bot_orders(engine, game, "red"), subject="b").as_bytes(policy=policy.SMTP))
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(commands, "run", broken)
+    handled = inbound.fetch(engine, sources.read_maildir(tmp_path / "in"), settings, START)
+    assert sorted(h.outcome for h in handled) == ["accepted", "error"]
+    assert len(list((tmp_path / "in" / "new").iterdir())) == 1  # the faulty one, unread
+    monkeypatch.undo()
+    later = inbound.fetch(engine, sources.read_maildir(tmp_path / "in"), settings, START + timedelta(hours=1))
+    assert [h.outcome for h in later] == ["command"]
