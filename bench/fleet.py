@@ -44,6 +44,8 @@ CLONED = [
     (OutboxRow, "game_id"),
 ]
 CHUNK = 2000
+#: the command cron runs, from this interpreter's environment
+PBEM = str(Path(sys.executable).with_name("pbem"))
 
 
 def game_ids(count: int) -> list[str]:
@@ -123,20 +125,7 @@ def tick(url: str, folder: Path, processes: int = 1) -> TickRun:
     start = time.perf_counter()
     for n in range(processes):
         out = open(folder / f"tick-{n}.out", "w+")  # noqa: SIM115 - read back after the process ends
-        # the tick command itself (``pbem tick`` mounts the same one)
-        command = [
-            sys.executable,
-            "-m",
-            "pbem.cron.cli",
-            "tick",
-            "--db",
-            url,
-            "--now",
-            now,
-            "--host",
-            f"bench{n}",
-            "--quiet",
-        ]
+        command = [PBEM, "tick", "--db", url, "--now", now, "--host", f"bench{n}", "--quiet"]
         runs.append(
             (subprocess.Popen(command, cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT), out)
         )
