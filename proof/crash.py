@@ -1,0 +1,281 @@
+"""Crashes: ``pbem tick`` killed with SIGKILL at random moments loses and doubles nothing.
+
+A template holds games with orders waiting: for half of them the orders were submitted already, for the
+other half they wait as mail in an inbound Maildir. An uninterrupted run copies the template and runs
+``pbem tick`` (mail in from the Maildir, turns resolved, report mail queued and dropped into an outbox
+Maildir) at a fixed moment T, then once more at T + 11 minutes, when every lease a dead tick held on an
+outgoing mail has run out. A killed run copies the template, starts the same tick again and again and
+kills each with SIGKILL after a delay drawn from a seeded RNG, then finishes with the same two ticks.
+Both runs are compared: the database without ids and clock times (games, seats, turns, submissions,
+inbound mail, reports, the outbox, notices) and the outbox Maildir, message by message.
+"""
+
+from __future__ import annotations
+
+import collections
+import email
+import email.policy
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session
+
+from pbem import orders
+from pbem.create import create_game
+from pbem.db import connect
+from pbem.history import current_state, game_row
+from proof.common import Figures, RandomChance, settings, shipped_games
+from proof.orders_variants import envelope
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+#: after the outbox's claim on a mail (10 minutes) has run out
+LATER = NOW + timedelta(minutes=11)
+HOST_ADDRESS = "pbem@example.org"
+TICK_HOST = "proof-tick"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One run's folder: its database, the inbound Maildir and the outbox Maildir."""
+
+    root: Path
+
+    @property
+    def db(self) -> Path:
+        return self.root / "pbem.sqlite"
+
+    @property
+    def inbox(self) -> Path:
+        return self.root / "inbox"
+
+    @property
+    def outbox(self) -> Path:
+        return self.root / "outbox"
+
+
+def _maildir(path: Path) -> None:
+    for sub in ("new", "cur", "tmp"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
+
+
+def _order_mail(seat: str, text: str, n: int) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = f"{seat}@example.org"
+    msg["To"] = HOST_ADDRESS
+    msg["Subject"] = "orders"
+    msg["Date"] = format_datetime(NOW - timedelta(hours=1))
+    msg["Message-ID"] = make_msgid(idstring=f"proof{n}", domain="example.org")
+    msg.set_content(text)
+    return bytes(msg)
+
+
+def build_template(root: Path, games_per_type: int) -> Layout:
+    """Games with every pending seat's orders waiting: submitted, or as mail in the inbound Maildir."""
+    layout = Layout(root)
+    root.mkdir(parents=True, exist_ok=True)
+    _maildir(layout.inbox)
+    engine = connect(f"sqlite:///{layout.db}")
+    n = 0
+    for game in shipped_games():
+        for setting in settings(game, games_per_type, first_seed=500):
+            game_id = f"crash-{game.name}-{setting.seed}"
+            seats = [(s, f"{s}@example.org") for s in setting.seats]
+            issued = create_game(
+                engine, game.name, game_id, seats, seed=setting.seed, options=setting.options, now=NOW
+            )
+            with Session(engine) as session:
+                row = game_row(session, game_id)
+                state = current_state(game, row)
+            for seat in sorted(game.pending(state)):
+                text = envelope(game_id, seat, 1, issued[seat], game.bot(state, seat, RandomChance(seat)))
+                n += 1
+                if n % 2:
+                    receipt = orders.submit(engine, text, now=NOW - timedelta(hours=1))
+                    assert receipt.accepted, receipt.errors
+                else:
+                    (layout.inbox / "new" / f"{n:04d}.proof:2,").write_bytes(_order_mail(seat, text, n))
+    engine.dispose()
+    return layout
+
+
+def copy_of(template: Layout, root: Path) -> Layout:
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(template.root, root)
+    return Layout(root)
+
+
+def tick_command(layout: Layout, moment: datetime) -> tuple[list[str], dict[str, str]]:
+    pbem = str(Path(sys.executable).with_name("pbem"))
+    argv = [
+        pbem,
+        "tick",
+        "--db",
+        f"sqlite:///{layout.db}",
+        "--maildir",
+        str(layout.inbox),
+        "--now",
+        moment.isoformat(),
+        "--host",
+        TICK_HOST,
+        "--quiet",
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    env.update(
+        PBEM_OUTBOX=str(layout.outbox), PBEM_MAIL_FROM=HOST_ADDRESS, PBEM_LOG=str(layout.root / "tick.log")
+    )
+    return argv, env
+
+
+def tick(layout: Layout, moment: datetime) -> float:
+    """One uninterrupted tick; its duration in seconds."""
+    argv, env = tick_command(layout, moment)
+    started = time.monotonic()
+    done = subprocess.run(argv, env=env, cwd=layout.root, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"pbem tick exited {done.returncode}: {done.stderr[-1000:]}")
+    return time.monotonic() - started
+
+
+def killed_tick(layout: Layout, moment: datetime, delay: float) -> bool:
+    """A tick killed with SIGKILL after ``delay`` seconds; whether it was killed (not finished first)."""
+    argv, env = tick_command(layout, moment)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=layout.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        proc.wait(timeout=delay)
+        return False
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        return True
+
+
+def _rows(db: sqlite3.Connection, sql: str) -> collections.Counter[tuple[Any, ...]]:
+    out: collections.Counter[tuple[Any, ...]] = collections.Counter()
+    for row in db.execute(sql):
+        out[tuple(zlib.decompress(v) if isinstance(v, bytes) and v[:1] == b"x" else v for v in row)] += 1
+    return out
+
+
+TABLES = {
+    "games": "SELECT id, status, turn, epoch, state_sha256 FROM game",
+    "seats": "SELECT game_id, name, misses, abandoned FROM seat",
+    "turns": "SELECT game_id, epoch, number, state_sha256, orders_z, by_bot_json, events_z, chance_json, "
+    "undone FROM turn",
+    "submissions": "SELECT game_id, seat, epoch, turn, source, from_address, orders_json, receipt, status, "
+    "errors FROM submission",
+    "inbound": "SELECT key, from_address, outcome FROM inbound",
+    "reports": "SELECT game_id, epoch, turn, seat, text_z, html_z FROM report",
+    "outbox": "SELECT dedupe_key, game_id, to_addr, subject, status FROM outbox",
+    "notices": "SELECT game_id, epoch, turn, seat, kind FROM cron_notice",
+}
+
+
+def snapshot(layout: Layout) -> dict[str, collections.Counter[Any]]:
+    """The run's outcome, without ids and clock times: each table's rows and each delivered mail, as
+    multisets."""
+    db = sqlite3.connect(layout.db)
+    try:
+        found = {name: _rows(db, sql) for name, sql in TABLES.items()}
+    finally:
+        db.close()
+    mails: collections.Counter[Any] = collections.Counter()
+    for sub in ("new", "cur"):
+        folder = layout.outbox / sub
+        if folder.is_dir():
+            for file in folder.iterdir():
+                mails[_identity(file.read_bytes())] += 1
+    found["mails"] = mails
+    return found
+
+
+def differences(
+    baseline: dict[str, collections.Counter[Any]], other: dict[str, collections.Counter[Any]]
+) -> dict[str, tuple[int, int]]:
+    """Per table: (rows the other run lacks, rows it has more of)."""
+    out = {}
+    for name, rows in baseline.items():
+        lost = sum((rows - other[name]).values())
+        extra = sum((other[name] - rows).values())
+        if lost or extra:
+            out[name] = (lost, extra)
+    return out
+
+
+def _identity(raw: bytes) -> str:
+    """A delivered mail by its Message-ID (fixed per dedupe key), recipient and subject: its bytes differ
+    from run to run only by the MIME boundary, which is drawn anew for every message."""
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    return f"{msg['To']} «{msg['Subject']}» {msg['Message-ID']}"
+
+
+def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 5, seed: int = 8) -> Figures:
+    """At least ``kills`` SIGKILLs, ``kills_per_run`` per killed run, each compared with the baseline."""
+    figures = Figures()
+    figures.set("crash.lost_or_doubled", 0, goal_zero=True)
+    figures.set("crash.db_differences", 0, goal_zero=True)
+    figures.set("crash.kills", 0)
+    figures.set("crash.runs", 0)
+    rng = random.Random(seed)
+    template = build_template(folder / "template", games_per_type)
+    baseline = copy_of(template, folder / "baseline")
+    duration = tick(baseline, NOW)
+    tick(baseline, LATER)
+    expected = snapshot(baseline)
+    figures.set("crash.tick_seconds", round(duration, 2))
+    figures.set("crash.mails_expected", sum(expected["mails"].values()))
+    figures.set("crash.turns_expected", sum(expected["turns"].values()))
+    empty = copy_of(template, folder / "startup")
+    (empty.inbox / "new").mkdir(exist_ok=True)
+    for leftover in (empty.inbox / "new").iterdir():
+        leftover.unlink()
+    startup = min(duration, 0.8 * tick(empty, LATER + timedelta(days=1)))
+    run_number = 0
+    while figures.values["crash.kills"] < kills:  # type: ignore[operator]
+        run_number += 1
+        layout = copy_of(template, folder / f"killed-{run_number}")
+        killed_here = 0
+        # restart until a tick gets through; each restart has less left to do, so its delay is shorter
+        while killed_here < kills_per_run:
+            left = (duration - startup) * 0.7**killed_here
+            if not killed_tick(layout, NOW, startup + rng.uniform(0, left)):
+                break
+            killed_here += 1
+        figures.add("crash.kills", killed_here)
+        figures.add("crash.runs")
+        tick(layout, NOW)
+        tick(layout, LATER)
+        diff = differences(expected, snapshot(layout))
+        lost_or_doubled = {
+            k: v for k, v in diff.items() if k in ("mails", "submissions", "turns", "outbox", "inbound")
+        }
+        if lost_or_doubled:
+            figures.add("crash.lost_or_doubled", sum(a + b for a, b in lost_or_doubled.values()))
+            got = snapshot(layout)["mails"]
+            for raw, count in (got - expected["mails"]).items():
+                where = f"crash: run {run_number} (seed {seed})"
+                figures.find(f"{where}: mail delivered {count} more time(s): {raw}")
+            for raw, count in (expected["mails"] - got).items():
+                figures.find(f"crash: run {run_number} (seed {seed}): mail lost ({count}): {raw}")
+        other = {k: v for k, v in diff.items() if k not in lost_or_doubled}
+        if other:
+            figures.add("crash.db_differences", sum(a + b for a, b in other.values()))
+        if diff:
+            figures.find(f"crash: run {run_number} (seed {seed}) differs from the uninterrupted run: {diff}")
+        shutil.rmtree(layout.root)
+    return figures
