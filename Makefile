@@ -26,15 +26,15 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -x -m "not slow"
 
 bench: $(STAMP)
-	$(BIN)/python scripts/bench.py
+	$(BIN)/python -m bench
 
 proof: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[test,proof]' || echo "proof: atheris could not be installed; fuzzing runs without it"
 	$(BIN)/python -m proof
 
 lint: $(STAMP)
-	$(BIN)/ruff check pbem games tests scripts
-	$(BIN)/ruff format --check pbem games tests scripts
+	$(BIN)/ruff check pbem games tests
+	$(BIN)/ruff format --check pbem games tests
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite .pytest_cache .hypothesis
