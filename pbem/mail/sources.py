@@ -175,6 +175,8 @@ def _quote(box: str) -> str:
 
 
 def _clean(exc: BaseException) -> str:
+    if not isinstance(exc, imaplib.IMAP4.error):  # OSError, SSLError: their str() says it best
+        return str(exc)
     text = exc.args[0] if exc.args else exc
     return text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
 

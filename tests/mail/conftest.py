@@ -198,7 +198,9 @@ listen = 127.0.0.1
 base_dir = {root}/run
 state_dir = {root}/state
 log_path = {root}/dovecot.log
-ssl = no
+ssl = yes
+ssl_cert = <{cert}
+ssl_key = <{key}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 default_internal_user = dovecot
@@ -218,7 +220,7 @@ service imap-login {{
     port = {port}
   }}
   inet_listener imaps {{
-    port = 0
+    port = {tls_port}
   }}
 }}
 first_valid_uid = 100
@@ -237,7 +239,8 @@ IMAP_USERS = {
 
 @dataclass
 class Dovecot:
-    port: int
+    port: int  # IMAP, with STARTTLS offered
+    tls_port: int  # IMAPS
     root: Path
     passwords: dict[str, str]
 
@@ -294,7 +297,7 @@ class Dovecot:
 
 
 @pytest.fixture(scope="session")
-def dovecot() -> Iterator[Dovecot]:
+def dovecot(certificate: Certificate) -> Iterator[Dovecot]:
     """A private Dovecot on a free loopback port, with a mailbox per user of ``IMAP_USERS``."""
     binary = shutil.which("dovecot") or next(
         (p for p in ("/usr/sbin/dovecot", "/usr/local/sbin/dovecot") if os.path.exists(p)), None
@@ -313,9 +316,13 @@ def dovecot() -> Iterator[Dovecot]:
     (root / "mail").mkdir()
     shutil.chown(root / "mail", "dovecot", "dovecot")
     (root / "users").write_text("".join(f"{u}:{{PLAIN}}{p}\n" for u, p in IMAP_USERS.items()))
-    port = free_port()
+    port, tls_port = free_port(), free_port()
     conf = root / "dovecot.conf"
-    conf.write_text(DOVECOT_CONF.format(root=root, port=port))
+    conf.write_text(
+        DOVECOT_CONF.format(
+            root=root, port=port, tls_port=tls_port, cert=certificate.cert, key=certificate.key
+        )
+    )
     # Output to a file, not a pipe: the daemon keeps its inherited descriptors, and a pipe would never end.
     with open(root / "start.log", "wb") as log:
         started = subprocess.run([binary, "-c", str(conf)], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
@@ -325,7 +332,8 @@ def dovecot() -> Iterator[Dovecot]:
         pytest.fail(f"Dovecot did not start: {why}", pytrace=False)
     try:
         _wait_for_port(port, root)
-        yield Dovecot(port, root, dict(IMAP_USERS))
+        _wait_for_port(tls_port, root)
+        yield Dovecot(port, tls_port, root, dict(IMAP_USERS))
     finally:
         subprocess.run(
             [binary, "-c", str(conf), "stop"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

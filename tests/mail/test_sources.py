@@ -15,7 +15,7 @@ from pbem.mail import inbound, sources
 from pbem.mail.errors import MailError
 from pbem.mail.settings import MailSettings
 from pbem.models import InboundRow, SubmissionRow
-from tests.mail.conftest import HOST, START, Dovecot, Game, mail
+from tests.mail.conftest import HOST, START, Certificate, Dovecot, Game, mail
 from tests.mail.test_inbound import bot_orders
 
 
@@ -172,3 +172,22 @@ def test_a_message_that_trips_a_fault_is_left_unread_and_the_rest_are_read(
     monkeypatch.undo()
     later = inbound.fetch(engine, sources.read_maildir(tmp_path / "in"), settings, START + timedelta(hours=1))
     assert [h.outcome for h in later] == ["command"]
+
+
+@pytest.mark.parametrize("form", ["imaps://{user}@127.0.0.1:{tls_port}", "imap://{user}@127.0.0.1:{port}"])
+def test_imap_over_tls_verifies_the_server_with_the_given_ca(
+    form: str, engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot, certificate: Certificate
+) -> None:
+    dovecot.clear(HOST)
+    dovecot.append(HOST, mail("help").as_bytes(policy=policy.SMTP))
+    base = form.format(user=HOST, port=dovecot.port, tls_port=dovecot.tls_port)
+    query = "?cafile=" if base.startswith("imaps") else "?starttls=1&cafile="
+    with pytest.raises(MailError, match="CERTIFICATE_VERIFY_FAILED"):  # not trusted without the CA
+        list(
+            sources.read_imap(
+                base + ("" if base.startswith("imaps") else "?starttls=1"), dovecot.passwords[HOST]
+            )
+        )
+    url = base + query + str(certificate.cert)
+    handled = inbound.fetch(engine, sources.read_imap(url, dovecot.passwords[HOST]), settings, START)
+    assert [h.outcome for h in handled] == ["command"]
