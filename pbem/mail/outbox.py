@@ -226,6 +226,9 @@ def send(
             except DeliveryError as exc:
                 gave_up = _record_failure(engine, outbox_id, exc, now, settings)
                 (result.failed if gave_up else result.delayed).append(outbox_id)
+                if exc.server_down:
+                    # the rest would fail the same way, each after a timeout: leave them due for the next run
+                    break
             else:
                 with Session(engine) as session:
                     session.exec(  # type: ignore[call-overload]

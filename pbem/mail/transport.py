@@ -25,11 +25,14 @@ from pbem.mail.settings import SMTP_PASSWORD_ENV, MailSettings
 
 
 class DeliveryError(Exception):
-    """The message was not accepted. ``permanent``: the server refused it for good (5xx)."""
+    """The message was not accepted. ``permanent``: the server refused it for good (5xx).
+    ``server_down``: the fault is the server's or the settings' (unreachable, 421, login or sender
+    refused), so the other mails of this run would fail the same way."""
 
-    def __init__(self, message: str, *, permanent: bool) -> None:
+    def __init__(self, message: str, *, permanent: bool, server_down: bool = False) -> None:
         super().__init__(message)
         self.permanent = permanent
+        self.server_down = server_down
 
 
 class Transport(Protocol):
@@ -61,7 +64,9 @@ class MaildirTransport:
         try:
             self._box.add(message)
         except OSError as exc:
-            raise DeliveryError(f"cannot write to {self.path}: {exc.strerror}", permanent=False) from None
+            raise DeliveryError(
+                f"cannot write to {self.path}: {exc.strerror}", permanent=False, server_down=True
+            ) from None
 
 
 class SmtpTransport:
@@ -144,7 +149,9 @@ class SmtpTransport:
             # wrong credentials do not mend themselves, but a fixed setting should deliver the backlog
             self._drop()
             raise DeliveryError(
-                f"SMTP login refused: {exc.smtp_code} {_text(exc.smtp_error)}", permanent=False
+                f"SMTP login refused: {exc.smtp_code} {_text(exc.smtp_error)}",
+                permanent=False,
+                server_down=True,
             ) from None
         except smtplib.SMTPSenderRefused as exc:
             # refusing our sender (530 "authenticate first", 550 "not your domain") is about the host's
@@ -155,7 +162,7 @@ class SmtpTransport:
         except (smtplib.SMTPException, OSError) as exc:
             self._drop()
             raise DeliveryError(
-                f"SMTP server {self.host}:{self.port} unreachable: {exc}", permanent=False
+                f"SMTP server {self.host}:{self.port} unreachable: {exc}", permanent=False, server_down=True
             ) from None
         if refused:  # one recipient only, so a partial refusal is a refusal
             code, text = next(iter(refused.values()))
@@ -169,7 +176,11 @@ class SmtpTransport:
                 self._conn.rset()
             except (smtplib.SMTPException, OSError):
                 self._drop()
-        return DeliveryError(f"SMTP {code} {text}", permanent=about_mail and 500 <= code < 600)
+        return DeliveryError(
+            f"SMTP {code} {text}",
+            permanent=about_mail and 500 <= code < 600,
+            server_down=code == 421 or not about_mail,
+        )
 
     def _drop(self) -> None:
         if self._conn is not None:

@@ -267,3 +267,13 @@ def test_a_missing_cafile_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(MailError, match="does not exist"):
         SmtpTransport(f"smtps://127.0.0.1:465?cafile={tmp_path / 'none.pem'}")
+
+
+def test_a_server_that_is_down_costs_one_attempt_per_run_not_one_per_mail(
+    engine: Engine, settings: MailSettings
+) -> None:
+    for key in ("a", "b", "c"):
+        put(engine, settings, key)
+    result = outbox.send(engine, SmtpTransport(f"smtp://127.0.0.1:{free_port()}"), START, settings=settings)
+    assert len(result.delayed) == 1 and result.sent == []
+    assert [(r.status, r.attempts) for r in rows(engine)] == [("pending", 1), ("pending", 0), ("pending", 0)]
