@@ -234,6 +234,7 @@ IMAP_USERS = {
     "ann@example.org": "ann-imap",
     "bob@example.org": "bob-imap",
     "cy@example.org": "cy-imap",
+    "dee@example.org": "dee-imap",
 }
 
 

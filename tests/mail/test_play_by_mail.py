@@ -30,7 +30,7 @@ from pbem.mail.transport import SmtpTransport
 from pbem.models import GameRow, ObserverRow, OutboxRow, SubmissionRow
 from tests.mail.conftest import HOST, Dovecot, Received, Recorder, _start_smtp, mail, stored_bytes
 
-SEATS = {"red": "ann@example.org", "blue": "bob@example.org"}
+PLAYERS = {"red": "ann@example.org", "blue": "bob@example.org", "green": "dee@example.org"}
 OBSERVER = "cy@example.org"
 
 
@@ -47,12 +47,18 @@ def text_of(msg: EmailMessage) -> str:
 
 
 @pytest.mark.parametrize(
-    "game_type", ["coral-divers", pytest.param("reef-encounter", marks=pytest.mark.slow)]
+    ("game_type", "players"),
+    [
+        ("coral-divers", 2),
+        pytest.param("reef-encounter", 2, marks=pytest.mark.slow),
+        pytest.param("mare-balticum", 3, marks=pytest.mark.slow),
+    ],
 )
 def test_a_game_played_start_to_finish_by_mail_only(
-    game_type: str, engine: Engine, dovecot: Dovecot, db_path: Path
+    game_type: str, players: int, engine: Engine, dovecot: Dovecot, db_path: Path
 ) -> None:
-    for user in [HOST, *SEATS.values(), OBSERVER]:
+    seats = dict(list(PLAYERS.items())[:players])
+    for user in [HOST, *seats.values(), OBSERVER]:
         dovecot.clear(user)
 
     def deliver(got: Received) -> None:  # the mail server's local delivery: into each recipient's mailbox
@@ -62,7 +68,7 @@ def test_a_game_played_start_to_finish_by_mail_only(
     controller, smtp = _start_smtp(Recorder(deliver=deliver))
     settings = MailSettings(from_addr=HOST, from_name="pbem", imap_password=dovecot.passwords[HOST])
     try:
-        passwords = create_game(engine, game_type, "by-mail", list(SEATS.items()), seed=2026)
+        passwords = create_game(engine, game_type, "by-mail", list(seats.items()), seed=2026)
         with Session(engine) as session:
             session.add(ObserverRow(game_id="by-mail", email=OBSERVER))
             session.commit()
@@ -82,7 +88,7 @@ def test_a_game_played_start_to_finish_by_mail_only(
                 status = session.get(GameRow, "by-mail").status  # type: ignore[union-attr]
             if status == "finished":
                 break
-            for seat, address in SEATS.items():
+            for seat, address in seats.items():
                 try:
                     order_file = orders.template(engine, "by-mail", seat, suggest=True)
                 except UserError:
@@ -102,7 +108,7 @@ def test_a_game_played_start_to_finish_by_mail_only(
         assert pending_mail == []
         assert sum(sent.values()) == len(consumed)  # every order mailed was used, none lost or doubled
 
-        for seat, address in SEATS.items():
+        for seat, address in seats.items():
             inbox = [parse(raw) for raw in dovecot.messages(address)]
             assert len({m["Message-ID"] for m in inbox}) == len(inbox)  # nothing delivered twice
             reports = [m for m in inbox if "report for" in str(m["Subject"])]
@@ -119,7 +125,7 @@ def test_a_game_played_start_to_finish_by_mail_only(
                     text_of(m).split("Canonical form (the receipt is its SHA-256):\n\n")[1].split("\n")[0]
                 )
                 assert sha256_hex(canonical.strip()) in receipts
-            for other in SEATS:
+            for other in seats:
                 assert passwords[other] not in "".join(m.as_string() for m in inbox)
         public = [parse(raw) for raw in dovecot.messages(OBSERVER)]
         assert [str(m["Subject"]) for m in public][-1] == f"[pbem by-mail] turn {final_turn}: public report"
