@@ -104,3 +104,16 @@ def test_fetch_over_imap_with_secrets_from_the_environment_never_shows_or_stores
     for secret in [*secrets.values(), game.passwords["blue"]]:
         assert secret not in result.output
         assert secret.encode() not in stored
+
+
+def test_fetch_reads_the_imap_mailbox_named_in_the_config_file(
+    engine: Engine, game: Game, dovecot: Dovecot, tmp_path: Path, db_path: Path
+) -> None:
+    dovecot.clear(HOST)
+    dovecot.append(HOST, mail("help").as_bytes(policy=policy.SMTP))
+    config = tmp_path / "imap.toml"
+    config.write_text(f'[mail]\nfrom = "{HOST}"\nimap = "{dovecot.url(HOST)}"\n')
+    env = {"PBEM_DB": f"sqlite:///{db_path}", "PBEM_IMAP_PASSWORD": dovecot.passwords[HOST]}
+    result = runner.invoke(app, ["fetch", "--config", str(config), "--no-send"], env=env)
+    assert result.exit_code == 0, result.output
+    assert result.output == "command   ann@example.org (help)\n"
