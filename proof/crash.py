@@ -13,6 +13,7 @@ inbound mail, reports, the outbox, notices) and the outbox Maildir, message by m
 from __future__ import annotations
 
 import collections
+import contextlib
 import email
 import email.policy
 import os
@@ -231,6 +232,15 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
     figures.set("crash.db_differences", 0, goal_zero=True)
     figures.set("crash.kills", 0)
     figures.set("crash.runs", 0)
+    once = killed_after_accepting(folder / "after-accepting")
+    doubled = {k: v for k, v in once.items() if v != 1}
+    figures.set("crash.after_accepting.doubled", len(doubled))
+    if doubled:
+        figures.add("crash.lost_or_doubled", len(doubled))
+        for key, count in doubled.items():
+            figures.find(
+                f"crash: a tick killed after the transport accepted a mail: it went {count} times: {key}"
+            )
     rng = random.Random(seed)
     template = build_template(folder / "template", games_per_type)
     baseline = copy_of(template, folder / "baseline")
@@ -279,3 +289,55 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
             figures.find(f"crash: run {run_number} (seed {seed}) differs from the uninterrupted run: {diff}")
         shutil.rmtree(layout.root)
     return figures
+
+
+class _Killed(BaseException):
+    """Stands for SIGKILL inside one process: nothing after it runs, no ``except Exception`` stops it."""
+
+
+class _DiesAfterAccepting:
+    """A Maildir transport whose process dies right after its first message was accepted: the moment
+    between "the server accepted the mail" and "the outbox marked it sent"."""
+
+    def __init__(self, path: Path) -> None:
+        from pbem.mail.transport import MaildirTransport
+
+        self.inner = MaildirTransport(path)
+        self.delivered = 0
+
+    def __enter__(self) -> _DiesAfterAccepting:
+        self.inner.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.inner.__exit__(*exc)
+
+    def deliver(self, sender: str, recipient: str, message: bytes) -> None:
+        self.inner.deliver(sender, recipient, message)
+        raise _Killed
+
+
+def killed_after_accepting(folder: Path) -> collections.Counter[str]:
+    """Deliver the outbox with a process that dies right after the first acceptance, then again once its
+    claim on that mail ran out; how many times each mail (by Message-ID) reached the Maildir."""
+    from pbem.mail import outbox
+    from pbem.mail.settings import load_settings
+    from pbem.mail.transport import MaildirTransport
+
+    folder.mkdir(parents=True, exist_ok=True)
+    engine = connect(f"sqlite:///{folder / 'mail.sqlite'}")
+    game = shipped_games()[0]
+    seats = [(s, f"{s}@example.org") for s in settings(game, 1)[0].seats]
+    create_game(engine, game.name, "mail-once", seats, seed=1, now=NOW)
+    mail = load_settings(env={"PBEM_MAIL_FROM": HOST_ADDRESS})
+    outbox.enqueue_reports(engine, NOW, settings=mail)
+    box = folder / "outbox"
+    with contextlib.suppress(_Killed):
+        outbox.send(engine, _DiesAfterAccepting(box), NOW, settings=mail)
+    outbox.send(engine, MaildirTransport(box), LATER, settings=mail)
+    engine.dispose()
+    found: collections.Counter[str] = collections.Counter()
+    for sub in ("new", "cur"):
+        for file in (box / sub).iterdir():
+            found[_identity(file.read_bytes())] += 1
+    return found

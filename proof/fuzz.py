@@ -208,9 +208,10 @@ def model_and_rules(game: Game, state: Any, seat: str, data: Any) -> None:
         return
 
 
-def run(folder: Path, examples: int, atheris_seconds: int = 0, cli: bool = True) -> Figures:
+def run(folder: Path, examples: int, atheris_seconds: int = 0, cli_cases: int | None = None) -> Figures:
     """The fuzzing campaign: ``examples`` hypothesis examples per target, the fixed cases, every
-    off-board coordinate, the CLI, and atheris for ``atheris_seconds`` per target (0: not at all)."""
+    off-board coordinate, ``cli_cases`` of the fixed cases through the CLI (``None``: all), and atheris
+    for ``atheris_seconds`` per target (0: not at all)."""
     figures = Figures()
     for name in ("fuzz.tracebacks", "fuzz.over_memory", "fuzz.over_100ms"):
         figures.set(name, 0, goal_zero=True)
@@ -220,8 +221,7 @@ def run(folder: Path, examples: int, atheris_seconds: int = 0, cli: bool = True)
         _fixed(bench)
         _hypothesis(bench, examples)
         _coordinates(bench)
-    if cli:
-        _cli(bench)
+    _cli(bench, cli_cases)
     if atheris_seconds:
         from proof import fuzz_atheris
 
@@ -290,12 +290,13 @@ def _coordinates(bench: Bench) -> None:
         bench.measure("submit", f"{seat.game_id}: off-board step", lambda raw=raw: submitted(bench, raw))
 
 
-def _cli(bench: Bench) -> None:
+def _cli(bench: Bench, limit: int | None) -> None:
     """The fixed cases through ``pbem submit``: exit 1, a message on stderr, no traceback."""
     pbem = str(Path(sys.executable).with_name("pbem"))
     seat = bench.seats[0]
     url = f"sqlite:///{bench.db_path}"
-    for name, raw in fixed_cases(seat.game_id, "nobody", 1, "wrong-password").items():
+    cases = list(fixed_cases(seat.game_id, "nobody", 1, "wrong-password").items())
+    for name, raw in cases[:limit]:
         path = bench.folder / "case.yaml"
         path.write_bytes(raw)
         done = subprocess.run([pbem, "submit", str(path), "--db", url], capture_output=True, check=False)
