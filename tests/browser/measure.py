@@ -1,0 +1,235 @@
+"""What a page looks like in Chromium, measured once per page and width: the requests it made, the
+console errors it logged, what sticks out sideways, the rendered size of every SVG and of every
+piece of text, and whether chosen elements can be seen.
+
+"Scrolls on purpose" means an ancestor with ``overflow-x: auto`` or ``scroll``: a wide board or
+table inside such a box is meant to be swiped, not cut off.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request
+
+#: the smallest text a player has to read, in CSS pixels as rendered (SVG text scaled with its SVG)
+MIN_TEXT_PX = 11.0
+WIDTHS = {"desktop": 1100, "phone": 400}
+HEIGHT = 900
+
+# Shared helpers of the scripts below, defined once per page load.
+_HELPERS = """
+window.__look = {
+  scrollsOnPurpose(el) {
+    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const o = getComputedStyle(a).overflowX;
+      if (o === 'auto' || o === 'scroll') return true;
+    }
+    return false;
+  },
+  describe(el) {
+    let s = el.tagName.toLowerCase();
+    if (el.id) s += '#' + el.id;
+    const cls = el.getAttribute('class');
+    if (cls) s += '.' + cls.trim().split(/\\s+/).join('.');
+    const label = el.getAttribute('aria-label');
+    if (label) s += `[${label}]`;
+    const text = (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+    return text && !label ? `${s} "${text}"` : s;
+  },
+  // clipped by an ancestor that hides overflow (a scrolling ancestor clips on purpose)
+  clippedBy(el) {
+    const r = el.getBoundingClientRect();
+    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const st = getComputedStyle(a);
+      if (!['hidden', 'clip'].includes(st.overflowX) && !['hidden', 'clip'].includes(st.overflowY)) continue;
+      const b = a.getBoundingClientRect();
+      const out = r.left < b.left - 0.5 || r.right > b.right + 0.5;
+      if (out || r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5) return this.describe(a);
+    }
+    return null;
+  },
+};
+"""
+
+_SIDEWAYS = """
+() => {
+  const L = window.__look, vw = document.documentElement.clientWidth, out = [], found = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const inSvg = el.closest('svg');
+    if (inSvg && inSvg !== el) continue;  // an SVG's shapes are judged with the SVG
+    if (found.some(f => f.contains(el))) continue;  // the outermost offender says it all
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    if ((r.right > vw + 0.5 || r.left < -0.5) && !L.scrollsOnPurpose(el)) {
+      found.push(el);
+      out.push(`${L.describe(el)} spans x ${Math.round(r.left)}..${Math.round(r.right)} of ${vw}`);
+    }
+  }
+  return {scrollWidth: document.documentElement.scrollWidth, clientWidth: vw, sticking_out: out};
+}
+"""
+
+_SVGS = """
+() => {
+  const L = window.__look, vw = document.documentElement.clientWidth, out = [];
+  for (const svg of document.querySelectorAll('svg')) {
+    if (svg.parentElement.closest('svg')) continue;
+    const quiet = ['defs', 'title', 'desc', 'style'];
+    const drawn = [...svg.children].some(c => !quiet.includes(c.tagName.toLowerCase()));
+    if (!drawn) continue;  // a holder of shared patterns draws nothing by design
+    const r = svg.getBoundingClientRect();
+    out.push({what: L.describe(svg), width: r.width, height: r.height, left: r.left, right: r.right,
+              scrolls: L.scrollsOnPurpose(svg), viewport: vw});
+  }
+  return out;
+}
+"""
+
+_TEXT_SIZES = """
+() => {
+  const L = window.__look, seen = new Map();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent.trim();
+    const el = node.parentElement;
+    if (!text || !el || el.closest('title, style, script, defs')) continue;
+    if (!el.getClientRects().length) continue;  // not rendered
+    const st = getComputedStyle(el);
+    if (st.visibility !== 'visible') continue;
+    let px = parseFloat(st.fontSize);
+    if (el.closest('svg')) {
+      const m = el.getScreenCTM();
+      px *= Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+    }
+    const key = `${L.describe(el)} @ ${px.toFixed(1)}px`;
+    if (!seen.has(key)) seen.set(key, px);
+  }
+  return [...seen].map(([what, px]) => ({what, px}));
+}
+"""
+
+_SHOWN = """
+(selector) => {
+  const L = window.__look, vw = document.documentElement.clientWidth;
+  return [...document.querySelectorAll(selector)].map(el => {
+    const r = el.getBoundingClientRect(), st = getComputedStyle(el);
+    let faded = false;
+    for (let a = el; a; a = a.parentElement) if (parseFloat(getComputedStyle(a).opacity) === 0) faded = true;
+    return {
+      what: L.describe(el), text: (el.innerText || el.textContent || '').trim(),
+      visible: r.width > 0 && r.height > 0 && st.visibility === 'visible' && !faded,
+      inside: (r.left >= -0.5 && r.right <= vw + 0.5) || L.scrollsOnPurpose(el),
+      clipped_by: L.clippedBy(el),
+    };
+  });
+}
+"""
+
+
+@dataclass
+class Shown:
+    """One element a player must be able to read."""
+
+    what: str
+    text: str
+    visible: bool
+    inside: bool
+    clipped_by: str | None
+
+    @property
+    def readable(self) -> bool:
+        return self.visible and self.inside and self.clipped_by is None
+
+
+@dataclass
+class Look:
+    """A page as Chromium laid it out at one width."""
+
+    url: str
+    width: int
+    requests: list[str]
+    console_errors: list[str]
+    scroll_width: int
+    client_width: int
+    sticking_out: list[str]
+    svgs: list[dict[str, Any]]
+    text_sizes: list[dict[str, Any]]
+    #: the elements matching each selector the viewer was asked to watch
+    shown: dict[str, list[Shown]] = field(repr=False)
+
+    def foreign_requests(self) -> list[str]:
+        return [url for url in self.requests if url != self.url]
+
+    def small_text(self) -> list[str]:
+        return [f"{t['what']}" for t in self.text_sizes if t["px"] < MIN_TEXT_PX - 0.05]
+
+    def svg_problems(self) -> list[str]:
+        problems = []
+        for svg in self.svgs:
+            if svg["width"] < 1 or svg["height"] < 1:
+                problems.append(f"{svg['what']} is drawn {svg['width']:.0f}×{svg['height']:.0f} px")
+            elif (svg["left"] < -0.5 or svg["right"] > svg["viewport"] + 0.5) and not svg["scrolls"]:
+                problems.append(f"{svg['what']} spans x {svg['left']:.0f}..{svg['right']:.0f}")
+        return problems
+
+
+class Viewer:
+    """One tab per width in a browser, reused page after page; a page is measured once."""
+
+    def __init__(self, browser: Browser, watch: Sequence[str] = (), shots: Path | None = None) -> None:
+        self._browser = browser
+        self._watch = list(watch)
+        self._shots = shots
+        self._tabs: dict[int, Page] = {}
+        self._looks: dict[tuple[str, int], Look] = {}
+        self._requests: list[str] = []
+        self._errors: list[str] = []
+
+    def _tab(self, width: int) -> Page:
+        if width not in self._tabs:
+            page = self._browser.new_page(viewport={"width": width, "height": HEIGHT})
+            page.on("request", self._on_request)
+            page.on("console", self._on_console)
+            page.on("pageerror", lambda exc: self._errors.append(f"uncaught: {exc}"))
+            # nothing may leave the machine, even when a template breaks the rule being tested
+            page.route(re.compile(r"^(https?|wss?|ftp)://"), lambda route: route.abort())
+            self._tabs[width] = page
+        return self._tabs[width]
+
+    def _on_request(self, request: Request) -> None:
+        self._requests.append(request.url)
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self._errors.append(message.text)
+
+    def look(self, path: Path, width: int) -> Look:
+        url = path.resolve().as_uri()
+        if (url, width) not in self._looks:
+            page = self._tab(width)
+            self._requests.clear()
+            self._errors.clear()
+            page.goto(url, wait_until="load")
+            page.evaluate(_HELPERS)
+            sideways = page.evaluate(_SIDEWAYS)
+            self._looks[url, width] = Look(
+                url=url,
+                width=width,
+                requests=list(self._requests),
+                console_errors=list(self._errors),
+                scroll_width=sideways["scrollWidth"],
+                client_width=sideways["clientWidth"],
+                sticking_out=sideways["sticking_out"],
+                svgs=page.evaluate(_SVGS),
+                text_sizes=page.evaluate(_TEXT_SIZES),
+                shown={key: [Shown(**s) for s in page.evaluate(_SHOWN, key)] for key in self._watch},
+            )
+            if self._shots is not None:
+                name = "-".join(path.resolve().parts[-3:]).removesuffix(".html")
+                page.screenshot(path=str(self._shots / f"{name}-{width}.png"), full_page=True)
+        return self._looks[url, width]

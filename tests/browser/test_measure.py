@@ -1,0 +1,121 @@
+"""The measurements of :mod:`browser.measure` on small pages made to pass or to break each rule: a check
+that never fires would let every report through."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser
+
+from browser.conftest import CHROMIUM, require_chromium
+from browser.measure import Look, Viewer
+
+PHONE = 400
+#: writes a page (its body, extra CSS, a width) and measures it
+Open = Callable[..., Look]
+FRAME = """<!DOCTYPE html><html><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body {{ margin: 0; padding: 8px; font: 15px sans-serif; }} {style}</style></head>
+<body>{body}</body></html>"""
+BOARD = '<svg width="200" height="100" viewBox="0 0 200 100"><rect width="200" height="100"/></svg>'
+
+
+@pytest.fixture(scope="module")
+def viewer(browser: Browser) -> Viewer:
+    return Viewer(browser, ["#target"])
+
+
+@pytest.fixture
+def page(tmp_path: Path, viewer: Viewer) -> Open:
+    def look(body: str, style: str = "", width: int = PHONE) -> Look:
+        path = tmp_path / f"page-{len(list(tmp_path.iterdir()))}.html"
+        path.write_text(FRAME.format(style=style, body=body), encoding="utf-8")
+        return viewer.look(path, width)
+
+    return look
+
+
+def test_a_plain_page_passes_every_check(page: Open) -> None:
+    seen = page(f'<h1 id="target">Turn 3</h1><p>Some text.</p>{BOARD}')
+    assert seen.requests == [seen.url] and seen.console_errors == []
+    assert seen.sticking_out == [] and seen.scroll_width <= seen.client_width
+    assert seen.svg_problems() == [] and seen.small_text() == []
+    [target] = seen.shown["#target"]
+    assert target.readable and target.text == "Turn 3"
+
+
+def test_a_font_image_or_script_by_url_is_a_request_of_its_own(page: Open) -> None:
+    seen = page(
+        '<p>text in a font from afar</p><img src="https://example.org/fish.png" alt="">',
+        style="@font-face { font-family: F; src: url(https://example.org/f.woff2); } p { font-family: F; }",
+    )
+    assert "https://example.org/fish.png" in seen.requests
+    assert "https://example.org/f.woff2" in seen.requests
+    assert seen.console_errors, "the refused loads are logged as errors"
+    assert "https://example.org/s.js" in page('<script src="https://example.org/s.js"></script>').requests
+
+
+def test_a_console_error_is_recorded(page: Open) -> None:
+    assert page("<script>console.error('no such polyp')</script>").console_errors == ["no such polyp"]
+    assert page("<script>console.log('fine')</script>").console_errors == []
+
+
+def test_a_wide_block_sticks_out_unless_it_scrolls_on_purpose(page: Open) -> None:
+    wide = '<div style="width: 600px">wide</div>'
+    seen = page(wide)
+    assert len(seen.sticking_out) == 1 and seen.sticking_out[0].startswith('div "wide" spans x 8..608')
+    assert seen.scroll_width > seen.client_width
+    assert page(f'<div style="overflow-x: auto">{wide}</div>').sticking_out == []
+
+
+def test_an_svg_needs_a_size_and_must_fit_the_viewport(page: Open) -> None:
+    assert page('<svg width="0" height="0"><rect width="9" height="9"/></svg>').svg_problems() != []
+    wide = '<svg width="600" height="10"><rect width="600" height="10"/></svg>'
+    assert page(wide).svg_problems() != []
+    framed = f'<div style="overflow-x: auto">{wide}</div>'
+    assert page(framed).svg_problems() == []
+    defs_only = '<svg width="0" height="0"><defs><pattern id="p" width="4" height="4"/></defs></svg>'
+    assert page(defs_only).svg_problems() == []
+
+
+def test_text_under_11px_is_found_in_html_and_in_scaled_svg(page: Open) -> None:
+    assert page('<p style="font-size: 10px">tiny</p>').small_text() == ['p "tiny" @ 10.0px']
+    assert page('<p style="font-size: 11px">fine</p>').small_text() == []
+    # 14 px text in an SVG drawn at half its size reads as 7 px
+    halved = '<svg width="100" height="20" viewBox="0 0 200 40"><text y="20" font-size="14">cod</text></svg>'
+    assert page(halved).small_text() == ['text "cod" @ 7.0px']
+    whole = '<svg width="200" height="40" viewBox="0 0 200 40"><text y="20" font-size="14">cod</text></svg>'
+    assert page(whole).small_text() == []
+    assert page('<p style="font-size: 8px; display: none">unseen</p>').small_text() == []
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ('<p id="target" style="visibility: hidden">seat</p>', "hidden"),
+        ('<p id="target" style="opacity: 0">seat</p>', "hidden"),
+        ('<div style="display: none"><p id="target">seat</p></div>', "hidden"),
+        ('<p id="target" style="margin-left: 500px; width: 100px">seat</p>', "sticks out"),
+        ('<div style="height: 5px; overflow: hidden"><p id="target">seat</p></div>', "cut off"),
+    ],
+)
+def test_an_element_a_player_must_read_is_unreadable_when_hidden_or_cut_off(
+    page: Open,
+    body: str,
+    why: str,
+) -> None:
+    [target] = page(body).shown["#target"]
+    assert not target.readable
+    assert {
+        "hidden": not target.visible,
+        "sticks out": not target.inside,
+        "cut off": bool(target.clipped_by),
+    }[why]
+
+
+def test_a_missing_chromium_fails_and_names_the_install_script(tmp_path: Path) -> None:
+    with pytest.raises(pytest.fail.Exception, match=r"scripts/system-deps\.sh"):
+        require_chromium(tmp_path / "chromium")
+    require_chromium(CHROMIUM)
