@@ -9,6 +9,7 @@ A wrong password and an unknown seat get the same answer, so seats cannot be enu
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -156,13 +157,20 @@ def _examine(session: Session, data: Any, from_address: str | None) -> _Verdict:
         return verdict
     try:
         game.check(state, seat.name, orders)
+        verdict.orders_json = canonical_json(orders.model_dump(mode="json", by_alias=True))
     except RulesError as exc:
         verdict.errors = [str(exc)]
-        return verdict
     except GameError as exc:
         verdict.errors = [f"orders: {exc}"]
-        return verdict
-    verdict.orders_json = canonical_json(orders.model_dump(mode="json", by_alias=True))
+    except Exception as exc:
+        # A rules engine that crashes on some orders is a bug, but the intake (mail included) must go
+        # on: the orders are refused and kept, and PBEM_DEBUG=1 lets the bug through to be seen.
+        if os.environ.get("PBEM_DEBUG"):
+            raise
+        verdict.errors = [
+            f"orders: the {game.title} rules could not check these orders ({type(exc).__name__}); "
+            "the game master has them [orders.engine_failure]"
+        ]
     return verdict
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlmodel import Session, select
 
 from host.conftest import Table
@@ -167,3 +168,22 @@ def table_pearl(table: Table, seat: str) -> int:
     import yaml
 
     return int(yaml.safe_load(table.orders(seat))["orders"][0]["bid"])
+
+
+def test_a_rules_engine_crash_rejects_the_orders_and_keeps_them(table: Table, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from host.pearl_dive import GAME
+
+    def crash(*_args: object) -> None:
+        raise KeyError("reef")
+
+    monkeypatch.setattr(GAME, "check", crash)
+    monkeypatch.delenv("PBEM_DEBUG", raising=False)
+    receipt = submit(table.engine, table.orders("red"))
+    assert receipt.errors == [
+        "orders: the Pearl Dive rules could not check these orders (KeyError); the game master has them "
+        "[orders.engine_failure]"
+    ]
+    assert [r.status for r in submissions(table)] == ["rejected"]
+    monkeypatch.setenv("PBEM_DEBUG", "1")
+    with pytest.raises(KeyError):
+        submit(table.engine, table.orders("red"))
