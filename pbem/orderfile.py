@@ -104,7 +104,16 @@ def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_D
     """The YAML document in ``raw``, as plain data (dicts, lists, strings, numbers). The limits are an
     order file's unless given (an archive is larger, and read the same careful way)."""
     text = decode(raw, max_bytes)
-    loader = _OrderLoader(text, max_depth)
+    try:
+        # The reader checks every character when the loader is made: a control character stops it there.
+        loader = _OrderLoader(text, max_depth)
+    except yaml.reader.ReaderError as exc:
+        raise OrderFileError(
+            "yaml",
+            "yaml.unprintable",
+            f"character {exc.position + 1} is a control character (#x{exc.character:04x}); "
+            "orders are plain text",
+        ) from None
     try:
         return loader.get_single_data()
     except _Refused as exc:

@@ -79,3 +79,10 @@ def test_broken_yaml_names_line_and_column() -> None:
     err = error_of("game: g\norders: [bid: 3\n")
     assert err.step == "yaml"
     assert err.message.startswith("line ")
+
+
+def test_a_control_character_is_a_clear_error() -> None:
+    err = error_of(b"\x02")
+    assert (err.step, err.code) == ("yaml", "yaml.unprintable")
+    assert err.message == "character 1 is a control character (#x0002); orders are plain text"
+    assert error_of("game: g\norders: [\x07]").code == "yaml.unprintable"
