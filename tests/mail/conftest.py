@@ -28,8 +28,10 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
 from sqlalchemy import Engine
 
+from pbem import orders
 from pbem.create import create_game
 from pbem.db import connect
+from pbem.envelope import PASSWORD_PLACEHOLDER
 from pbem.mail.settings import MailSettings
 from pbem.registry import register
 from tests.host.pearl_dive import GAME as PEARL_DIVE
@@ -109,6 +111,13 @@ def mail(
         msg[name] = value
     msg.set_content(body)
     return msg
+
+
+def bot_orders(engine: Engine, game: Game, seat: str) -> str:
+    """The bot's legal orders for ``seat``, as the player would mail them."""
+    return orders.template(engine, game.id, seat, suggest=True).replace(
+        PASSWORD_PLACEHOLDER, game.passwords[seat]
+    )
 
 
 def orders_text(game: Game, seat: str, orders: str, *, turn: int = 1, password: str | None = None) -> str:

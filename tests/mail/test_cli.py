@@ -11,8 +11,7 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from pbem.mail.cli import app
-from tests.mail.conftest import HOST, Dovecot, Game, SmtpServer, mail, stored_bytes
-from tests.mail.test_inbound import bot_orders
+from tests.mail.conftest import HOST, Dovecot, Game, SmtpServer, bot_orders, mail, stored_bytes
 
 runner = CliRunner()
 

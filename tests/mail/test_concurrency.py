@@ -20,8 +20,7 @@ from pbem.mail import inbound, outbox
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import SmtpTransport
 from pbem.models import InboundRow, SubmissionRow
-from tests.mail.conftest import START, SmtpServer, mail, new_game
-from tests.mail.test_inbound import bot_orders
+from tests.mail.conftest import START, SmtpServer, bot_orders, mail, new_game
 
 DEFAULT_PG = "postgresql+psycopg://postgres@/postgres?host=/var/run/postgresql"
 

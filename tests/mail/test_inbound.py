@@ -13,23 +13,15 @@ from sqlmodel import Session, select
 
 from pbem import orders
 from pbem.codec import sha256_hex
-from pbem.envelope import PASSWORD_PLACEHOLDER
 from pbem.mail import inbound, reading
 from pbem.mail.outbox import unpack_message
 from pbem.mail.settings import MailSettings
 from pbem.models import InboundRow, OutboxRow, SubmissionRow
-from tests.mail.conftest import HOST, START, Game, mail, new_game, orders_text, stored_bytes
+from tests.mail.conftest import HOST, START, Game, bot_orders, mail, new_game, orders_text, stored_bytes
 
 
 def raw(msg: EmailMessage) -> bytes:
     return msg.as_bytes(policy=policy.SMTP)
-
-
-def bot_orders(engine: Engine, game: Game, seat: str) -> str:
-    """The bot's legal orders for ``seat``, as the player would mail them."""
-    return orders.template(engine, game.id, seat, suggest=True).replace(
-        PASSWORD_PLACEHOLDER, game.passwords[seat]
-    )
 
 
 def replies(engine: Engine) -> list[EmailMessage]:
@@ -392,7 +384,8 @@ def test_orders_with_control_characters_are_rejected_in_words(
     text = bot_orders(engine, game, "red").replace("orders:", "orders:\x98", 1)
     handled = inbound.handle(engine, raw(mail(text)), settings, START)
     assert handled.outcome == "rejected"
-    assert "could not be read" in body(replies(engine)[0])
+    answer = body(replies(engine)[0])
+    assert "NOT accepted" in answer and "character" in answer
     command = inbound.handle(
         engine, raw(mail("report\n" + envelope(game, "red") + "x: \x98\n")), settings, START
     )

@@ -15,8 +15,7 @@ from pbem.mail import inbound, sources
 from pbem.mail.errors import MailError
 from pbem.mail.settings import MailSettings
 from pbem.models import InboundRow, SubmissionRow
-from tests.mail.conftest import HOST, START, Certificate, Dovecot, Game, mail
-from tests.mail.test_inbound import bot_orders
+from tests.mail.conftest import HOST, START, Certificate, Dovecot, Game, bot_orders, mail
 
 
 def count(engine: Engine, table: type) -> int:
