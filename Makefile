@@ -25,6 +25,7 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -x -m "not slow"
 
+# Every figure of BENCHMARKS.md at the issue's sizes, on this machine (python -m bench --help: sizes, parts).
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
