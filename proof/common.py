@@ -142,7 +142,7 @@ class Figures:
 
     def find(self, line: str, limit: int = 50) -> None:
         if len(self.findings) < limit:
-            self.findings.append(line)
+            self.findings.append(" ".join(line.split()))
 
     def missed(self) -> list[str]:
         return [name for name in self.goals_zero if self.values.get(name) != 0]

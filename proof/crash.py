@@ -250,11 +250,10 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
     figures.set("crash.tick_seconds", round(duration, 2))
     figures.set("crash.mails_expected", sum(expected["mails"].values()))
     figures.set("crash.turns_expected", sum(expected["turns"].values()))
-    empty = copy_of(template, folder / "startup")
-    (empty.inbox / "new").mkdir(exist_ok=True)
-    for leftover in (empty.inbox / "new").iterdir():
-        leftover.unlink()
-    startup = min(duration, 0.8 * tick(empty, LATER + timedelta(days=1)))
+    empty = Layout(folder / "startup")  # no games at all: what a tick costs before any work
+    _maildir(empty.inbox)
+    connect(f"sqlite:///{empty.db}").dispose()
+    startup = min(0.8 * duration, tick(empty, NOW))
     run_number = 0
     while figures.values["crash.kills"] < kills:  # type: ignore[operator]
         run_number += 1
@@ -288,6 +287,7 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
         if diff:
             figures.find(f"crash: run {run_number} (seed {seed}) differs from the uninterrupted run: {diff}")
         shutil.rmtree(layout.root)
+    figures.set("crash.startup_seconds", round(startup, 2))
     return figures
 
 

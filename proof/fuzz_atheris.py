@@ -3,12 +3,11 @@
 ``python -m proof.fuzz_atheris TARGET SECONDS DB`` fuzzes one target: ``reader`` (the pure order-file
 reader) or ``submit`` (``pbem.orders.submit`` on the scratch database ``DB``, behind a real envelope
 half of the time). An exception other than the reader's own error is a finding: libFuzzer stops and
-prints it, and the process exits non-zero. At the end the process prints how many inputs it ran.
+prints it, and the process exits non-zero. libFuzzer's own summary says how many inputs it ran.
 """
 
 from __future__ import annotations
 
-import atexit
 import json
 import re
 import subprocess
@@ -44,7 +43,7 @@ def run(folder: Path, seconds: int) -> Figures:
         argv = [sys.executable, "-m", "proof.fuzz_atheris", target, str(seconds), str(folder / "fuzz.sqlite")]
         argv += [f"-max_total_time={seconds}", "-rss_limit_mb=1024", "-max_len=4096", str(corpus)]
         done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=seconds * 3 + 120)
-        runs = re.findall(r"proof-atheris-runs: (\d+)", done.stdout)
+        runs = re.findall(r"Done (\d+) runs", done.stderr) or re.findall(r"#(\d+)\s", done.stderr)
         figures.add("fuzz.atheris.runs", int(runs[-1]) if runs else 0)
         figures.set(f"fuzz.atheris.{target}.seconds", seconds)
         if done.returncode != 0:
@@ -65,15 +64,12 @@ def _main(argv: list[str]) -> None:
     from pbem.db import connect
     from proof.common import cheap_passwords
 
-    counted = {"runs": 0}
-    atexit.register(lambda: print(f"proof-atheris-runs: {counted['runs']}", flush=True))
     engine = connect(f"sqlite:///{db}") if target == "submit" else None
     seats = _seats(db) if target == "submit" else []
     passwords = cheap_passwords()
     passwords.__enter__()
 
     def one(data: bytes) -> None:
-        counted["runs"] += 1
         if target == "reader":
             try:
                 loaded = orderfile.load(data)
