@@ -178,12 +178,12 @@ def _same_address(given: str, seat: SeatRow) -> bool:
     return given.strip().lower() == seat.email.strip().lower()
 
 
-def _read(raw: str | bytes, session: Session, from_address: str | None) -> _Verdict:
+def _parse(raw: str | bytes) -> tuple[Any, list[str]]:
+    """The file's data, or why it could not be read."""
     try:
-        data = load(raw)
+        return load(raw), []
     except OrderFileError as exc:
-        return _Verdict(errors=[str(exc)])
-    return _examine(session, data, from_address)
+        return None, [str(exc)]
 
 
 _PASSWORD_LINE = re.compile(r"(?im)^(\s*-?\s*['\"]?password['\"]?\s*:\s*).*$")
@@ -201,12 +201,9 @@ def redact(raw: str | bytes, password: str | None) -> str:
     return text
 
 
-def _claimed_password(raw: str | bytes) -> str | None:
-    try:
-        data = load(raw)
-    except OrderFileError:
-        return None
-    value = data.get("password") if isinstance(data, dict) else None
+def _claimed(data: Any, key: str) -> str | None:
+    """What the file says under ``key``, as text, even when its envelope is not valid."""
+    value = data.get(key) if isinstance(data, dict) else None
     return str(value) if isinstance(value, str | int) else None
 
 
@@ -221,16 +218,12 @@ def submit(
     """Check an order file and store it, accepted or rejected (with the password redacted). An
     accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input."""
     when = clock.utc(now)
-    try:
-        data: Any = load(text)
-        read_error: list[str] = []
-    except OrderFileError as exc:
-        data, read_error = None, [str(exc)]
-    claimed = data.get("game") if isinstance(data, dict) else None
+    data, read_error = _parse(text)
+    claimed = _claimed(data, "game")
     with Session(engine) as session:
-        if isinstance(claimed, str | int):
+        if claimed is not None:
             # The game's write lock first: a turn cannot resolve between our checks and our insert.
-            lock_game(session, str(claimed))
+            lock_game(session, claimed)
         verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, from_address)
         envelope, row = verdict.envelope, verdict.row
         accepted = not verdict.errors and verdict.orders_json is not None
@@ -248,7 +241,7 @@ def submit(
                 .values(status="superseded")
                 .execution_options(synchronize_session=False)
             )
-        password = envelope.password if envelope else _claimed_password(text) if not read_error else None
+        password = envelope.password if envelope else _claimed(data, "password")
         submission = SubmissionRow(
             game_id=row.id if row else None,
             seat=verdict.seat,
@@ -256,7 +249,7 @@ def submit(
             turn=envelope.turn if envelope and row else None,
             received_at=when,
             source=source[:16],
-            from_address=from_address,
+            from_address=from_address[:320] if from_address else None,
             raw_z=pack(redact(text, password)),
             orders_json=verdict.orders_json,
             receipt=receipt,
@@ -279,8 +272,9 @@ def submit(
 def check(engine: Engine, text: str | bytes, *, now: datetime | None = None) -> Check:
     """A dry run of :func:`submit`: the errors, or a preview of the seat's report. Stores nothing."""
     del now  # the pipeline does not depend on the time today; kept for the service's fixed signature
+    data, read_error = _parse(text)
     with Session(engine) as session:
-        verdict = _read(text, session, None)
+        verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, None)
         if verdict.errors or verdict.orders_json is None:
             return Check(errors=verdict.errors)
         assert verdict.game and verdict.row and verdict.seat and verdict.envelope
