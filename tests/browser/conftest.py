@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-from browser.played import GAMES, Report, player_counts, write_reports
+from browser.played import Report, planned, write_reports
 from pbem.demo import run_demo
 
 CHROMIUM = Path(os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium"))
@@ -48,14 +48,8 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture(scope="session")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Report]:
     """Every report of :func:`browser.played.planned`, by name."""
-    folder = tmp_path_factory.mktemp("reports")
-    made = [
-        report
-        for game_name in GAMES
-        for count in sorted(set(player_counts(game_name)))
-        for report in write_reports(game_name, count, folder)
-    ]
-    return {report.name: report for report in made}
+    made = write_reports(planned(), tmp_path_factory.mktemp("reports"))
+    return {report.plan.name: report for report in made}
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ MIN_TEXT_PX = 11.0
 WIDTHS = {"desktop": 1100, "phone": 400}
 HEIGHT = 900
 
-# Shared helpers of the scripts below, defined once per page load.
+# Shared helpers of the scripts below.
 _HELPERS = """
 window.__look = {
   scrollsOnPurpose(el) {
@@ -41,15 +41,17 @@ window.__look = {
     const text = (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
     return text && !label ? `${s} "${text}"` : s;
   },
+  outside(r, b) {
+    const e = 0.5;
+    return r.left < b.left - e || r.right > b.right + e || r.top < b.top - e || r.bottom > b.bottom + e;
+  },
   // clipped by an ancestor that hides overflow (a scrolling ancestor clips on purpose)
   clippedBy(el) {
     const r = el.getBoundingClientRect();
     for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
       const st = getComputedStyle(a);
       if (!['hidden', 'clip'].includes(st.overflowX) && !['hidden', 'clip'].includes(st.overflowY)) continue;
-      const b = a.getBoundingClientRect();
-      const out = r.left < b.left - 0.5 || r.right > b.right + 0.5;
-      if (out || r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5) return this.describe(a);
+      if (this.outside(r, a.getBoundingClientRect())) return this.describe(a);
     }
     return null;
   },
@@ -70,6 +72,19 @@ _SIDEWAYS = """
       out.push(`${L.describe(el)} spans x ${Math.round(r.left)}..${Math.round(r.right)} of ${vw}`);
     }
   }
+  // a word too long to wrap runs out of its box without widening it: only its text's own box shows it
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || !el || el.closest('svg') || found.some(f => f.contains(el))) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const r = range.getBoundingClientRect();
+    if ((r.width || r.height) && (r.right > vw + 0.5 || r.left < -0.5) && !L.scrollsOnPurpose(node)) {
+      found.push(el);
+      out.push(`text of ${L.describe(el)} spans x ${Math.round(r.left)}..${Math.round(r.right)} of ${vw}`);
+    }
+  }
   return {scrollWidth: document.documentElement.scrollWidth, clientWidth: vw, sticking_out: out};
 }
 """
@@ -87,6 +102,35 @@ _SVGS = """
               scrolls: L.scrollsOnPurpose(svg), viewport: vw});
   }
   return out;
+}
+"""
+
+# SVG clips what it draws to its own box, and nothing keeps two labels apart but the template's arithmetic
+_SVG_LABELS = """
+() => {
+  const cut = [], overlapping = [];
+  for (const svg of document.querySelectorAll('svg')) {
+    if (svg.parentElement.closest('svg')) continue;
+    const box = svg.getBoundingClientRect();
+    if (!box.width || !box.height) continue;
+    const drawn = (t) => t.textContent.trim() && t.getClientRects().length;
+    const labels = [...svg.querySelectorAll('text')].filter(drawn);
+    const rects = labels.map(t => t.getBoundingClientRect());
+    const name = (t) => `"${t.textContent.trim()}"`;
+    const where = svg.getAttribute('aria-label') || 'an svg';
+    labels.forEach((label, i) => {
+      const r = rects[i];
+      if (window.__look.outside(r, box)) cut.push(`${name(label)} in ${where}`);
+      for (let j = i + 1; j < labels.length; j++) {
+        const q = rects[j];
+        const w = Math.min(r.right, q.right) - Math.max(r.left, q.left);
+        const h = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+        // glyph boxes include line spacing: a pixel of contact is not an overlap a reader notices
+        if (w > 1 && h > 1) overlapping.push(`${name(label)} and ${name(labels[j])} in ${where}`);
+      }
+    });
+  }
+  return {cut, overlapping};
 }
 """
 
@@ -131,6 +175,21 @@ _SHOWN = """
 """
 
 
+# One round trip to the browser per page: every measurement at once.
+_MEASURE = f"""
+(watch) => {{
+  {_HELPERS}
+  return {{
+    sideways: ({_SIDEWAYS})(),
+    svgs: ({_SVGS})(),
+    labels: ({_SVG_LABELS})(),
+    text_sizes: ({_TEXT_SIZES})(),
+    shown: Object.fromEntries(watch.map(selector => [selector, ({_SHOWN})(selector)])),
+  }};
+}}
+"""
+
+
 @dataclass
 class Shown:
     """One element a player must be able to read."""
@@ -146,7 +205,7 @@ class Shown:
         return self.visible and self.inside and self.clipped_by is None
 
 
-@dataclass
+@dataclass(repr=False)
 class Look:
     """A page as Chromium laid it out at one width."""
 
@@ -159,11 +218,15 @@ class Look:
     sticking_out: list[str]
     svgs: list[dict[str, Any]]
     text_sizes: list[dict[str, Any]]
+    #: SVG labels reaching past the edge of their SVG, which hides what lies beyond
+    labels_cut: list[str]
+    #: pairs of SVG labels drawn over each other
+    labels_overlapping: list[str]
     #: the elements matching each selector the viewer was asked to watch
     shown: dict[str, list[Shown]] = field(repr=False)
 
-    def foreign_requests(self) -> list[str]:
-        return [url for url in self.requests if url != self.url]
+    def __repr__(self) -> str:  # short, for assertion messages
+        return f"<{self.url} at {self.width} px>"
 
     def small_text(self) -> list[str]:
         return [f"{t['what']}" for t in self.text_sizes if t["px"] < MIN_TEXT_PX - 0.05]
@@ -215,19 +278,20 @@ class Viewer:
             self._requests.clear()
             self._errors.clear()
             page.goto(url, wait_until="load")
-            page.evaluate(_HELPERS)
-            sideways = page.evaluate(_SIDEWAYS)
+            found = page.evaluate(_MEASURE, self._watch)
             self._looks[url, width] = Look(
                 url=url,
                 width=width,
                 requests=list(self._requests),
                 console_errors=list(self._errors),
-                scroll_width=sideways["scrollWidth"],
-                client_width=sideways["clientWidth"],
-                sticking_out=sideways["sticking_out"],
-                svgs=page.evaluate(_SVGS),
-                text_sizes=page.evaluate(_TEXT_SIZES),
-                shown={key: [Shown(**s) for s in page.evaluate(_SHOWN, key)] for key in self._watch},
+                scroll_width=found["sideways"]["scrollWidth"],
+                client_width=found["sideways"]["clientWidth"],
+                sticking_out=found["sideways"]["sticking_out"],
+                svgs=found["svgs"],
+                text_sizes=found["text_sizes"],
+                labels_cut=found["labels"]["cut"],
+                labels_overlapping=found["labels"]["overlapping"],
+                shown={key: [Shown(**s) for s in found["shown"][key]] for key in self._watch},
             )
             if self._shots is not None:
                 name = "-".join(path.resolve().parts[-3:]).removesuffix(".html")

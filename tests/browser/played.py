@@ -4,6 +4,9 @@ The reports are made exactly as the host makes them (:func:`pbem.reports.context
 :func:`pbem.render.render`, the seeded :class:`pbem.chance.Recorder`), without the database: a whole
 game takes a fraction of a second this way, where ``pbem demo`` renders and stores every report of every
 turn. The demo itself is run once, for its index page.
+
+Besides the short seat names of the demo, each game is also played at its most players with the longest
+seat names and game id that ``pbem new`` accepts, the worst case for a narrow screen.
 """
 
 from __future__ import annotations
@@ -22,16 +25,37 @@ NAMES = ("alice", "bob", "carol", "dave", "erin")
 GAMES = ("reef-encounter", "mare-balticum", "coral-divers")
 MOMENTS = ("start", "middle", "end")
 SEED = 1
-GAME_ID = "look-1"
+SHORT_ID = "look-1"
+# the longest a game id (64) and a seat name (32) may be, with no break opportunity but the hyphen
+LONG_ID = ("baltic_league_" * 5)[:64]
+LONG_NAMES = tuple(f"{name}-{'x' * 32}"[:32] for name in NAMES)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One report to make: its game, seating and moment, and whose it is."""
+
+    game: str
+    players: int
+    #: "" for the demo's short names, "long" for the longest names allowed
+    names: str
+    moment: str
+    #: index into the seating, or ``None`` for the public report
+    seat_index: int | None
+
+    @property
+    def name(self) -> str:
+        """``reef-encounter-2p-start-alice``, ``mare-balticum-5p-long-end-public``: for test ids."""
+        seat = "public" if self.seat_index is None else NAMES[self.seat_index]
+        return "-".join(filter(None, [self.game, f"{self.players}p", self.names, self.moment, seat]))
 
 
 @dataclass(frozen=True)
 class Report:
     """One HTML report on disk and what the game says it must show."""
 
-    game: str
-    players: int
-    moment: str
+    plan: Plan
+    game_id: str
     turn: int
     seat: str | None
     path: Path
@@ -41,25 +65,38 @@ class Report:
     scores: dict[str, int] | None
 
     @property
-    def name(self) -> str:
-        return report_name(self.game, self.players, self.moment, self.seat)
+    def game(self) -> str:
+        return self.plan.game
+
+    @property
+    def moment(self) -> str:
+        return self.plan.moment
 
 
-def report_name(game_name: str, count: int, moment: str, seat: str | None) -> str:
-    """``reef-encounter-2p-start-alice``: a report's name in test ids."""
-    return f"{game_name}-{count}p-{moment}-{seat or 'public'}"
+def planned() -> list[Plan]:
+    """Every report :func:`write_reports` makes, known without playing: for naming tests when they are
+    collected. The fewest and the most players at three moments; the longest names in the middle (an
+    order template to show) and at the end (everything revealed) of a game at the most players."""
+    plans = []
+    for game_name in GAMES:
+        game = registry.get_game(game_name)
+        for count in sorted({game.min_players, game.max_players}):
+            plans += [
+                Plan(game_name, count, "", moment, seat)
+                for moment in MOMENTS
+                for seat in [*range(count), None]
+            ]
+        plans += [
+            Plan(game_name, game.max_players, "long", moment, seat)
+            for moment in ("middle", "end")
+            for seat in [*range(game.max_players), None]
+        ]
+    return plans
 
 
-def player_counts(game_name: str) -> tuple[int, int]:
-    """The fewest and the most players the game takes."""
-    game = registry.get_game(game_name)
-    return game.min_players, game.max_players
-
-
-def play(game_name: str, count: int, seed: int = SEED) -> list[tuple[Any, list[Event]]]:
+def play(game_name: str, seats: list[str], seed: int = SEED) -> list[tuple[Any, list[Event]]]:
     """Every state of a bot game from setup to the end, each with the events of the turn that made it."""
     game = registry.get_game(game_name)
-    seats = list(NAMES[:count])
     state = game.setup(seats, game.options_model(), Recorder.for_turn(seed, 0, 0))
     history: list[tuple[Any, list[Event]]] = [(state, [])]
     while pending := game.pending(state):
@@ -76,43 +113,34 @@ def play(game_name: str, count: int, seed: int = SEED) -> list[tuple[Any, list[E
     return history
 
 
-def write_reports(game_name: str, count: int, folder: Path) -> list[Report]:
-    """The seat reports and the public one at the start, the middle and the end of a bot game."""
-    game = registry.get_game(game_name)
-    history = play(game_name, count)
-    seats = list(NAMES[:count])
+def write_reports(plans: list[Plan], folder: Path) -> list[Report]:
+    """Play each game and seating of ``plans`` once and write the planned reports under ``folder``."""
     reports = []
-    for moment, turn in zip(MOMENTS, (0, len(history) // 2, len(history) - 1), strict=True):
-        state, events = history[turn]
-        outcome = game.outcome(state)
-        pending = game.pending(state)
-        for seat in [*seats, None]:
-            page = render(game_name, "html", context(game, GAME_ID, state, turn, seat, events))
-            path = folder / f"{game_name}-{count}" / (seat or "public") / f"turn-{turn:04d}.html"
-            path.parent.mkdir(parents=True, exist_ok=True)
+    for game_name, count, names in dict.fromkeys((p.game, p.players, p.names) for p in plans):
+        game = registry.get_game(game_name)
+        seats = list((LONG_NAMES if names else NAMES)[:count])
+        game_id = LONG_ID if names else SHORT_ID
+        history = play(game_name, seats)
+        turns = dict(zip(MOMENTS, (0, len(history) // 2, len(history) - 1), strict=True))
+        for plan in plans:
+            if (plan.game, plan.players, plan.names) != (game_name, count, names):
+                continue
+            turn = turns[plan.moment]
+            state, events = history[turn]
+            seat = None if plan.seat_index is None else seats[plan.seat_index]
+            page = render(game_name, "html", context(game, game_id, state, turn, seat, events))
+            path = folder / f"{plan.name}.html"
             path.write_text(page, encoding="utf-8")
+            outcome = game.outcome(state)
             reports.append(
                 Report(
-                    game=game_name,
-                    players=count,
-                    moment=moment,
+                    plan=plan,
+                    game_id=game_id,
                     turn=turn,
                     seat=seat,
                     path=path,
-                    owes_orders=seat in pending,
+                    owes_orders=seat in game.pending(state),
                     scores=dict(outcome.scores) if outcome else None,
                 )
             )
     return reports
-
-
-def planned() -> list[tuple[str, int, str, str | None]]:
-    """(game, players, moment, seat) of every report :func:`write_reports` makes, known without
-    playing: for naming the tests when they are collected."""
-    return [
-        (game_name, count, moment, seat)
-        for game_name in GAMES
-        for count in sorted(set(player_counts(game_name)))
-        for moment in MOMENTS
-        for seat in [*NAMES[:count], None]
-    ]

@@ -70,6 +70,12 @@ def test_a_wide_block_sticks_out_unless_it_scrolls_on_purpose(page: Open) -> Non
     assert page(f'<div style="overflow-x: auto">{wide}</div>').sticking_out == []
 
 
+def test_a_word_too_long_to_wrap_sticks_out_of_its_box(page: Open) -> None:
+    seen = page(f"<h1>{'x' * 60}</h1>")
+    assert len(seen.sticking_out) == 1 and seen.sticking_out[0].startswith('text of h1 "xxx')
+    assert page(f'<h1 style="overflow-wrap: anywhere">{"x" * 60}</h1>').sticking_out == []
+
+
 def test_an_svg_needs_a_size_and_must_fit_the_viewport(page: Open) -> None:
     assert page('<svg width="0" height="0"><rect width="9" height="9"/></svg>').svg_problems() != []
     wide = '<svg width="600" height="10"><rect width="600" height="10"/></svg>'

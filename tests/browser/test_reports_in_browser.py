@@ -17,8 +17,9 @@ import pytest
 from playwright.sync_api import Browser
 
 from browser.measure import MIN_TEXT_PX, WIDTHS, Look, Viewer
-from browser.played import Report, planned, report_name
+from browser.played import LONG_ID, LONG_NAMES, Report, planned
 from pbem import registry
+from pbem.create import GAME_ID, SEAT_NAME
 
 BOARD = {
     "reef-encounter": 'svg[aria-label^="reef board"]',
@@ -34,8 +35,8 @@ OUTCOME = "section.outcome"
 OUTCOME_ROWS = "section.outcome tr"
 WATCH = [TITLE, META, HEADINGS, OWN, ORDERS, OUTCOME, OUTCOME_ROWS, *BOARD.values()]
 
-REPORTS = [report_name(*plan) for plan in planned()]
-AT_WIDTHS = pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
+REPORTS = [plan.name for plan in planned()]
+EVERY_REPORT = pytest.mark.parametrize("name", REPORTS)
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +47,10 @@ def viewer(browser: Browser) -> Iterator[Viewer]:
     yield Viewer(browser, WATCH, Path(shots) if shots else None)
 
 
-def look(viewer: Viewer, reports: dict[str, Report], name: str, width: int) -> tuple[Report, Look]:
+def looks(viewer: Viewer, reports: dict[str, Report], name: str) -> tuple[Report, list[Look]]:
+    """The report ``name`` as laid out at each width (desktop, then phone)."""
     report = reports[name]
-    return report, viewer.look(report.path, width)
+    return report, [viewer.look(report.path, width) for width in WIDTHS.values()]
 
 
 def unreadable(look: Look, selector: str) -> list[str]:
@@ -64,129 +66,139 @@ def unreadable(look: Look, selector: str) -> list[str]:
     return problems
 
 
-@AT_WIDTHS
-@pytest.mark.parametrize("name", REPORTS)
+@EVERY_REPORT
 def test_report_requests_nothing_but_its_own_file(
-    viewer: Viewer, reports: dict[str, Report], name: str, width: int
+    viewer: Viewer, reports: dict[str, Report], name: str
 ) -> None:
-    _, seen = look(viewer, reports, name, width)
-    assert seen.requests == [seen.url]
-    assert seen.console_errors == []
+    _, seen = looks(viewer, reports, name)
+    for look in seen:
+        assert look.requests == [look.url], look.width
+        assert look.console_errors == [], look.width
 
 
-@AT_WIDTHS
-@pytest.mark.parametrize("name", REPORTS)
-def test_report_does_not_overflow_sideways(
-    viewer: Viewer, reports: dict[str, Report], name: str, width: int
-) -> None:
-    _, seen = look(viewer, reports, name, width)
-    assert seen.sticking_out == []
-    assert seen.scroll_width <= seen.client_width
+@EVERY_REPORT
+def test_report_does_not_overflow_sideways(viewer: Viewer, reports: dict[str, Report], name: str) -> None:
+    _, seen = looks(viewer, reports, name)
+    for look in seen:
+        assert look.sticking_out == [], look.width
+        assert look.scroll_width <= look.client_width, look.width
 
 
-@AT_WIDTHS
-@pytest.mark.parametrize("name", REPORTS)
+@EVERY_REPORT
 def test_every_svg_is_drawn_within_the_viewport(
-    viewer: Viewer, reports: dict[str, Report], name: str, width: int
+    viewer: Viewer, reports: dict[str, Report], name: str
 ) -> None:
-    _, seen = look(viewer, reports, name, width)
-    assert seen.svgs, "a report draws its table as SVG"
-    assert seen.svg_problems() == []
+    _, seen = looks(viewer, reports, name)
+    for look in seen:
+        assert look.svgs, "a report draws its table as SVG"
+        assert look.svg_problems() == [], look.width
 
 
-@AT_WIDTHS
-@pytest.mark.parametrize("name", REPORTS)
-def test_no_text_is_smaller_than_11px(
-    viewer: Viewer, reports: dict[str, Report], name: str, width: int
+@EVERY_REPORT
+def test_board_labels_are_neither_cut_off_nor_drawn_over_each_other(
+    viewer: Viewer, reports: dict[str, Report], name: str
 ) -> None:
-    _, seen = look(viewer, reports, name, width)
-    assert seen.text_sizes, "the page has text"
-    assert seen.small_text() == [], f"text under {MIN_TEXT_PX} px"
+    _, seen = looks(viewer, reports, name)
+    for look in seen:
+        assert look.labels_cut == [], look.width
+        assert look.labels_overlapping == [], look.width
 
 
-@AT_WIDTHS
-@pytest.mark.parametrize("name", REPORTS)
+@EVERY_REPORT
+def test_no_text_is_smaller_than_11px(viewer: Viewer, reports: dict[str, Report], name: str) -> None:
+    _, seen = looks(viewer, reports, name)
+    for look in seen:
+        assert look.text_sizes, "the page has text"
+        assert look.small_text() == [], f"text under {MIN_TEXT_PX} px at {look.width} px"
+
+
+@EVERY_REPORT
 def test_header_names_the_game_the_turn_and_the_seat(
-    viewer: Viewer, reports: dict[str, Report], name: str, width: int
+    viewer: Viewer, reports: dict[str, Report], name: str
 ) -> None:
-    report, seen = look(viewer, reports, name, width)
-    [title], [meta] = seen.shown[TITLE], seen.shown[META]
-    assert registry.get_game(report.game).title in title.text
-    assert f"Turn {report.turn}" in meta.text
-    assert (f"report for {report.seat}" if report.seat else "public report") in meta.text
-    assert unreadable(seen, TITLE) + unreadable(seen, META) == []
+    report, seen = looks(viewer, reports, name)
+    for look in seen:
+        [title], [meta] = look.shown[TITLE], look.shown[META]
+        assert registry.get_game(report.game).title in title.text and report.game_id in title.text
+        assert f"Turn {report.turn}" in meta.text
+        assert (f"report for {report.seat}" if report.seat else "public report") in meta.text
+        assert unreadable(look, TITLE) + unreadable(look, META) == []
 
 
-@AT_WIDTHS
-@pytest.mark.parametrize("name", REPORTS)
-def test_board_is_drawn_and_visible(
-    viewer: Viewer, reports: dict[str, Report], name: str, width: int
-) -> None:
-    report, seen = look(viewer, reports, name, width)
-    assert seen.shown[BOARD[report.game]], "the board is in the report"
-    assert unreadable(seen, BOARD[report.game]) == []
+@EVERY_REPORT
+def test_board_is_drawn_and_visible(viewer: Viewer, reports: dict[str, Report], name: str) -> None:
+    report, seen = looks(viewer, reports, name)
+    for look in seen:
+        assert look.shown[BOARD[report.game]], "the board is in the report"
+        assert unreadable(look, BOARD[report.game]) == []
 
 
-@AT_WIDTHS
-@pytest.mark.parametrize("name", REPORTS)
+@EVERY_REPORT
 def test_own_holdings_show_for_a_seat_and_never_in_the_public_report(
-    viewer: Viewer, reports: dict[str, Report], name: str, width: int
+    viewer: Viewer, reports: dict[str, Report], name: str
 ) -> None:
-    report, seen = look(viewer, reports, name, width)
-    headings = [h.text for h in seen.shown[HEADINGS]]
-    if report.seat is None:
-        assert seen.shown[OWN] == []
-        assert "Yours alone" not in headings
-    else:
-        [own] = seen.shown[OWN]
-        assert own.text.startswith("Yours alone")
-        assert unreadable(seen, OWN) == []
+    report, seen = looks(viewer, reports, name)
+    for look in seen:
+        if report.seat is None:
+            assert look.shown[OWN] == []
+            assert "Yours alone" not in [h.text for h in look.shown[HEADINGS]]
+        else:
+            [own] = look.shown[OWN]
+            assert own.text.startswith("Yours alone")
+            assert unreadable(look, OWN) == []
 
 
-@AT_WIDTHS
-@pytest.mark.parametrize("name", REPORTS)
+@EVERY_REPORT
 def test_order_template_shows_when_the_seat_owes_orders(
-    viewer: Viewer, reports: dict[str, Report], name: str, width: int
+    viewer: Viewer, reports: dict[str, Report], name: str
 ) -> None:
-    report, seen = look(viewer, reports, name, width)
-    if report.owes_orders:
-        [orders] = seen.shown[ORDERS]
-        assert f"player: {report.seat}" in orders.text
-        assert f"turn: {report.turn + 1}" in orders.text
-        assert unreadable(seen, ORDERS) == []
-    else:
-        assert seen.shown[ORDERS] == []
+    report, seen = looks(viewer, reports, name)
+    for look in seen:
+        if report.owes_orders:
+            [orders] = look.shown[ORDERS]
+            assert f"player: {report.seat}" in orders.text
+            assert f"turn: {report.turn + 1}" in orders.text
+            assert unreadable(look, ORDERS) == []
+        else:
+            assert look.shown[ORDERS] == []
 
 
-@AT_WIDTHS
-@pytest.mark.parametrize("name", REPORTS)
+@EVERY_REPORT
 def test_final_scores_show_on_the_last_turn_only(
-    viewer: Viewer, reports: dict[str, Report], name: str, width: int
+    viewer: Viewer, reports: dict[str, Report], name: str
 ) -> None:
-    report, seen = look(viewer, reports, name, width)
-    if report.scores is None:
-        assert seen.shown[OUTCOME] == []
-        return
-    assert report.moment == "end"
-    assert unreadable(seen, OUTCOME) + unreadable(seen, OUTCOME_ROWS) == []
-    [_header, *rows] = [row.text.split() for row in seen.shown[OUTCOME_ROWS]]
-    assert {seat: int(points) for _place, seat, points in rows} == report.scores
+    report, seen = looks(viewer, reports, name)
+    for look in seen:
+        if report.scores is None:
+            assert look.shown[OUTCOME] == []
+            continue
+        assert report.moment == "end"
+        assert unreadable(look, OUTCOME) + unreadable(look, OUTCOME_ROWS) == []
+        [_header, *rows] = [row.text.split() for row in look.shown[OUTCOME_ROWS]]
+        assert {seat: int(points) for _place, seat, points in rows} == report.scores
 
 
 def test_every_moment_has_a_seat_that_owes_orders_until_the_end(reports: dict[str, Report]) -> None:
     """The order-template test above is not vacuous: some seat owes orders at the start and the middle."""
-    owing = {(r.game, r.players, r.moment) for r in reports.values() if r.owes_orders}
-    for game, count, moment, _seat in planned():
-        assert ((game, count, moment) in owing) == (moment != "end"), (game, count, moment)
+    owing = {(r.plan.game, r.plan.players, r.plan.names, r.moment) for r in reports.values() if r.owes_orders}
+    for plan in planned():
+        table = (plan.game, plan.players, plan.names, plan.moment)
+        assert (table in owing) == (plan.moment != "end"), table
 
 
-@AT_WIDTHS
+def test_long_names_are_the_longest_pbem_new_accepts() -> None:
+    assert GAME_ID.fullmatch(LONG_ID) and not GAME_ID.fullmatch(LONG_ID + "x")
+    for name in LONG_NAMES:
+        assert SEAT_NAME.fullmatch(name) and not SEAT_NAME.fullmatch(name + "x")
+
+
 def test_demo_index_links_only_to_report_files_that_exist(
-    browser: Browser, viewer: Viewer, demo_index: Path, width: int
+    browser: Browser, viewer: Viewer, demo_index: Path
 ) -> None:
-    seen = viewer.look(demo_index, width)
-    assert seen.requests == [seen.url] and seen.console_errors == []
-    assert seen.sticking_out == [] and seen.small_text() == []
+    for width in WIDTHS.values():
+        seen = viewer.look(demo_index, width)
+        assert seen.requests == [seen.url] and seen.console_errors == []
+        assert seen.sticking_out == [] and seen.small_text() == []
     page = browser.new_page()
     try:
         page.goto(demo_index.resolve().as_uri())
