@@ -42,7 +42,7 @@ def _determinism(folder: Path, scale: float, jobs: int) -> Figures:
 def _crash(folder: Path, scale: float, jobs: int) -> Figures:
     from proof import crash
 
-    return crash.run(folder, kills=max(1, round(60 * scale)), games_per_type=2)
+    return crash.run(folder, kills=max(1, round(50 * scale)), games_per_type=2)
 
 
 def _fuzz(folder: Path, scale: float, jobs: int) -> Figures:
@@ -54,7 +54,7 @@ def _fuzz(folder: Path, scale: float, jobs: int) -> Figures:
 def _rivals(folder: Path, scale: float, jobs: int) -> Figures:
     from proof import rivals
 
-    return rivals.run(folder, races=max(2, round(20 * scale)))
+    return rivals.run(folder, races=max(2, round(10 * scale)))
 
 
 RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {

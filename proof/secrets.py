@@ -101,7 +101,7 @@ def order_files(position: Position, seat: str, game_id: str, password: str) -> l
     borrowed = [o for s, o in bots.items() if s != seat]
     words = sorted({w for d in pending.values() for w in schema_words(game, d)})
     base = mine if mine is not None else (borrowed[0] if borrowed else [])
-    variants = [base, *mutations(base, words, borrowed, rng, MUTATIONS), []]
+    variants = [base, *mutations(base, words, borrowed, rng, MUTATIONS)]
     turn = game_turn(position)
     files = [envelope(game_id, seat, turn, password, v) for v in variants]
     files.append(envelope(game_id, seat, turn - 1, password, base))  # a stale turn
