@@ -119,10 +119,16 @@ def line(figure: Figure) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="The speed and size figures of BENCHMARKS.md: the machine, then one line per figure "
+        "(name value unit). Sizes: bench/sizes.py.",
+    )
     parser.add_argument("--quick", action="store_true", help="tiny sizes: checks every figure is produced")
-    parser.add_argument("--only", default="", help=f"comma-separated parts: {', '.join(PARTS)}")
-    parser.add_argument("--keep", type=Path, help="keep the databases in this folder")
+    parser.add_argument(
+        "--only", default="", metavar="PARTS", help=f"comma-separated parts: {', '.join(PARTS)}"
+    )
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="keep the databases in this folder")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     chosen = [p for p in args.only.split(",") if p] or list(PARTS)
