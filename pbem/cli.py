@@ -320,7 +320,7 @@ def schema(
     decision: Annotated[str | None, typer.Option(help="Only this kind of decision's orders.")] = None,
 ) -> None:
     """The JSON Schema of a game's order files, for editors."""
-    typer.echo(json.dumps(order_file_schema(create.get_game(game), decision), indent=1))
+    typer.echo(json.dumps(order_file_schema(registry.require(game), decision), indent=1))
 
 
 @app.command(

@@ -27,13 +27,6 @@ _YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 NMR_POLICIES = ("wait", "bot")
 
 
-def get_game(game_type: str) -> Game:
-    try:
-        return registry.get_game(game_type)
-    except registry.UnknownGame as exc:
-        raise UserError(str(exc)) from None
-
-
 def parse_options(game: Game, options: dict[str, str] | None) -> Any:
     """The game's options model from ``--option k=v`` pairs, or a :class:`UserError` naming each bad one."""
     try:
@@ -84,7 +77,7 @@ def create_game(
     Returns each seat's password: shown once, stored only as a salted hash. Raises :class:`UserError`
     for anything a person must fix (unknown game, bad id or seat, wrong count, bad option, id taken).
     """
-    game = get_game(game_type)
+    game = registry.require(game_type)
     if not GAME_ID.fullmatch(game_id):
         raise UserError(f"game id {game_id!r}: use a letter, then letters, digits, '-' or '_' (at most 64)")
     check_seats(game, players)

@@ -36,10 +36,7 @@ def run_demo(
 ) -> Path:
     """Play one game of ``game_type`` to the end with bots and write its reports under ``out``;
     returns the index page. Without ``db_url``, a fresh SQLite file in ``out``."""
-    try:
-        game = registry.get_game(game_type)
-    except registry.UnknownGame as exc:
-        raise UserError(str(exc)) from None
+    game = registry.require(game_type)
     count = players or min(max(3, game.min_players), game.max_players)
     if not game.min_players <= count <= game.max_players:
         raise UserError(f"{game.title} takes {game.min_players} to {game.max_players} players, not {count}")

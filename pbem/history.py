@@ -35,10 +35,7 @@ def game_row(session: Session, game_id: str) -> GameRow:
 
 
 def game_of(row: GameRow) -> Game:
-    try:
-        return registry.get_game(row.game_type)
-    except registry.UnknownGame as exc:
-        raise UserError(f"game {row.id}: {exc}") from None
+    return registry.require(row.game_type)
 
 
 def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
@@ -85,12 +82,13 @@ def record_turn(session: Session, game: Game, row: GameRow, turn: TurnRecord, no
     # Imported here: reports renders from the rows this module defines.
     from pbem.reports import write_reports
 
+    packed = pack_json(turn.state_data)
     session.add(
         TurnRow(
             game_id=row.id,
             epoch=row.epoch,
             number=turn.number,
-            state_z=pack_json(turn.state_data),
+            state_z=packed,
             state_sha256=turn.state_sha256,
             orders_z=pack_json(dict(turn.orders)),
             by_bot_json=canonical_json(sorted(turn.by_bot)),
@@ -103,7 +101,7 @@ def record_turn(session: Session, game: Game, row: GameRow, turn: TurnRecord, no
     over = game.outcome(turn.state) is not None or not game.pending(turn.state)
     values: dict[str, Any] = {
         "turn": turn.number,
-        "state_z": pack_json(turn.state_data),
+        "state_z": packed,
         "state_sha256": turn.state_sha256,
     }
     if over:

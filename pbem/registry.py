@@ -8,6 +8,7 @@ import os
 from functools import cache
 from importlib.metadata import entry_points
 
+from pbem.errors import UserError
 from pbem.game import Game
 
 GROUP = "pbem.games"
@@ -64,6 +65,14 @@ def games() -> dict[str, Game]:
     """Every known game by its id, sorted."""
     merged = {**_installed(), **_extra}
     return dict(sorted(merged.items()))
+
+
+def require(name: str) -> Game:
+    """The game ``name``, or a :class:`~pbem.errors.UserError` listing the installed ones."""
+    try:
+        return get_game(name)
+    except UnknownGame as exc:
+        raise UserError(str(exc)) from None
 
 
 def get_game(name: str) -> Game:

@@ -98,10 +98,7 @@ def from_database(engine: Engine, game_id: str) -> GameRecord:
 
 
 def game_for(record: GameRecord) -> Game:
-    try:
-        return registry.get_game(record.game_type)
-    except registry.UnknownGame as exc:
-        raise UserError(f"cannot replay {record.id}: {exc}") from None
+    return registry.require(record.game_type)
 
 
 def replay(record: GameRecord) -> Iterator[Step]:
