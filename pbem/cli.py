@@ -199,7 +199,8 @@ def process(
     ] = False,
     db: Db = None,
 ) -> None:
-    """Resolve every turn whose orders are all in."""
+    """Resolve every turn whose orders are all in. Deadlines and missed orders are `pbem tick`'s job
+    (each game's policy); --fill-missing is the game master covering for absent players by hand."""
     engine = connect(db)
     if all_games:
         game_ids = [e["id"] for e in status_service.status(engine) if e["status"] == "active"]
