@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -223,7 +223,7 @@ class Look:
     #: pairs of SVG labels drawn over each other
     labels_overlapping: list[str]
     #: the elements matching each selector the viewer was asked to watch
-    shown: dict[str, list[Shown]] = field(repr=False)
+    shown: dict[str, list[Shown]]
 
     def __repr__(self) -> str:  # short, for assertion messages
         return f"<{self.url} at {self.width} px>"
@@ -294,6 +294,5 @@ class Viewer:
                 shown={key: [Shown(**s) for s in found["shown"][key]] for key in self._watch},
             )
             if self._shots is not None:
-                name = "-".join(path.resolve().parts[-3:]).removesuffix(".html")
-                page.screenshot(path=str(self._shots / f"{name}-{width}.png"), full_page=True)
+                page.screenshot(path=str(self._shots / f"{path.stem}-{width}.png"), full_page=True)
         return self._looks[url, width]

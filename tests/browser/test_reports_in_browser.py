@@ -2,9 +2,9 @@
 nothing sticking out sideways, boards drawn at a real size, text large enough, and what a player must
 read (header, board, own holdings, order template, final scores) there and visible.
 
-Reports of two and of the most players, at the start, the middle and the end of a bot game; each page
-is loaded and measured once per width (see :mod:`browser.measure`). ``PBEM_SHOTS=DIR`` also saves a
-full-page screenshot of each into DIR, to look at.
+Reports of the fewest and the most players, at the start, the middle and the end of a bot game, and of
+the longest names allowed (see :mod:`browser.played`); each page is loaded and measured once per width
+(see :mod:`browser.measure`). ``PBEM_SHOTS=DIR`` also saves a full-page screenshot of each into DIR.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ OUTCOME = "section.outcome"
 OUTCOME_ROWS = "section.outcome tr"
 WATCH = [TITLE, META, HEADINGS, OWN, ORDERS, OUTCOME, OUTCOME_ROWS, *BOARD.values()]
 
-REPORTS = [plan.name for plan in planned()]
-EVERY_REPORT = pytest.mark.parametrize("name", REPORTS)
+#: a report and its looks at each width (desktop, then phone)
+Seen = tuple[Report, list[Look]]
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +47,11 @@ def viewer(browser: Browser) -> Iterator[Viewer]:
     yield Viewer(browser, WATCH, Path(shots) if shots else None)
 
 
-def looks(viewer: Viewer, reports: dict[str, Report], name: str) -> tuple[Report, list[Look]]:
-    """The report ``name`` as laid out at each width (desktop, then phone)."""
-    report = reports[name]
+@pytest.fixture(scope="module", params=[plan.name for plan in planned()])
+def seen(request: pytest.FixtureRequest, viewer: Viewer, reports: dict[str, Report]) -> Seen:
+    """Each report in turn, as laid out at each width. Module-scoped so that pytest runs every test of one
+    report together, and xdist sends them to one worker, which then loads the page once."""
+    report = reports[request.param]
     return report, [viewer.look(report.path, width) for width in WIDTHS.values()]
 
 
@@ -66,58 +68,44 @@ def unreadable(look: Look, selector: str) -> list[str]:
     return problems
 
 
-@EVERY_REPORT
-def test_report_requests_nothing_but_its_own_file(
-    viewer: Viewer, reports: dict[str, Report], name: str
-) -> None:
-    _, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_report_requests_nothing_but_its_own_file(seen: Seen) -> None:
+    _, looks = seen
+    for look in looks:
         assert look.requests == [look.url], look.width
         assert look.console_errors == [], look.width
 
 
-@EVERY_REPORT
-def test_report_does_not_overflow_sideways(viewer: Viewer, reports: dict[str, Report], name: str) -> None:
-    _, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_report_does_not_overflow_sideways(seen: Seen) -> None:
+    _, looks = seen
+    for look in looks:
         assert look.sticking_out == [], look.width
         assert look.scroll_width <= look.client_width, look.width
 
 
-@EVERY_REPORT
-def test_every_svg_is_drawn_within_the_viewport(
-    viewer: Viewer, reports: dict[str, Report], name: str
-) -> None:
-    _, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_every_svg_is_drawn_within_the_viewport(seen: Seen) -> None:
+    _, looks = seen
+    for look in looks:
         assert look.svgs, "a report draws its table as SVG"
         assert look.svg_problems() == [], look.width
 
 
-@EVERY_REPORT
-def test_board_labels_are_neither_cut_off_nor_drawn_over_each_other(
-    viewer: Viewer, reports: dict[str, Report], name: str
-) -> None:
-    _, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_board_labels_are_neither_cut_off_nor_drawn_over_each_other(seen: Seen) -> None:
+    _, looks = seen
+    for look in looks:
         assert look.labels_cut == [], look.width
         assert look.labels_overlapping == [], look.width
 
 
-@EVERY_REPORT
-def test_no_text_is_smaller_than_11px(viewer: Viewer, reports: dict[str, Report], name: str) -> None:
-    _, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_no_text_is_smaller_than_11px(seen: Seen) -> None:
+    _, looks = seen
+    for look in looks:
         assert look.text_sizes, "the page has text"
         assert look.small_text() == [], f"text under {MIN_TEXT_PX} px at {look.width} px"
 
 
-@EVERY_REPORT
-def test_header_names_the_game_the_turn_and_the_seat(
-    viewer: Viewer, reports: dict[str, Report], name: str
-) -> None:
-    report, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_header_names_the_game_the_turn_and_the_seat(seen: Seen) -> None:
+    report, looks = seen
+    for look in looks:
         [title], [meta] = look.shown[TITLE], look.shown[META]
         assert registry.get_game(report.game).title in title.text and report.game_id in title.text
         assert f"Turn {report.turn}" in meta.text
@@ -125,20 +113,16 @@ def test_header_names_the_game_the_turn_and_the_seat(
         assert unreadable(look, TITLE) + unreadable(look, META) == []
 
 
-@EVERY_REPORT
-def test_board_is_drawn_and_visible(viewer: Viewer, reports: dict[str, Report], name: str) -> None:
-    report, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_board_is_drawn_and_visible(seen: Seen) -> None:
+    report, looks = seen
+    for look in looks:
         assert look.shown[BOARD[report.game]], "the board is in the report"
         assert unreadable(look, BOARD[report.game]) == []
 
 
-@EVERY_REPORT
-def test_own_holdings_show_for_a_seat_and_never_in_the_public_report(
-    viewer: Viewer, reports: dict[str, Report], name: str
-) -> None:
-    report, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_own_holdings_show_for_a_seat_and_never_in_the_public_report(seen: Seen) -> None:
+    report, looks = seen
+    for look in looks:
         if report.seat is None:
             assert look.shown[OWN] == []
             assert "Yours alone" not in [h.text for h in look.shown[HEADINGS]]
@@ -148,12 +132,9 @@ def test_own_holdings_show_for_a_seat_and_never_in_the_public_report(
             assert unreadable(look, OWN) == []
 
 
-@EVERY_REPORT
-def test_order_template_shows_when_the_seat_owes_orders(
-    viewer: Viewer, reports: dict[str, Report], name: str
-) -> None:
-    report, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_order_template_shows_when_the_seat_owes_orders(seen: Seen) -> None:
+    report, looks = seen
+    for look in looks:
         if report.owes_orders:
             [orders] = look.shown[ORDERS]
             assert f"player: {report.seat}" in orders.text
@@ -163,12 +144,9 @@ def test_order_template_shows_when_the_seat_owes_orders(
             assert look.shown[ORDERS] == []
 
 
-@EVERY_REPORT
-def test_final_scores_show_on_the_last_turn_only(
-    viewer: Viewer, reports: dict[str, Report], name: str
-) -> None:
-    report, seen = looks(viewer, reports, name)
-    for look in seen:
+def test_final_scores_show_on_the_last_turn_only(seen: Seen) -> None:
+    report, looks = seen
+    for look in looks:
         if report.scores is None:
             assert look.shown[OUTCOME] == []
             continue
