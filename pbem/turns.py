@@ -10,6 +10,7 @@ still loses the race on the unique (game, epoch, number) it rolls back and stops
 from __future__ import annotations
 
 import json
+import logging
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +28,8 @@ from pbem.errors import UserError
 from pbem.game import Game, GameError
 from pbem.history import TurnConflict, TurnRecord, current_state, game_of, record_turn, settle
 from pbem.models import GameRow, SubmissionRow
+
+log = logging.getLogger(__name__)
 
 
 def process(
@@ -95,7 +98,8 @@ def _resolve_next(engine: Engine, game_id: str, now: datetime, fill_missing: boo
             record_turn(session, game, row, record, now)
             session.commit()
         except (IntegrityError, TurnConflict):
-            session.rollback()  # another driver recorded this turn first
+            session.rollback()
+            log.info("game %s: turn %d already resolved by another process", game_id, number)
             return None
         return number
 

@@ -20,10 +20,11 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from host.conftest import SEATS, Table
+from pbem import turns as driver
 from pbem.archive import export, import_archive
 from pbem.create import create_game
 from pbem.db import connect
-from pbem.models import TurnRow
+from pbem.models import GameRow, SubmissionRow, TurnRow
 from pbem.orders import submit
 from pbem.replay import from_database, verify, verify_in_new_process
 from pbem.turns import process
@@ -92,4 +93,44 @@ def test_two_drivers_on_postgresql_resolve_each_turn_once(pg_url: str) -> None:
         assert said.count(f"{game_id}: resolved turn 1") == 1
     with Session(engine) as session:
         assert len(session.exec(select(TurnRow).where(TurnRow.number == 1)).all()) == 4
+    engine.dispose()
+
+
+def test_a_driver_that_loses_the_race_rolls_back_and_says_so(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without the game lock (taken away here), two drivers can both resolve turn 1; the unique
+    (game, epoch, number) lets one win and the other roll back whole. (On SQLite the loser's stale
+    snapshot cannot write at all, which is why the driver takes the lock first.)"""
+    engine = connect(pg_url)
+    table = Table(engine, pg_url, "pg-race", create_game(engine, "pearl-dive", "pg-race", SEATS, seed=4))
+    for seat, _email in SEATS:
+        assert submit(engine, table.orders(seat)).accepted
+    real = driver.record_turn
+
+    def beaten(session, game, row, turn, now):  # type: ignore[no-untyped-def]
+        with Session(engine) as rival:  # another driver records this very turn just before this one
+            rival.add(
+                TurnRow(
+                    game_id=row.id,
+                    epoch=row.epoch,
+                    number=turn.number,
+                    state_z=b"",
+                    state_sha256="0" * 64,
+                    orders_z=b"",
+                    events_z=b"",
+                    resolved_at=now,
+                )
+            )
+            rival.commit()
+        return real(session, game, row, turn, now)
+
+    monkeypatch.setattr(driver, "lock_game", lambda _session, _game_id: True)
+    monkeypatch.setattr(driver, "record_turn", beaten)
+    with caplog.at_level("INFO", logger="pbem.turns"):
+        assert process(engine, "pg-race") == []
+    assert "game pg-race: turn 1 already resolved by another process" in caplog.text
+    with Session(engine) as session:
+        assert session.get(GameRow, "pg-race").turn == 0  # type: ignore[union-attr]
+        assert {s.status for s in session.exec(select(SubmissionRow))} == {"accepted"}
     engine.dispose()
