@@ -18,6 +18,8 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, Request
 
 #: the smallest text a player has to read, in CSS pixels as rendered (SVG text scaled with its SVG)
 MIN_TEXT_PX = 11.0
+#: WCAG 2 level AA for body text: text against its background
+MIN_CONTRAST = 4.5
 WIDTHS = {"desktop": 1100, "phone": 400}
 HEIGHT = 900
 
@@ -157,6 +159,40 @@ _TEXT_SIZES = """
 }
 """
 
+# WCAG 2 contrast of HTML text against the first opaque background behind it (SVG text sits on drawn
+# shapes, which no computed style reveals, so it is judged on the screenshots instead)
+_CONTRAST = """
+() => {
+  const L = window.__look, seen = new Map();
+  const rgb = (c) => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const [r, g, b, a = 1] = m[1].split(',').map(Number);
+    return {r, g, b, a};
+  };
+  const channel = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+  const luminance = (c) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+  const behind = (el) => {
+    for (let a = el; a; a = a.parentElement) {
+      const c = rgb(getComputedStyle(a).backgroundColor);
+      if (c && c.a > 0.5) return c;
+    }
+    return {r: 255, g: 255, b: 255, a: 1};
+  };
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || !el || el.closest('svg, title, style, script')) continue;
+    if (!el.getClientRects().length) continue;
+    const fg = luminance(rgb(getComputedStyle(el).color)), bg = luminance(behind(el));
+    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    const key = `${L.describe(el)} at ${ratio.toFixed(2)}:1`;
+    if (!seen.has(key)) seen.set(key, ratio);
+  }
+  return [...seen].map(([what, ratio]) => ({what, ratio}));
+}
+"""
+
 _SHOWN = """
 (selector) => {
   const L = window.__look, vw = document.documentElement.clientWidth;
@@ -184,6 +220,7 @@ _MEASURE = f"""
     svgs: ({_SVGS})(),
     labels: ({_SVG_LABELS})(),
     text_sizes: ({_TEXT_SIZES})(),
+    contrasts: ({_CONTRAST})(),
     shown: Object.fromEntries(watch.map(selector => [selector, ({_SHOWN})(selector)])),
   }};
 }}
@@ -218,6 +255,8 @@ class Look:
     sticking_out: list[str]
     svgs: list[dict[str, Any]]
     text_sizes: list[dict[str, Any]]
+    #: the contrast of each piece of HTML text with its background
+    contrasts: list[dict[str, Any]]
     #: SVG labels reaching past the edge of their SVG, which hides what lies beyond
     labels_cut: list[str]
     #: pairs of SVG labels drawn over each other
@@ -230,6 +269,9 @@ class Look:
 
     def small_text(self) -> list[str]:
         return [f"{t['what']}" for t in self.text_sizes if t["px"] < MIN_TEXT_PX - 0.05]
+
+    def faint_text(self) -> list[str]:
+        return [c["what"] for c in self.contrasts if c["ratio"] < MIN_CONTRAST]
 
     def svg_problems(self) -> list[str]:
         problems = []
@@ -289,6 +331,7 @@ class Viewer:
                 sticking_out=found["sideways"]["sticking_out"],
                 svgs=found["svgs"],
                 text_sizes=found["text_sizes"],
+                contrasts=found["contrasts"],
                 labels_cut=found["labels"]["cut"],
                 labels_overlapping=found["labels"]["overlapping"],
                 shown={key: [Shown(**s) for s in found["shown"][key]] for key in self._watch},

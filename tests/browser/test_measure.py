@@ -97,6 +97,19 @@ def test_text_under_11px_is_found_in_html_and_in_scaled_svg(page: Open) -> None:
     assert page('<p style="font-size: 8px; display: none">unseen</p>').small_text() == []
 
 
+def test_faint_text_is_found_against_the_background_behind_it(page: Open) -> None:
+    seen = page(
+        '<p style="color: #9aa4b1">grey on white</p>'
+        '<div style="background: #1d2430"><p style="color: #5b6675">slate on ink</p></div>'
+        '<div style="background: #1d2430"><p style="color: #ffffff">white on ink</p></div>'
+    )
+    assert [faint.split(" at ")[0] for faint in seen.faint_text()] == [
+        'p "grey on white"',
+        'p "slate on ink"',
+    ]
+    assert page('<p style="color: #5b6675">muted on white</p>').faint_text() == []
+
+
 @pytest.mark.parametrize(
     ("body", "why"),
     [

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from browser.measure import MIN_TEXT_PX, WIDTHS, Look, Viewer
+from browser.measure import MIN_CONTRAST, MIN_TEXT_PX, WIDTHS, Look, Viewer
 from browser.played import LONG_ID, LONG_NAMES, Report, planned
 from pbem import registry
 from pbem.create import GAME_ID, SEAT_NAME
@@ -101,6 +101,12 @@ def test_no_text_is_smaller_than_11px(seen: Seen) -> None:
     for look in looks:
         assert look.text_sizes, "the page has text"
         assert look.small_text() == [], f"text under {MIN_TEXT_PX} px at {look.width} px"
+
+
+def test_text_stands_out_from_its_background(seen: Seen) -> None:
+    _, looks = seen
+    for look in looks:
+        assert look.faint_text() == [], f"contrast under {MIN_CONTRAST}:1 at {look.width} px"
 
 
 def test_header_names_the_game_the_turn_and_the_seat(seen: Seen) -> None:
