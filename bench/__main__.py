@@ -12,6 +12,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from dataclasses import fields, replace
 from pathlib import Path
 
 from bench import engine as engine_figures
@@ -118,6 +119,20 @@ def line(figure: Figure) -> str:
     return f"{name} {shown} {unit}"
 
 
+def resized(sizes: Sizes, changes: list[str]) -> Sizes:
+    """``sizes`` with each ``NAME=N`` of ``changes`` applied; ``ValueError`` names a bad one."""
+    known = [f.name for f in fields(Sizes)]
+    values: dict[str, int] = {}
+    for change in changes:
+        name, _, number = change.partition("=")
+        if name not in known or not number.isdigit() or int(number) < 1:
+            raise ValueError(
+                f"--size {change}: write NAME=N with N at least 1, NAME one of {', '.join(known)}"
+            )
+        values[name] = int(number)
+    return replace(sizes, **values)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
@@ -129,8 +144,19 @@ def main(argv: list[str] | None = None) -> int:
         "--only", default="", metavar="PARTS", help=f"comma-separated parts: {', '.join(PARTS)}"
     )
     parser.add_argument("--keep", type=Path, metavar="DIR", help="keep the databases in this folder")
+    parser.add_argument(
+        "--size",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help=f"change one size (repeatable): {', '.join(f.name for f in fields(Sizes))}",
+    )
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
+    try:
+        sizes = resized(sizes, args.size)
+    except ValueError as exc:
+        parser.error(str(exc))
     chosen = [p for p in args.only.split(",") if p] or list(PARTS)
     unknown = [p for p in chosen if p not in PARTS]
     if unknown:

@@ -14,9 +14,10 @@ import pytest
 from sqlmodel import Session, select
 
 from bench import fleet
-from bench.__main__ import line
+from bench.__main__ import line, resized
 from bench.flat import lengthen
 from bench.play import PLAYERS, cheap_passwords, engine_game, new_game, play_to_end
+from bench.sizes import FULL, QUICK
 from pbem import registry
 from pbem.db import connect
 from pbem.models import GameRow, ReportRow, TurnRow
@@ -84,6 +85,19 @@ def test_an_unknown_part_is_a_usage_error() -> None:
     )
     assert done.returncode == 2
     assert "unknown part nonsense" in done.stderr
+
+
+def test_a_size_can_be_changed_by_name() -> None:
+    changed = resized(FULL, ["tick_games=200", "pg_games=300"])
+    assert (changed.tick_games, changed.pg_games) == (200, 300)
+    assert changed.memory_games == FULL.memory_games == 10_000
+    assert resized(QUICK, []) == QUICK
+
+
+@pytest.mark.parametrize("change", ["tick_games=0", "tick_games=x", "ticks=5", "tick_games"])
+def test_a_size_must_be_a_known_name_and_a_positive_number(change: str) -> None:
+    with pytest.raises(ValueError, match="write NAME=N"):
+        resized(FULL, [change])
 
 
 @pytest.mark.parametrize("game_type", sorted(PLAYERS))
