@@ -75,8 +75,9 @@ class Report:
 
 def planned() -> list[Plan]:
     """Every report :func:`write_reports` makes, known without playing: for naming tests when they are
-    collected. The fewest and the most players at three moments; the longest names in the middle (an
-    order template to show) and at the end (everything revealed) of a game at the most players."""
+    collected. The fewest and the most players at three moments; the longest names at the end of a game
+    at the most players (every name in every table, everything revealed), in a seat's and the public
+    report."""
     plans = []
     for game_name in GAMES:
         game = registry.get_game(game_name)
@@ -86,11 +87,7 @@ def planned() -> list[Plan]:
                 for moment in MOMENTS
                 for seat in [*range(count), None]
             ]
-        plans += [
-            Plan(game_name, game.max_players, "long", moment, seat)
-            for moment in ("middle", "end")
-            for seat in [*range(game.max_players), None]
-        ]
+        plans += [Plan(game_name, game.max_players, "long", "end", seat) for seat in (0, None)]
     return plans
 
 
