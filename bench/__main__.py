@@ -1,4 +1,5 @@
-"""``python -m bench [--quick] [--only NAME,…] [--keep DIR]``: the machine, then one line per figure.
+"""``python -m bench [--quick] [--only PARTS] [--size NAME=N] [--keep DIR]``: the machine, then one line
+per figure.
 
 Lines starting with ``#`` are notes (the machine, what a figure was measured on); every other line is
 ``name value unit``. Exit 1 if a figure could not be measured (the error is on stderr).
