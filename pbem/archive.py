@@ -15,15 +15,14 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from pbem import clock, passwords
+from pbem import clock
 from pbem.codec import canonical_json, pack_json
-from pbem.create import GAME_ID
+from pbem.create import check_game_id, check_seats, store_game
 from pbem.errors import UserError
-from pbem.history import TurnRecord, game_row, record_turn, seat_rows, settle
-from pbem.models import GameRow, SeatRow
+from pbem.history import TurnRecord, game_row, seat_rows, settle
+from pbem.models import GameRow
 from pbem.orderfile import OrderFileError, decode, load
 from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay
 
@@ -143,59 +142,36 @@ def import_archive(
     archive = read_archive(path)
     record = archive.record()
     new_id = game_id or record.id
-    if not GAME_ID.fullmatch(new_id):
-        raise UserError(f"game id {new_id!r}: use a letter, then letters, digits, '-' or '_'")
+    check_game_id(new_id)
+    game = game_for(record)
+    players = [(p.seat, p.email) for p in archive.players]
+    check_seats(game, players)
     steps = list(replay(record))
     problems = [p for step in steps for p in step.problems]
     if problems or len(steps) != len(record.turns):
         raise UserError(f"{path} does not replay: " + "; ".join(problems[:5]))
-    game = game_for(record)
     when = clock.utc(now)
-    issued = {p.seat: passwords.generate() for p in archive.players}
     options = game.options_model.model_validate(record.options)
-    with Session(engine) as session:
-        if session.get(GameRow, new_id) is not None:
-            raise UserError(f"there is already a game {new_id!r}; import it under another id (--id)")
-        first = steps[0]
-        _state, data, digest = settle(game, first.state)
-        row = GameRow(
-            id=new_id,
-            game_type=game.name,
-            engine_version=record.engine_version,
-            seed=record.seed if record.seed is not None else 0,
-            options_json=canonical_json(options.model_dump(mode="json")),
-            created_at=when,
-            state_z=pack_json(data),
-            state_sha256=digest,
+    turns = []
+    for step, entry in zip(steps, record.turns, strict=True):
+        _state, data, digest = settle(game, step.state)
+        chance = [list(d) for d in entry.chance]
+        turn = TurnRecord(
+            step.number, step.state, data, digest, entry.orders, entry.by_bot, step.events, chance
         )
-        session.add(row)
-        for position, player in enumerate(archive.players):
-            session.add(
-                SeatRow(
-                    game_id=new_id,
-                    name=player.seat,
-                    position=position,
-                    email=player.email,
-                    password_hash=passwords.hash_password(issued[player.seat]),
-                )
-            )
-        try:
-            session.flush()
-            for step, entry in zip(steps, record.turns, strict=True):
-                _state, data, digest = settle(game, step.state)
-                resolved = datetime.fromisoformat(entry.resolved_at) if entry.resolved_at else when
-                turn = TurnRecord(
-                    step.number,
-                    step.state,
-                    data,
-                    digest,
-                    entry.orders,
-                    entry.by_bot,
-                    step.events,
-                    [list(d) for d in entry.chance],
-                )
-                record_turn(session, game, row, turn, clock.utc(resolved))
-            session.commit()
-        except IntegrityError:
-            raise UserError(f"there is already a game {new_id!r}") from None
-    return new_id, issued
+        turns.append((turn, clock.utc(entry.resolved_at) if entry.resolved_at else when))
+    setup = turns[0][0]
+    row = GameRow(
+        id=new_id,
+        game_type=game.name,
+        engine_version=record.engine_version,
+        seed=record.seed if record.seed is not None else 0,
+        options_json=canonical_json(options.model_dump(mode="json")),
+        created_at=when,
+        state_z=pack_json(setup.state_data),
+        state_sha256=setup.state_sha256,
+    )
+    try:
+        return new_id, store_game(engine, game, row, players, turns)
+    except UserError as exc:
+        raise UserError(f"{exc}; import it under another id (--id)") from None

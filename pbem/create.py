@@ -39,6 +39,11 @@ def parse_options(game: Game, options: dict[str, str] | None) -> Any:
         raise UserError(f"{game.name}: {problems} (options: {known})") from None
 
 
+def check_game_id(game_id: str) -> None:
+    if not GAME_ID.fullmatch(game_id):
+        raise UserError(f"game id {game_id!r}: use a letter, then letters, digits, '-' or '_' (at most 64)")
+
+
 def check_seats(game: Game, players: list[tuple[str, str]]) -> None:
     names = [name for name, _email in players]
     for name, email in players:
@@ -78,8 +83,7 @@ def create_game(
     for anything a person must fix (unknown game, bad id or seat, wrong count, bad option, id taken).
     """
     game = registry.require(game_type)
-    if not GAME_ID.fullmatch(game_id):
-        raise UserError(f"game id {game_id!r}: use a letter, then letters, digits, '-' or '_' (at most 64)")
+    check_game_id(game_id)
     check_seats(game, players)
     if nmr not in NMR_POLICIES:
         raise UserError(f"missed-orders policy {nmr!r}: use one of {', '.join(NMR_POLICIES)}")
@@ -96,41 +100,54 @@ def create_game(
     except GameError as exc:
         raise UserError(f"{game.name} cannot start: {exc}") from None
     state, data, digest = settle(game, state)
+    row = GameRow(
+        id=game_id,
+        game_type=game.name,
+        engine_version=game.version,
+        seed=seed,
+        options_json=canonical_json(opts.model_dump(mode="json")),
+        created_at=when,
+        state_z=pack_json(data),
+        state_sha256=digest,
+        turn_seconds=turn_seconds,
+        grace_seconds=grace_seconds,
+        nmr=nmr,
+        abandon_after=abandon_after,
+        require_from_match=require_from_match,
+    )
+    setup = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
+    return store_game(engine, game, row, players, [(setup, when)])
+
+
+def store_game(
+    engine: Engine,
+    game: Game,
+    row: GameRow,
+    players: list[tuple[str, str]],
+    turns: list[tuple[TurnRecord, datetime]],
+) -> dict[str, str]:
+    """Write a new game in one transaction: its row, its seats with new passwords, and its turns from
+    the setup on (each with its reports). Returns each seat's password."""
     issued = {name: passwords.generate() for name, _ in players}
     with Session(engine) as session:
-        if session.get(GameRow, game_id) is not None:
-            raise UserError(f"there is already a game {game_id!r}")
-        row = GameRow(
-            id=game_id,
-            game_type=game.name,
-            engine_version=game.version,
-            seed=seed,
-            options_json=canonical_json(opts.model_dump(mode="json")),
-            created_at=when,
-            state_z=pack_json(data),
-            state_sha256=digest,
-            turn_seconds=turn_seconds,
-            grace_seconds=grace_seconds,
-            nmr=nmr,
-            abandon_after=abandon_after,
-            require_from_match=require_from_match,
-        )
+        if session.get(GameRow, row.id) is not None:
+            raise UserError(f"there is already a game {row.id!r}")
         session.add(row)
         for position, (name, email) in enumerate(players):
             session.add(
                 SeatRow(
-                    game_id=game_id,
+                    game_id=row.id,
                     name=name,
                     position=position,
                     email=email,
                     password_hash=passwords.hash_password(issued[name]),
                 )
             )
-        record = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
         try:
             session.flush()
-            record_turn(session, game, row, record, when)
+            for turn, when in turns:
+                record_turn(session, game, row, turn, when)
             session.commit()
         except IntegrityError:
-            raise UserError(f"there is already a game {game_id!r}") from None
+            raise UserError(f"there is already a game {row.id!r}") from None
     return issued

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -39,7 +40,7 @@ class TurnEntry(BaseModel):
     by_bot: list[str] = []
     chance: list[tuple[str, int, int]] = []
     state_sha256: str
-    resolved_at: str | None = None
+    resolved_at: datetime | None = None
 
 
 class GameRecord(BaseModel):
@@ -82,7 +83,7 @@ def from_database(engine: Engine, game_id: str) -> GameRecord:
                 by_bot=json.loads(t.by_bot_json),
                 chance=json.loads(t.chance_json),
                 state_sha256=t.state_sha256,
-                resolved_at=t.resolved_at.isoformat(),
+                resolved_at=t.resolved_at,
             )
             for t in turns
         ]
