@@ -193,3 +193,18 @@ def test_demo_index_links_only_to_report_files_that_exist(
     assert links, "the index links to the reports"
     assert [url for url in links if url not in files] == []
     assert set(links) == files  # every report the demo wrote is reachable from the index
+
+
+def test_demo_reports_stored_by_the_host_pass_the_same_checks(viewer: Viewer, demo_index: Path) -> None:
+    """The reports above are rendered the host's way without its database; these went through it."""
+    folder = demo_index.parent
+    for seat in ("alice", "public"):
+        stored = sorted((folder / seat).glob("turn-*.html"))
+        for path in (stored[0], stored[len(stored) // 2], stored[-1]):
+            for width in WIDTHS.values():
+                look = viewer.look(path, width)
+                assert look.requests == [look.url] and look.console_errors == [], look
+                assert look.sticking_out == [] and look.svg_problems() == [], look
+                assert look.small_text() == [] and look.faint_text() == [], look
+                assert look.labels_cut == [] and look.labels_overlapping == [], look
+                assert len(look.shown[OWN]) == (seat != "public"), look
