@@ -81,6 +81,7 @@ def tick_postgres_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
 def replay_storage_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     url = engine_figures.played(folder, sizes.replay_games)
     yield "replay.reef_encounter_s", engine_figures.replay_seconds(url, sizes.replay_games), "s"
+    yield "replay.reef_encounter_command_s", engine_figures.replay_command_seconds(url), "s"
     turn_bytes, report_bytes = engine_figures.stored_bytes(url)
     yield "storage.bytes_per_turn", turn_bytes, "B"
     yield "storage.report_bytes_per_turn", report_bytes, "B"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
 from sqlalchemy import func
 from sqlmodel import Session, select
 
+from bench.fleet import PBEM
 from bench.play import PLAYERS, cheap_passwords, engine_game, median, new_game, play_to_end
 from pbem.db import connect
 from pbem.models import ReportRow, TurnRow
@@ -52,6 +54,19 @@ def replay_seconds(url: str, games: int) -> float:
             raise RuntimeError(f"played-{seed} does not replay: {result['problems'][:3]}")
     engine.dispose()
     return median(timings)
+
+
+def replay_command_seconds(url: str) -> float:
+    """The wall time of ``pbem replay ID --verify`` as a person runs it: this command's start, and the
+    new process it verifies in (its own hash seed), included."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [PBEM, "replay", "played-1", "--verify", "--db", url], capture_output=True, text=True, check=False
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"pbem replay --verify failed: {done.stdout[-500:]}{done.stderr[-2000:]}")
+    return seconds
 
 
 def stored_bytes(url: str) -> tuple[float, float]:
