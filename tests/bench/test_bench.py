@@ -41,6 +41,7 @@ NAMED = {
 }
 
 
+@pytest.mark.slow  # a minute or more: complete games, three tick processes, PostgreSQL databases
 def test_quick_bench_prints_every_named_figure_once_as_name_value_unit(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
