@@ -108,3 +108,31 @@ def run_pbem(
         check=False,
         timeout=300,
     )
+
+
+def race_two_drivers(engine: Engine, db_url: str, games: int = 4) -> None:
+    """``games`` games with every order of turn 1 in, then two ``pbem process`` processes started at the
+    same moment over all of them: each turn must be resolved by exactly one of the two."""
+    from sqlmodel import Session, select
+
+    from pbem.models import TurnRow
+    from pbem.orders import submit
+
+    ids = [f"race-{i}" for i in range(games)]
+    for number, game_id in enumerate(ids):
+        table = Table(engine, db_url, game_id, create_game(engine, "pearl-dive", game_id, SEATS, seed=number))
+        for seat, _email in SEATS:
+            assert submit(engine, table.orders(seat)).accepted
+    script = "import sys; from pbem.cli import main; sys.exit(main())"
+    command = [sys.executable, "-c", script, "process", *ids, "--db", db_url]
+    racers = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
+    results = [r.communicate(timeout=120) for r in racers]
+    assert [r.returncode for r in racers] == [0, 0], results
+    said = "".join(out for out, _err in results)
+    for game_id in ids:
+        assert said.count(f"{game_id}: resolved turn 1") == 1
+        assert said.count(f"{game_id}: nothing to resolve") == 1
+    with Session(engine) as session:
+        assert len(session.exec(select(TurnRow).where(TurnRow.number == 1)).all()) == games

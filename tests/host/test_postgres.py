@@ -8,8 +8,6 @@ reached fails the test with the way to start one: it never skips.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +17,7 @@ from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
-from host.conftest import SEATS, Table
+from host.conftest import SEATS, Table, race_two_drivers
 from pbem import turns as driver
 from pbem.archive import export, import_archive
 from pbem.create import create_game
@@ -76,23 +74,7 @@ def test_a_whole_game_replays_and_moves_to_sqlite(pg_url: str, tmp_path: Path) -
 
 def test_two_drivers_on_postgresql_resolve_each_turn_once(pg_url: str) -> None:
     engine = connect(pg_url)
-    ids = [f"race-{i}" for i in range(4)]
-    for game_id in ids:
-        table = Table(engine, pg_url, game_id, create_game(engine, "pearl-dive", game_id, SEATS, seed=1))
-        for seat, _email in SEATS:
-            assert submit(engine, table.orders(seat)).accepted
-    script = "import sys; from pbem.cli import main; sys.exit(main())"
-    command = [sys.executable, "-c", script, "process", *ids, "--db", pg_url]
-    racers = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
-    ]
-    results = [r.communicate(timeout=120) for r in racers]
-    assert [r.returncode for r in racers] == [0, 0], results
-    said = "".join(out for out, _err in results)
-    for game_id in ids:
-        assert said.count(f"{game_id}: resolved turn 1") == 1
-    with Session(engine) as session:
-        assert len(session.exec(select(TurnRow).where(TurnRow.number == 1)).all()) == 4
+    race_two_drivers(engine, pg_url)
     engine.dispose()
 
 

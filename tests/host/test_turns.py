@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import timedelta
 
 import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from host.conftest import SEATS, T0, Table
+from host.conftest import SEATS, T0, Table, race_two_drivers
 from pbem import reports
 from pbem.codec import unpack_json
 from pbem.create import create_game
@@ -132,25 +130,7 @@ def test_a_game_plays_to_its_end_and_is_marked_finished(table: Table) -> None:
 
 
 def test_two_drivers_at_the_same_moment_resolve_each_turn_once(engine, db_url: str) -> None:  # type: ignore[no-untyped-def]
-    ids = [f"race-{i}" for i in range(4)]
-    for game_id in ids:
-        issued = create_game(engine, "pearl-dive", game_id, SEATS, seed=len(game_id))
-        table = Table(engine, db_url, game_id, issued)
-        submit_all(table)
-    script = "import sys; from pbem.cli import main; sys.exit(main())"
-    command = [sys.executable, "-c", script, "process", *ids, "--db", db_url]
-    racers = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
-    ]
-    results = [r.communicate(timeout=120) for r in racers]
-    assert [r.returncode for r in racers] == [0, 0], results
-    said = "".join(out for out, _err in results)
-    for game_id in ids:
-        assert said.count(f"{game_id}: resolved turn 1") == 1
-        assert said.count(f"{game_id}: nothing to resolve") == 1
-    with Session(engine) as session:
-        numbers = [t.number for t in session.exec(select(TurnRow).where(TurnRow.number == 1))]
-    assert numbers == [1, 1, 1, 1]
+    race_two_drivers(engine, db_url)
 
 
 def test_a_turn_is_resolved_from_the_cached_state_not_the_history(table: Table) -> None:
