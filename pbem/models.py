@@ -51,7 +51,8 @@ class GameRow(SQLModel, table=True):
 
 
 class SeatRow(SQLModel, table=True):
-    """A player's chair at one game. ``password_hash`` is ``scrypt$<salt hex>$<hash hex>``."""
+    """A player's chair at one game. ``password_hash`` is ``scrypt$n=…,r=…,p=…$<salt hex>$<hash hex>``
+    (see ``pbem.passwords``)."""
 
     __tablename__ = "seat"
     __table_args__ = (UniqueConstraint("game_id", "name"), UniqueConstraint("game_id", "position"))

@@ -29,7 +29,6 @@ def test_pip_install_dot_carries_templates_and_data_and_runs_a_demo(tmp_path: Pa
     )
     assert (target / "pbem" / "templates" / "base.html.j2").is_file()
     assert (target / "pbem" / "templates" / "base.txt.j2").is_file()
-    assert (target / "pbem" / "data" / "words.txt").is_file()
     for game in ("reef_encounter", "mare_balticum", "coral_divers"):
         assert list((target / "games" / game / "data").glob("*.yaml")), game
         assert len(list((target / "pbem" / "templates" / game.replace("_", "-")).glob("report.*.j2"))) == 2, (
