@@ -20,6 +20,8 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, Request
 MIN_TEXT_PX = 11.0
 #: WCAG 2 level AA for body text: text against its background
 MIN_CONTRAST = 4.5
+#: the same for large text and for symbols that are not words (a star, an anchor)
+MIN_LARGE_CONTRAST = 3.0
 WIDTHS = {"desktop": 1100, "phone": 400}
 HEIGHT = 900
 
@@ -42,6 +44,19 @@ window.__look = {
     if (label) s += `[${label}]`;
     const text = (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
     return text && !label ? `${s} "${text}"` : s;
+  },
+  rgb(c) {
+    const m = c && c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const [r, g, b, a = 1] = m[1].split(',').map(Number);
+    return {r, g, b, a};
+  },
+  // WCAG 2 contrast ratio of two colours
+  contrast(x, y) {
+    const channel = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    const lum = (c) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+    const [p, q] = [lum(x), lum(y)];
+    return (Math.max(p, q) + 0.05) / (Math.min(p, q) + 0.05);
   },
   outside(r, b) {
     const e = 0.5;
@@ -163,33 +178,80 @@ _TEXT_SIZES = """
 # shapes, which no computed style reveals, so it is judged on the screenshots instead)
 _CONTRAST = """
 () => {
-  const L = window.__look, seen = new Map();
-  const rgb = (c) => {
-    const m = c.match(/rgba?\\(([^)]+)\\)/);
-    if (!m) return null;
-    const [r, g, b, a = 1] = m[1].split(',').map(Number);
-    return {r, g, b, a};
-  };
-  const channel = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
-  const luminance = (c) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+  const L = window.__look, seen = new Map(), found = new Map();
   const behind = (el) => {
-    for (let a = el; a; a = a.parentElement) {
-      const c = rgb(getComputedStyle(a).backgroundColor);
-      if (c && c.a > 0.5) return c;
+    if (!el) return {r: 255, g: 255, b: 255, a: 1};
+    if (!found.has(el)) {
+      const c = L.rgb(getComputedStyle(el).backgroundColor);
+      found.set(el, c && c.a > 0.5 ? c : behind(el.parentElement));
     }
-    return {r: 255, g: 255, b: 255, a: 1};
+    return found.get(el);
   };
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
     if (!node.textContent.trim() || !el || el.closest('svg, title, style, script')) continue;
     if (!el.getClientRects().length) continue;
-    const fg = luminance(rgb(getComputedStyle(el).color)), bg = luminance(behind(el));
-    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    const ratio = L.contrast(L.rgb(getComputedStyle(el).color), behind(el));
     const key = `${L.describe(el)} at ${ratio.toFixed(2)}:1`;
-    if (!seen.has(key)) seen.set(key, ratio);
+    if (!seen.has(key)) seen.set(key, {what: key, ratio, large: false});
   }
-  return [...seen].map(([what, ratio]) => ({what, ratio}));
+  return [...seen.values()];
+}
+"""
+
+# SVG text against the last shape painted before it (SVG paints in document order) that covers its
+# middle. Lines are not backgrounds; a label on a pattern cannot be judged and is left out.
+_SVG_CONTRAST = """
+() => {
+  const L = window.__look, seen = new Map();
+  const covers = ({box: b, round}, x, y) => {
+    if (round) {
+      const [rx, ry] = [b.width / 2, b.height / 2];
+      return rx > 0 && ry > 0 && ((x - b.left - rx) / rx) ** 2 + ((y - b.top - ry) / ry) ** 2 <= 1;
+    }
+    return x >= b.left && x <= b.right && y >= b.top && y <= b.bottom;
+  };
+  // what a shape paints: its box, and its fill (a colour, 'pattern', or null for none)
+  const paint = (shape) => {
+    const st = getComputedStyle(shape);
+    let fill = st.fill.startsWith('url(') ? 'pattern' : L.rgb(st.fill);
+    if (parseFloat(st.fillOpacity) <= 0.5 || (fill && fill.a !== undefined && fill.a <= 0.5)) fill = null;
+    const round = ['circle', 'ellipse'].includes(shape.tagName.toLowerCase());
+    return {box: shape.getBoundingClientRect(), round, fill};
+  };
+  for (const svg of document.querySelectorAll('svg')) {
+    if (svg.parentElement.closest('svg')) continue;
+    const painted = [];
+    for (const el of svg.querySelectorAll('rect, circle, ellipse, path, polygon, text')) {
+      if (el.tagName.toLowerCase() !== 'text') {
+        if (el.closest('defs, pattern, clipPath, mask, symbol, marker')) continue;  // not painted in place
+        const p = paint(el);
+        if (p.fill) painted.push(p);
+        continue;
+      }
+      if (!el.textContent.trim() || !el.getClientRects().length) continue;
+      const r = el.getBoundingClientRect(), [x, y] = [r.left + r.width / 2, r.top + r.height / 2];
+      let under = null;
+      for (let i = painted.length - 1; i >= 0 && !under; i--)
+        if (covers(painted[i], x, y)) under = painted[i].fill;
+      if (under === 'pattern') continue;
+      if (!under) {  // nothing drawn there: the page behind the SVG
+        for (let a = svg; a && !under; a = a.parentElement) {
+          const c = L.rgb(getComputedStyle(a).backgroundColor);
+          if (c && c.a > 0.5) under = c;
+        }
+      }
+      const st = getComputedStyle(el), px = parseFloat(st.fontSize);
+      // WCAG: large text (24 px, or 18.66 px bold) and symbols that are not words need 3:1
+      const symbol = !/[\\p{L}\\p{N}]/u.test(el.textContent);
+      const large = symbol || px >= 24 || (px >= 18.66 && parseInt(st.fontWeight) >= 700);
+      const ratio = L.contrast(L.rgb(st.fill), under || {r: 255, g: 255, b: 255, a: 1});
+      const key = `${L.describe(el)} at ${ratio.toFixed(2)}:1`;
+      if (!seen.has(key)) seen.set(key, {what: key, ratio, large});
+    }
+  }
+  return [...seen.values()];
 }
 """
 
@@ -222,6 +284,7 @@ _MEASURE = f"""
     text_sizes: ({_TEXT_SIZES})(),
     contrasts: ({_CONTRAST})(),
     shown: Object.fromEntries(watch.map(selector => [selector, ({_SHOWN})(selector)])),
+    svg_contrasts: ({_SVG_CONTRAST})(),
   }};
 }}
 """
@@ -255,7 +318,7 @@ class Look:
     sticking_out: list[str]
     svgs: list[dict[str, Any]]
     text_sizes: list[dict[str, Any]]
-    #: the contrast of each piece of HTML text with its background
+    #: the contrast of each piece of text with what lies behind it
     contrasts: list[dict[str, Any]]
     #: SVG labels reaching past the edge of their SVG, which hides what lies beyond
     labels_cut: list[str]
@@ -271,7 +334,11 @@ class Look:
         return [f"{t['what']}" for t in self.text_sizes if t["px"] < MIN_TEXT_PX - 0.05]
 
     def faint_text(self) -> list[str]:
-        return [c["what"] for c in self.contrasts if c["ratio"] < MIN_CONTRAST]
+        return [
+            c["what"]
+            for c in self.contrasts
+            if c["ratio"] < (MIN_LARGE_CONTRAST if c["large"] else MIN_CONTRAST)
+        ]
 
     def svg_problems(self) -> list[str]:
         problems = []
@@ -331,7 +398,7 @@ class Viewer:
                 sticking_out=found["sideways"]["sticking_out"],
                 svgs=found["svgs"],
                 text_sizes=found["text_sizes"],
-                contrasts=found["contrasts"],
+                contrasts=found["contrasts"] + found["svg_contrasts"],
                 labels_cut=found["labels"]["cut"],
                 labels_overlapping=found["labels"]["overlapping"],
                 shown={key: [Shown(**s) for s in found["shown"][key]] for key in self._watch},
