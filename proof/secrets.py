@@ -91,12 +91,21 @@ def _answer(call: Callable[[], Any]) -> str:
         return f"UserError: {exc}"
 
 
-def order_files(position: Position, seat: str, game_id: str, password: str) -> list[str]:
+def bot_orders(position: Position) -> dict[str, Any]:
+    """The bot's orders of every seat that owes some, at ``position`` as it stands."""
+    game, state = position.game, position.state
+    return {
+        s: game.bot(state, s, RandomChance(f"{position.label}:bot:{s}")) for s in sorted(game.pending(state))
+    }
+
+
+def order_files(
+    position: Position, seat: str, game_id: str, password: str, bots: dict[str, Any]
+) -> list[str]:
     """The legal orders of ``seat`` (the bot's) and illegal variants, as order files."""
     game, state = position.game, position.state
     pending = game.pending(state)
     rng = random.Random(f"{position.label}:{seat}")
-    bots = {s: game.bot(state, s, RandomChance(f"{position.label}:bot:{s}")) for s in sorted(pending)}
     mine = bots.get(seat)
     borrowed = [o for s, o in bots.items() if s != seat]
     words = sorted({w for d in pending.values() for w in schema_words(game, d)})
@@ -157,10 +166,11 @@ def hidden_events(events: tuple[Event, ...], seat: str, rng: random.Random) -> t
 def check_position(scratch: Scratch, position: Position, variants: int, figures: Figures) -> None:
     game = position.game
     game_id = scratch.game_id(position)
+    bots = bot_orders(position)
     for seat in position.setting.seats:
         try:
             password = scratch.passwords[position.setting.seats][seat]
-            files = order_files(position, seat, game_id, password)
+            files = order_files(position, seat, game_id, password, bots)
             seen = outputs(scratch, position, position.state, position.events, seat, files)
         except Exception as exc:  # a bug, not a leak: counted apart and shown
             figures.add("secrets.errors")
