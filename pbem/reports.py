@@ -22,6 +22,7 @@ from pbem.game import Event, Game
 from pbem.history import game_row, seat_rows
 from pbem.models import GameRow, ReportRow
 from pbem.render import render
+from pbem.tables import TableCache
 
 FORMATS = {"txt": "txt", "text": "txt", "html": "html"}
 
@@ -92,10 +93,13 @@ def render_pair(game: Game, ctx: dict[str, Any]) -> tuple[str, str]:
 def write_reports(
     session: Session, game: Game, row: GameRow, state: Any, turn: int, events: Sequence[Event]
 ) -> None:
-    """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``."""
+    """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``. The
+    HTML table is rendered once for all who see the same one (:mod:`pbem.tables`)."""
     deadline = clock.show(row.deadline_at) if row.status == "active" else None
+    tables = TableCache(game.name)
     for seat in [*(s.name for s in seat_rows(session, row.id)), None]:
-        text, page = render_pair(game, context(game, row.id, state, turn, seat, events, deadline=deadline))
+        ctx = context(game, row.id, state, turn, seat, events, deadline=deadline)
+        text, page = render(game.name, "txt", ctx), tables.render(ctx)
         session.add(
             ReportRow(
                 game_id=row.id,

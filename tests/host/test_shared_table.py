@@ -1,0 +1,94 @@
+"""A turn's HTML reports render each distinct table once (pbem.tables), and every report stays
+byte-for-byte what rendering it whole gives, for positions of every shipped game from setup to the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pbem import registry
+from pbem.chance import Recorder
+from pbem.game import Event
+from pbem.render import render
+from pbem.reports import context
+from pbem.tables import TableCache, table_key
+
+SEATS = {"reef-encounter": 4, "mare-balticum": 4, "coral-divers": 4}
+MAX_TURNS = 2_000
+
+
+def positions(game_type: str, seed: int, every: int) -> list[tuple[Any, int, list[Event]]]:
+    """Some (state, turn, events) of one bot game: the setup, every ``every``-th turn, and the end."""
+    game = registry.get_game(game_type)
+    seats = [f"p{i}" for i in range(SEATS[game_type])]
+    state = game.setup(seats, game.options_model(), Recorder.for_turn(seed, 0, 0))
+    found: list[tuple[Any, int, list[Event]]] = [(state, 0, [])]
+    for number in range(1, MAX_TURNS + 1):
+        pending = game.pending(state)
+        if not pending:
+            break
+        orders = {}
+        for seat, decision in pending.items():
+            data = game.bot(state, seat, Recorder.for_turn(seed, 0, number, f"bot:{seat}"))
+            orders[seat] = game.order_model(decision).model_validate(data)
+        resolution = game.resolve(state, orders, Recorder.for_turn(seed, 0, number))
+        state = resolution.state
+        if number % every == 0 or not game.pending(state):
+            found.append((state, number, list(resolution.events)))
+    assert game.outcome(state) is not None, f"{game_type} seed {seed} did not end"
+    return found
+
+
+@pytest.mark.parametrize("game_type", sorted(SEATS))
+def test_each_report_is_byte_identical_to_rendering_it_whole(game_type: str) -> None:
+    game = registry.get_game(game_type)
+    for state, turn, events in positions(game_type, seed=3, every=7):
+        tables = TableCache(game.name)
+        seats = [*(f"p{i}" for i in range(SEATS[game_type])), None]
+        for seat in seats:
+            ctx = context(game, "g-1", state, turn, seat, events, deadline="Mon 1 Jan 12:00 UTC")
+            assert tables.render(ctx) == render(game.name, "html", ctx), (game_type, turn, seat)
+
+
+def test_reef_encounter_renders_the_table_once_a_turn() -> None:
+    game = registry.get_game("reef-encounter")
+    for state, turn, events in positions("reef-encounter", seed=4, every=10):
+        tables = TableCache(game.name)
+        for seat in ["p0", "p1", "p2", "p3", None]:
+            tables.render(context(game, "g-1", state, turn, seat, events))
+        assert tables.rendered == 1, turn
+
+
+def test_coral_divers_renders_the_table_once_a_turn() -> None:
+    game = registry.get_game("coral-divers")
+    state, turn, events = positions("coral-divers", seed=4, every=10)[2]
+    tables = TableCache(game.name)
+    for seat in ["p0", "p1", "p2", "p3", None]:
+        tables.render(context(game, "g-1", state, turn, seat, events))
+    assert tables.rendered == 1
+
+
+def test_a_seat_that_sees_more_of_the_table_gets_its_own() -> None:
+    # Mare Balticum's view opens a seat's own warehouse and market in the players' table, so no two
+    # seats may share one while the game runs; once it is over everything is open to all.
+    game = registry.get_game("mare-balticum")
+    found = positions("mare-balticum", seed=4, every=5)
+    state, turn, events = found[3]
+    assert game.outcome(state) is None
+    contexts = [context(game, "g-1", state, turn, seat, events) for seat in ["p0", "p1", "p2", "p3", None]]
+    assert len({table_key(game.name, ctx) for ctx in contexts}) == 5
+    tables = TableCache(game.name)
+    pages = [tables.render(ctx) for ctx in contexts]
+    assert tables.rendered == 5
+    assert pages == [render(game.name, "html", ctx) for ctx in contexts]
+
+
+def test_the_key_ignores_what_the_table_does_not_read() -> None:
+    game = registry.get_game("reef-encounter")
+    state, turn, events = positions("reef-encounter", seed=5, every=10)[1]
+    mine, public = (context(game, "g-1", state, turn, seat, events) for seat in ["p0", None])
+    assert mine["view"]["me"] != public["view"]["me"]  # the seat's screen: only in its own block
+    assert table_key(game.name, mine) == table_key(game.name, public)
+    changed = {**public, "view": {**public["view"], "bag": public["view"]["bag"] + 1}}
+    assert table_key(game.name, changed) != table_key(game.name, public)
