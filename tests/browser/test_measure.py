@@ -41,7 +41,8 @@ def test_a_plain_page_passes_every_check(page: Open) -> None:
     seen = page(f'<h1 id="target">Turn 3</h1><p>Some text.</p>{BOARD}')
     assert seen.requests == [seen.url] and seen.console_errors == []
     assert seen.sticking_out == [] and seen.scroll_width <= seen.client_width
-    assert seen.svg_problems() == [] and seen.small_text() == []
+    assert seen.svg_problems() == [] and seen.small_text() == [] and seen.faint_text() == []
+    assert seen.labels_cut == [] and seen.labels_overlapping == []
     [target] = seen.shown["#target"]
     assert target.readable and target.text == "Turn 3"
 
@@ -84,6 +85,18 @@ def test_an_svg_needs_a_size_and_must_fit_the_viewport(page: Open) -> None:
     assert page(framed).svg_problems() == []
     defs_only = '<svg width="0" height="0"><defs><pattern id="p" width="4" height="4"/></defs></svg>'
     assert page(defs_only).svg_problems() == []
+
+
+def test_svg_labels_past_the_edge_or_on_each_other_are_found(page: Open) -> None:
+    def board(*labels: tuple[int, int, str]) -> str:
+        texts = "".join(f'<text x="{x}" y="{y}" font-size="12">{t}</text>' for x, y, t in labels)
+        return f'<svg width="120" height="60" aria-label="sea">{texts}</svg>'
+
+    fine = page(board((5, 20, "gdansk"), (5, 45, "riga")))
+    assert fine.labels_cut == [] and fine.labels_overlapping == []
+    assert page(board((90, 20, "gulf-of-finland-east"))).labels_cut == ['"gulf-of-finland-east" in sea']
+    on_top = page(board((5, 20, "arkona"), (20, 22, "oresund")))
+    assert on_top.labels_overlapping == ['"arkona" and "oresund" in sea']
 
 
 def test_text_under_11px_is_found_in_html_and_in_scaled_svg(page: Open) -> None:
