@@ -7,6 +7,7 @@ runs some parts; ``--scale`` shrinks every count (``--scale 0.1`` for a quick lo
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import tempfile
 import time
@@ -66,6 +67,12 @@ RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {
 }
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (workers, ``pbem`` commands)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m proof", description=__doc__)
     parser.add_argument("--only", action="append", choices=PARTS, help="Run only this part (repeatable).")
@@ -80,9 +87,15 @@ def main(argv: list[str] | None = None) -> int:
         for part in args.only or PARTS:
             folder = root / part
             folder.mkdir(exist_ok=True)
-            started = time.monotonic()
-            found = RUNNERS[part](folder, args.scale, args.jobs)
+            started, cpu = time.monotonic(), _cpu_seconds()
+            try:
+                found = RUNNERS[part](folder, args.scale, args.jobs)
+            except Exception as exc:  # one broken part must not hide the figures of the others
+                found = Figures()
+                found.set(f"{part}.failed", 1, goal_zero=True)
+                found.find(f"{part}: {type(exc).__name__}: {exc}")
             found.set(f"{part}.seconds", round(time.monotonic() - started, 1))
+            found.set(f"{part}.cpu_seconds", round(_cpu_seconds() - cpu, 1))
             for name, value in found.values.items():
                 print(f"{name}: {value}", flush=True)
             for line in found.findings:
