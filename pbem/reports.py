@@ -85,9 +85,11 @@ def context(
     }
 
 
-def render_pair(game: Game, ctx: dict[str, Any]) -> tuple[str, str]:
-    """(plain text, HTML) of one report."""
-    return render(game.name, "txt", ctx), render(game.name, "html", ctx)
+def render_pair(game: Game, ctx: dict[str, Any], *, tables: TableCache | None = None) -> tuple[str, str]:
+    """(plain text, HTML) of one report; with ``tables``, the HTML table is taken from there when an
+    earlier report of the turn rendered the same one."""
+    html = tables.render(ctx) if tables is not None else render(game.name, "html", ctx)
+    return render(game.name, "txt", ctx), html
 
 
 def write_reports(
@@ -99,7 +101,7 @@ def write_reports(
     tables = TableCache(game.name)
     for seat in [*(s.name for s in seat_rows(session, row.id)), None]:
         ctx = context(game, row.id, state, turn, seat, events, deadline=deadline)
-        text, page = render(game.name, "txt", ctx), tables.render(ctx)
+        text, page = render_pair(game, ctx, tables=tables)
         session.add(
             ReportRow(
                 game_id=row.id,

@@ -81,10 +81,10 @@ def test_a_failure_while_recording_loses_nothing(table: Table, monkeypatch: pyte
     submit_all(table)
     real = reports.render_pair
 
-    def broken(game, ctx):  # type: ignore[no-untyped-def]
+    def broken(game, ctx, **kwargs):  # type: ignore[no-untyped-def]
         if ctx["seat"] is None:
             raise RuntimeError("disk full")
-        return real(game, ctx)
+        return real(game, ctx, **kwargs)
 
     monkeypatch.setattr(reports, "render_pair", broken)
     with pytest.raises(RuntimeError):
