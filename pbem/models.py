@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, LargeBinary, UniqueConstraint
+from sqlalchemy import Column, Index, LargeBinary, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 
@@ -129,10 +129,16 @@ class SubmissionRow(SQLModel, table=True):
 
 
 class ReportRow(SQLModel, table=True):
-    """A rendered report: for one seat, or the public one (``seat`` empty) for observers."""
+    """A rendered report: for one seat, or the public one (``seat`` empty) for observers.
+
+    ``mail_queued`` turns true in the transaction that queues the report's mail (or finds it has
+    none to send), so the mail pass reads only the reports still waiting, through its index."""
 
     __tablename__ = "report"
-    __table_args__ = (UniqueConstraint("game_id", "epoch", "turn", "seat"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "epoch", "turn", "seat"),
+        Index("ix_report_mail_queued", "mail_queued", "game_id"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
@@ -141,6 +147,7 @@ class ReportRow(SQLModel, table=True):
     seat: str = Field(default="", max_length=32)
     text_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     html_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    mail_queued: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class OutboxRow(SQLModel, table=True):

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from email import policy
 from email.message import EmailMessage
 
-from sqlalchemy import Engine, String, and_, cast, exists, func, literal, or_, update
+from sqlalchemy import Engine, String, and_, cast, exists, false, func, literal, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -118,21 +118,22 @@ def _key_expr(observer_email: object = None) -> object:
 
 
 def unmailed_reports(engine: Engine) -> list[tuple[int, str]]:
-    """(report id, address) of every report mail not queued yet, oldest report first."""
+    """(report id, address) of every report mail not queued yet, oldest report first: of the reports
+    no mail pass has been through (``mail_queued`` false)."""
     seat_key = _key_expr()
     observer_key = _key_expr(func.lower(func.trim(ObserverRow.email)))  # as report_key spells it
     with Session(engine) as session:
         for_seats = session.exec(
             select(ReportRow.id, SeatRow.email)
             .join(SeatRow, and_(SeatRow.game_id == ReportRow.game_id, SeatRow.name == ReportRow.seat))
-            .where(ReportRow.seat != "", SeatRow.email != "")
+            .where(ReportRow.mail_queued == false(), ReportRow.seat != "", SeatRow.email != "")
             .where(~exists().where(OutboxRow.dedupe_key == seat_key))
             .order_by(ReportRow.id)
         ).all()
         for_observers = session.exec(
             select(ReportRow.id, ObserverRow.email)
             .join(ObserverRow, ObserverRow.game_id == ReportRow.game_id)
-            .where(ReportRow.seat == "")
+            .where(ReportRow.mail_queued == false(), ReportRow.seat == "")
             .where(~exists().where(OutboxRow.dedupe_key == observer_key))
             .order_by(ReportRow.id)
         ).all()
@@ -143,37 +144,114 @@ def enqueue_reports(
     engine: Engine, now: datetime | None = None, *, settings: MailSettings | None = None
 ) -> int:
     """Queue one mail per report not mailed yet: each seat's to its address, the public one to each
-    observer. Idempotent; returns how many mails were queued."""
+    observer. Idempotent; returns how many mails were queued.
+
+    Only the reports with ``mail_queued`` false are read (an index finds them), one game's at a time:
+    its mails are composed and queued, and its reports marked, in one transaction. On PostgreSQL the
+    reports are claimed ``FOR UPDATE SKIP LOCKED``, so two ticks at once share the games between them
+    instead of composing the same mail twice; on SQLite the write lock taken first does the same.
+    """
     settings = settings or load_settings()
     now = utcnow(now)
     queued = 0
-    for report_id, email in unmailed_reports(engine):
-        if not is_address(email.strip().lower()):
-            continue  # a seat created with a broken address: nothing to send to, nothing to crash on
+    failed_on: int | None = None
+    while True:
         with Session(engine) as session:
             begin_write(session)
-            row = session.get(ReportRow, report_id)
-            assert row is not None  # reports are never deleted
-            address = email.strip().lower()
-            key = report_key(row.game_id, row.epoch, row.turn, row.seat, None if row.seat else address)
-            msg = report_message(
-                settings,
-                to=address,
-                key=key,
-                game_id=row.game_id,
-                turn=row.turn,
-                seat=row.seat,
-                text=unpack(row.text_z),
-                html=unpack(row.html_z),
-                now=now,
-            )
+            reports = _claim_reports(session)
+            if not reports:
+                return queued
             try:
-                if queue(session, key=key, to=address, message=msg, now=now, game_id=row.game_id):
-                    session.commit()
-                    queued += 1
-            except IntegrityError:  # another host queued it between our look and our write: fine
+                added = _queue_report_mail(session, settings, reports, now)
+                session.commit()
+                queued += added
+            except IntegrityError:  # another host queued one of them between our look and our write
                 session.rollback()
-    return queued
+                if failed_on == reports[0].id:
+                    raise  # twice on the same report: not a race, a fault to show
+                failed_on = reports[0].id
+
+
+def _claim_reports(session: Session) -> list[ReportRow]:
+    """The unqueued reports of the game with the oldest one, locked for this transaction (on PostgreSQL
+    skipping those another pass holds); empty when none is left."""
+    skip_locked = session.get_bind().dialect.name == "postgresql"
+    first = select(ReportRow.game_id).where(ReportRow.mail_queued == false()).order_by(ReportRow.id).limit(1)
+    if skip_locked:
+        first = first.with_for_update(skip_locked=True)
+    game_id = session.exec(first).first()
+    if game_id is None:
+        return []
+    of_game = (
+        select(ReportRow)
+        .where(ReportRow.mail_queued == false(), ReportRow.game_id == game_id)
+        .order_by(ReportRow.id)  # type: ignore[arg-type]
+    )
+    if skip_locked:
+        of_game = of_game.with_for_update(skip_locked=True)
+    return list(session.exec(of_game))
+
+
+def _queue_report_mail(
+    session: Session, settings: MailSettings, reports: list[ReportRow], now: datetime
+) -> int:
+    """Queue the mails of one game's ``reports`` and mark them queued, in the caller's transaction."""
+    game_id = reports[0].game_id
+    emails = dict(session.exec(select(SeatRow.name, SeatRow.email).where(SeatRow.game_id == game_id)).all())
+    observers: list[str] = []
+    if any(r.seat == "" for r in reports):
+        observers = list(session.exec(select(ObserverRow.email).where(ObserverRow.game_id == game_id)))
+    wanted: list[tuple[ReportRow, str, str]] = []  # (report, key, address)
+    for row in reports:
+        targets = [emails.get(row.seat, "")] if row.seat else observers
+        for email in targets:
+            address = email.strip().lower()
+            if not address or not is_address(address):
+                continue  # no address, or a broken one: nothing to send to, nothing to crash on
+            key = report_key(row.game_id, row.epoch, row.turn, row.seat, None if row.seat else address)
+            wanted.append((row, key, address))
+    keys = [key for _, key, _ in wanted]
+    present = (
+        set(session.exec(select(OutboxRow.dedupe_key).where(OutboxRow.dedupe_key.in_(keys))))
+        if keys
+        else set()
+    )  # type: ignore[attr-defined]
+    added = 0
+    texts: dict[int, tuple[str, str]] = {}
+    for row, key, address in wanted:
+        if key in present:
+            continue
+        assert row.id is not None
+        if row.id not in texts:
+            texts[row.id] = (unpack(row.text_z), unpack(row.html_z))
+        text, html = texts[row.id]
+        msg = report_message(
+            settings,
+            to=address,
+            key=key,
+            game_id=row.game_id,
+            turn=row.turn,
+            seat=row.seat,
+            text=text,
+            html=html,
+            now=now,
+        )
+        session.add(
+            OutboxRow(
+                dedupe_key=key,
+                game_id=row.game_id,
+                to_addr=address,
+                subject=str(msg["Subject"])[:300],
+                message_z=pack_message(msg),
+                created_at=now,
+                next_attempt_at=now,
+            )
+        )
+        added += 1
+    for row in reports:
+        row.mail_queued = True
+        session.add(row)
+    return added
 
 
 @dataclass

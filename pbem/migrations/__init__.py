@@ -1,7 +1,8 @@
 """Schema changes as alembic revisions, run in place by :func:`upgrade`.
 
 Revision ``0001`` is the host's schema as :mod:`pbem.models` stood when migrations began; ``0002`` adds
-the cron layer's tables (:mod:`pbem.cron.models`). A database made before migrations existed (tables
+the cron layer's tables (:mod:`pbem.cron.models`); ``0003`` marks which reports' mail is queued
+(``report.mail_queued``), backfilled from the outbox. A database made before migrations existed (tables
 but no ``alembic_version``) is stamped ``0001`` first, then brought to head, keeping its data.
 
 Several hosts may start on the same database at once, so the upgrade holds a lock for its whole run:
@@ -11,7 +12,7 @@ SQLite. Whoever waits re-reads the revision inside the lock and finds nothing le
 >>> from sqlalchemy import create_engine
 >>> engine = create_engine("sqlite://")
 >>> upgrade(engine)
-'0002'
+'0003'
 """
 
 from __future__ import annotations

@@ -53,9 +53,9 @@ def _old_game(session: Session) -> None:
 def test_fresh_database_upgrades_to_head(db_url: str) -> None:
     engine = create_engine(db_url)
     assert migrations.current(engine) is None
-    assert migrations.upgrade(engine) == migrations.head() == "0002"
+    assert migrations.upgrade(engine) == migrations.head() == "0003"
     assert CRON_TABLES | {"game", "seat", "turn", "outbox"} <= set(inspect(engine).get_table_names())
-    assert migrations.upgrade(engine) == "0002"  # again: nothing to do, no error
+    assert migrations.upgrade(engine) == "0003"  # again: nothing to do, no error
     engine.dispose()
 
 
@@ -66,7 +66,7 @@ def test_old_database_upgrades_in_place_with_its_game(db_url: str) -> None:
     with Session(engine) as session:
         _old_game(session)
     migrations.upgrade(engine)
-    assert migrations.current(engine) == "0002"
+    assert migrations.current(engine) == "0003"
     with Session(engine) as session:
         game = session.get(GameRow, "old-1")
         assert game is not None and game.turn == 3 and game.deadline_at == START + timedelta(days=1)
@@ -85,7 +85,7 @@ def test_database_made_before_migrations_is_stamped_then_upgraded(db_url: str) -
     with Session(engine) as session:
         _old_game(session)
     assert migrations.current(engine) is None
-    assert migrations.upgrade(engine) == "0002"
+    assert migrations.upgrade(engine) == "0003"
     with engine.connect() as conn:
         assert conn.execute(text("select count(*) from seat where game_id = 'old-1'")).scalar() == 1
         assert conn.execute(text("select count(*) from cron_notice")).scalar() == 0
@@ -111,7 +111,7 @@ def test_hosts_upgrading_at_once_all_reach_head(db_url: str) -> None:
     for t in threads:
         t.join()
     assert errors == []
-    assert results == ["0002"] * 4
+    assert results == ["0003"] * 4
 
 
 def test_head_schema_matches_the_models(db_url: str) -> None:
@@ -120,4 +120,48 @@ def test_head_schema_matches_the_models(db_url: str) -> None:
     migrations.upgrade(engine)
     with engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), SQLModel.metadata) == []
+    engine.dispose()
+
+
+def test_upgrade_to_0003_marks_the_reports_whose_mail_is_queued(db_url: str) -> None:
+    engine = create_engine(db_url)
+    migrations.upgrade(engine, "0002")
+    with Session(engine) as session:
+        _old_game(session)  # seat red, with an address
+    with Session(engine) as session:
+        session.add(SeatRow(game_id="old-1", name="blue", position=1, email="", password_hash="h"))
+        session.add(SeatRow(game_id="old-1", name="green", position=2, email="g@x.org", password_hash="h"))
+        session.commit()
+    with engine.begin() as conn:
+        conn.execute(text("insert into observer (game_id, email) values ('old-1', ' Kibitz@Example.org')"))
+        reports = [(1, "red"), (2, "red"), (1, "blue"), (1, "green"), (1, ""), (2, "")]
+        conn.execute(
+            text(
+                "insert into report (game_id, epoch, turn, seat, text_z, html_z)"
+                " values ('old-1', 0, :t, :s, :z, :z)"
+            ),
+            [{"t": t, "s": s, "z": b"x"} for t, s in reports],
+        )
+        mailed = ["report:old-1:0:1:red", "report:old-1:0:1:observer=kibitz@example.org"]
+        conn.execute(
+            text(
+                "insert into outbox (dedupe_key, to_addr, subject, message_z, created_at, status, attempts)"
+                " values (:k, 'a@x.org', 's', :z, :at, 'sent', 1)"
+            ),
+            [{"k": k, "z": b"m", "at": START} for k in mailed],
+        )
+    assert migrations.upgrade(engine) == "0003"
+    with engine.connect() as conn:
+        flags = {
+            (turn, seat): bool(queued)
+            for turn, seat, queued in conn.execute(text("select turn, seat, mail_queued from report"))
+        }
+    assert flags == {
+        (1, "red"): True,  # its mail is in the outbox
+        (2, "red"): False,  # not yet
+        (1, "blue"): True,  # no address: nothing to send
+        (1, "green"): False,
+        (1, ""): True,  # the observer has it
+        (2, ""): False,
+    }
     engine.dispose()

@@ -93,3 +93,23 @@ def test_a_seat_with_a_broken_address_is_skipped_without_stopping_the_others(
     create_game(engine, PEARL_DIVE.name, "pd-broken", players, seed=3, now=START)
     assert outbox.enqueue_reports(engine, START, settings=settings) == 1
     assert [to for to, _ in queued(engine).values()] == ["ann@example.org"]
+
+
+def test_the_mail_pass_marks_each_report_and_reads_only_the_unmarked(
+    engine: Engine, game: Game, settings: MailSettings
+) -> None:
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 2
+    with Session(engine) as session:
+        assert all(r.mail_queued for r in session.exec(select(ReportRow)))  # the public one too: no observer
+        for row in session.exec(select(OutboxRow)):
+            session.delete(row)  # were the pass to look at every report again, it would queue these anew
+        session.commit()
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 0
+    with Session(engine) as session:
+        red = session.exec(select(ReportRow).where(ReportRow.seat == "red")).one()
+        red.mail_queued = False
+        session.add(red)
+        session.commit()
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 1
+    assert list(queued(engine)) == [f"report:{game.id}:0:0:red"]
+
