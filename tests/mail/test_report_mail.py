@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from pbem.codec import unpack
 from pbem.create import create_game
-from pbem.mail import outbox
+from pbem.mail import compose, outbox
 from pbem.mail.settings import MailSettings
 from pbem.models import ObserverRow, OutboxRow, ReportRow
 from pbem.registry import register
@@ -113,3 +113,28 @@ def test_the_mail_pass_marks_each_report_and_reads_only_the_unmarked(
     assert outbox.enqueue_reports(engine, START, settings=settings) == 1
     assert list(queued(engine)) == [f"report:{game.id}:0:0:red"]
 
+
+def test_the_html_part_is_quoted_printable_as_the_email_package_writes_it(settings: MailSettings) -> None:
+    html = "<p>Reef — turn 3 ◀ " + "x" * 120 + " </p>\n.dot at a line start\n<td>a=b</td>\n" * 50
+    msg = compose.report_message(
+        settings,
+        to="ann@example.org",
+        key="k",
+        game_id="g",
+        turn=3,
+        seat="red",
+        text="t",
+        html=html,
+        now=START,
+    )
+    reference = EmailMessage()
+    reference.add_alternative(html, subtype="html", cte="quoted-printable")
+    ours, theirs = msg.get_body(("html",)), reference.get_body(("html",))
+    assert ours is not None and theirs is not None
+    assert list(ours.items()) == list(theirs.items())
+    assert ours["Content-Transfer-Encoding"] == "quoted-printable"
+    raw = ours.as_bytes(policy=policy.SMTP).split(b"\r\n\r\n", 1)[1]
+    assert raw.isascii() and max(len(line) for line in raw.split(b"\r\n")) <= 76
+    parsed = message_from_bytes(outbox.unpack_message(outbox.pack_message(msg)), policy=policy.default)
+    body = parsed.get_body(("html",))
+    assert body is not None and body.get_content().replace("\r\n", "\n") == html
