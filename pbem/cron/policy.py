@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
+from functools import lru_cache
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
@@ -63,9 +64,7 @@ class Step(Enum):
 
 def due(session: Session, game: GameRow) -> Due:
     """Who owes orders now: the game's pending seats less those with accepted orders for the due turn."""
-    rules = get_game(game.game_type)
-    state = rules.load_state(unpack_json(game.state_z))
-    waiting = tuple(rules.pending(state))
+    waiting = _waiting(game.game_type, game.state_z)
     turn = game.turn + 1
     sent = set(
         session.exec(
@@ -82,6 +81,15 @@ def due(session: Session, game: GameRow) -> Due:
         session.exec(select(SeatRow.name).where(SeatRow.game_id == game.id, SeatRow.abandoned)).all()
     )
     return Due(game.id, game.epoch, turn, waiting, missing, tuple(s for s in missing if s in abandoned))
+
+
+@lru_cache(maxsize=64)
+def _waiting(game_type: str, state_z: bytes) -> tuple[str, ...]:
+    """The seats a state waits for. A tick asks again of the same state (before and after a step that
+    changed nothing, each time round :func:`pbem.cron.tick.advance`), and loading a state is most of
+    the cost; the key is the stored state itself, so a changed state is never answered from here."""
+    rules = get_game(game_type)
+    return tuple(rules.pending(rules.load_state(unpack_json(state_z))))
 
 
 def next_step(game: GameRow, where: Due, now: datetime, remind_before: int) -> Step:
@@ -143,6 +151,9 @@ def _due_since(session: Session, game: GameRow) -> datetime:
     latest = session.exec(
         select(TurnRow.resolved_at).where(
             TurnRow.game_id == game.id,
+            # the turn may have been played in an earlier epoch (a rollback keeps the turns before it);
+            # naming every epoch lets the unique (game, epoch, number) index find the row directly
+            TurnRow.epoch.in_(range(game.epoch + 1)),  # type: ignore[attr-defined]
             TurnRow.number == game.turn,
             TurnRow.undone == False,  # noqa: E712
         )
