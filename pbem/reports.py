@@ -86,10 +86,11 @@ def context(
 
 
 def render_pair(game: Game, ctx: dict[str, Any], *, tables: TableCache | None = None) -> tuple[str, str]:
-    """(plain text, HTML) of one report; with ``tables``, the HTML table is taken from there when an
+    """(plain text, HTML) of one report; with ``tables``, each table is taken from there when an
     earlier report of the turn rendered the same one."""
-    html = tables.render(ctx) if tables is not None else render(game.name, "html", ctx)
-    return render(game.name, "txt", ctx), html
+    if tables is None:
+        return render(game.name, "txt", ctx), render(game.name, "html", ctx)
+    return tables.render(ctx, "txt"), tables.render(ctx, "html")
 
 
 def write_reports(

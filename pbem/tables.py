@@ -1,9 +1,9 @@
-"""The table of a turn's HTML reports, rendered once for every seat that sees the same table.
+"""The table of a turn's reports, rendered once for every seat that sees the same table.
 
-A game's ``report.html.j2`` fills the ``table`` block (the boards, the open sea, the players) and the
-``own`` block (what only the seat sees). Most of a report's rendering is the table, and the seats of a
-turn mostly see the same one, so :class:`TableCache` renders each distinct table once and hands the
-string to the other reports in its place.
+A game's ``report.html.j2`` and ``report.txt.j2`` fill the ``table`` block (the boards, the open sea,
+the players) and the ``own`` block (what only the seat sees). Most of a report's rendering is the
+table, and the seats of a turn mostly see the same one, so :class:`TableCache` renders each distinct
+table once and hands the string to the other reports in its place.
 
 Which seats see the same table is read from the template, not assumed: the table block, the top-level
 code and every macro of the game's template are parsed, and the table's key is every context value they
@@ -90,8 +90,8 @@ def _const(node: nodes.Node) -> str | None:
 
 
 @cache
-def _reads(game_name: str) -> _Reads:
-    template = _template(game_name, "html")
+def _reads(game_name: str, fmt: str = "html") -> _Reads:
+    template = _template(game_name, fmt)
     if template.filename is None:  # the generic template of a game with none of its own: a string
         return _Reads(frozenset(), None, everything=True)
     env = environment()
@@ -100,9 +100,9 @@ def _reads(game_name: str) -> _Reads:
     return _analyse(env.parse(source))
 
 
-def table_key(game_name: str, ctx: dict[str, Any]) -> str:
+def table_key(game_name: str, ctx: dict[str, Any], fmt: str = "html") -> str:
     """Equal for two report contexts exactly when the table block reads the same values in both."""
-    reads = _reads(game_name)
+    reads = _reads(game_name, fmt)
     if reads.everything:
         picked: dict[str, Any] = dict(ctx)
     else:
@@ -118,16 +118,17 @@ def table_key(game_name: str, ctx: dict[str, Any]) -> str:
 
 @dataclass
 class TableCache:
-    """Renders one turn's HTML reports, each distinct table once."""
+    """Renders one turn's reports, each distinct table of each format once."""
 
     game_name: str
-    tables: dict[str, str] = field(default_factory=dict)
+    tables: dict[tuple[str, str], str] = field(default_factory=dict)
     rendered: int = 0  # how many tables were rendered (the rest were reused)
 
-    def render(self, ctx: dict[str, Any]) -> str:
-        """The HTML report of ``ctx``, its table taken from an earlier report that reads the same."""
-        template = _template(self.game_name, "html")
-        key = table_key(self.game_name, ctx)
+    def render(self, ctx: dict[str, Any], fmt: str = "html") -> str:
+        """The report of ``ctx`` (``html`` or ``txt``), its table taken from an earlier report that
+        reads the same."""
+        template = _template(self.game_name, fmt)
+        key = (fmt, table_key(self.game_name, ctx, fmt))
         context = template.new_context(dict(ctx))
         blocks = context.blocks.get(_BLOCK)
         if blocks:
@@ -136,7 +137,7 @@ class TableCache:
         return _render(template, context)
 
     def _capture(
-        self, block: Callable[[Context], Iterator[str]], key: str
+        self, block: Callable[[Context], Iterator[str]], key: tuple[str, str]
     ) -> Callable[[Context], Iterator[str]]:
         def capture(context: Context) -> Iterator[str]:
             text = "".join(block(context))

@@ -1,4 +1,4 @@
-"""A turn's HTML reports render each distinct table once (pbem.tables), and every report stays
+"""A turn's reports (HTML and text) render each distinct table once (pbem.tables), and every report stays
 byte-for-byte what rendering it whole gives, for positions of every shipped game from setup to the end."""
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ def test_each_report_is_byte_identical_to_rendering_it_whole(game_type: str) -> 
         seats = [*(f"p{i}" for i in range(SEATS[game_type])), None]
         for seat in seats:
             ctx = context(game, "g-1", state, turn, seat, events, deadline="Mon 1 Jan 12:00 UTC")
-            assert tables.render(ctx) == render(game.name, "html", ctx), (game_type, turn, seat)
+            for fmt in ("html", "txt"):
+                assert tables.render(ctx, fmt) == render(game.name, fmt, ctx), (game_type, turn, seat, fmt)
 
 
 def test_reef_encounter_renders_the_table_once_a_turn() -> None:
@@ -56,8 +57,10 @@ def test_reef_encounter_renders_the_table_once_a_turn() -> None:
     for state, turn, events in positions("reef-encounter", seed=4, every=10):
         tables = TableCache(game.name)
         for seat in ["p0", "p1", "p2", "p3", None]:
-            tables.render(context(game, "g-1", state, turn, seat, events))
-        assert tables.rendered == 1, turn
+            ctx = context(game, "g-1", state, turn, seat, events)
+            for fmt in ("html", "txt"):
+                tables.render(ctx, fmt)
+        assert tables.rendered == 2, turn  # one table a format
 
 
 def test_coral_divers_renders_the_table_once_a_turn() -> None:
@@ -77,11 +80,12 @@ def test_a_seat_that_sees_more_of_the_table_gets_its_own() -> None:
     state, turn, events = found[3]
     assert game.outcome(state) is None
     contexts = [context(game, "g-1", state, turn, seat, events) for seat in ["p0", "p1", "p2", "p3", None]]
-    assert len({table_key(game.name, ctx) for ctx in contexts}) == 5
-    tables = TableCache(game.name)
-    pages = [tables.render(ctx) for ctx in contexts]
-    assert tables.rendered == 5
-    assert pages == [render(game.name, "html", ctx) for ctx in contexts]
+    for fmt in ("html", "txt"):
+        assert len({table_key(game.name, ctx, fmt) for ctx in contexts}) == 5
+        tables = TableCache(game.name)
+        pages = [tables.render(ctx, fmt) for ctx in contexts]
+        assert tables.rendered == 5
+        assert pages == [render(game.name, fmt, ctx) for ctx in contexts]
 
 
 def test_the_key_ignores_what_the_table_does_not_read() -> None:
