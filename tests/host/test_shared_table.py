@@ -3,6 +3,7 @@ byte-for-byte what rendering it whole gives, for positions of every shipped game
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -96,3 +97,10 @@ def test_the_key_ignores_what_the_table_does_not_read() -> None:
     assert table_key(game.name, mine) == table_key(game.name, public)
     changed = {**public, "view": {**public["view"], "bag": public["view"]["bag"] + 1}}
     assert table_key(game.name, changed) != table_key(game.name, public)
+
+
+def test_a_context_that_cannot_be_keyed_shares_no_table() -> None:
+    game = registry.get_game("reef-encounter")
+    state, turn, events = positions("reef-encounter", seed=5, every=10)[1]
+    unpicklable = {**context(game, "g-1", state, turn, None, events), "view": {"bag": threading.Lock()}}
+    assert table_key(game.name, unpicklable) != table_key(game.name, unpicklable)
