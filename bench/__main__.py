@@ -43,12 +43,16 @@ def pipeline_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
 
 
 def flat_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
-    ratio = flat(folder, sizes.flat_turn_short, sizes.flat_turn_long, sizes.flat_window, sizes.flat_repeats)
-    yield (
-        f"{NOTE} flat: turns {sizes.flat_turn_long}+ over turns {sizes.flat_turn_short}+ of one game, "
-        "each submitted and ticked"
+    same, unmatched = flat(
+        folder, sizes.flat_turn_short, sizes.flat_turn_long, sizes.flat_window, sizes.flat_repeats
     )
-    yield "flat.turn2000_over_turn20", ratio, "x"
+    yield (
+        f"{NOTE} flat: {sizes.flat_window} turns from turn {sizes.flat_turn_long} of a game with that much "
+        f"history over the same turns with {sizes.flat_turn_short - 1} turns of history (submitted, ticked)"
+    )
+    yield "flat.turn2000_over_turn20", same, "x"
+    yield f"{NOTE} flat: the same over turns {sizes.flat_turn_short}+ (other turns of play, other draws)"
+    yield "flat.unmatched_turns_ratio", unmatched, "x"
 
 
 def tick_sqlite_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:

@@ -1,9 +1,17 @@
 """Flat cost: a turn deep in a long game against the same game's turn 20, both as cron plays them.
 
-The long history is the game's own: its real first turns, moved up, under copies of them (turn rows,
-reports, submissions, the report mail already sent) from turn 1 on, so every table holds the whole
-history a game of that length leaves. Each measured turn is a player's order files submitted, then the
-real tick (in this process) resolving the turn, rendering the reports, queuing and delivering the mail.
+One game is played to turn 19 and copied three times:
+
+- *short*: as it is; its next turn is turn 20;
+- *twin*: its turns moved up so that its next turn is numbered 2,000, with nothing under them: a
+  history of 19 turns, but the very same next turns as *long* (chance and the bots draw from the
+  turn's number, so only equal numbers give equal turns);
+- *long*: the same, over copies of its real turns (turn rows, reports, submissions, the report mail
+  already sent) from turn 1 on, so every table holds the 1,999 turns of history a game that long leaves.
+
+Each measured turn is a player's order files submitted, then the real tick (in this process) resolving
+the turn, rendering the reports, queuing and delivering the mail. *long* over *twin* is the cost of the
+history alone; *long* over *short* also carries the difference between two different turns of play.
 """
 
 from __future__ import annotations
@@ -31,29 +39,28 @@ GAME_ID = "flat"
 MAIL = MailSettings(from_addr="host@example.org")
 
 
-def flat(folder: Path, short: int, long: int, window: int, repeats: int) -> float:
-    """How much turns ``long`` … ``long + window - 1`` of one game cost over its turns ``short`` … ,
-    each window run ``repeats`` times from a copy of the database; the fastest run of each turn counts
-    (on a shared machine other work only ever adds time)."""
+def flat(folder: Path, short: int, long: int, window: int, repeats: int) -> tuple[float, float]:
+    """(*long* over *twin*, *long* over *short*): the cost of ``window`` turns from each copy (see the
+    module's text), each window run ``repeats`` times from a fresh copy of the database, interleaved;
+    the fastest run of each turn counts (on a shared machine other work only ever adds time)."""
     seed = long_enough_seed(GAME, short + window)
     build = folder / "flat-build.sqlite"
     engine = connect(f"sqlite:///{build}")
     issued = new_game(engine, GAME, GAME_ID, seed)
     play_to_end(engine, GAME_ID, issued, until=short - 1)
     engine.dispose()
-    near, deep = folder / "flat-near.sqlite", folder / "flat-deep.sqlite"
-    copy(build, near)
-    copy(build, deep)
-    lengthen(near, GAME_ID, 0)
-    lengthen(deep, GAME_ID, long - short)
-    timings: dict[Path, list[list[float]]] = {near: [], deep: []}
+    copies = {name: folder / f"flat-{name}.sqlite" for name in ("short", "twin", "long")}
+    for name, path in copies.items():
+        copy(build, path)
+        lengthen(path, GAME_ID, 0 if name == "short" else long - short, fill=name == "long")
+    timings: dict[str, list[list[float]]] = {name: [] for name in copies}
     for _ in range(repeats):
-        for snapshot in (near, deep):  # interleaved: a slow moment of the machine hits both
+        for name, snapshot in copies.items():  # interleaved: a slow moment of the machine hits all
             work = folder / "flat-run.sqlite"
             copy(snapshot, work)
-            timings[snapshot].append(_window(f"sqlite:///{work}", folder / "outbox", issued, window))
-    cost = {snap: sum(min(rep[i] for rep in reps) for i in range(window)) for snap, reps in timings.items()}
-    return cost[deep] / cost[near]
+            timings[name].append(_window(f"sqlite:///{work}", folder / "outbox", issued, window))
+    cost = {name: sum(min(rep[i] for rep in reps) for i in range(window)) for name, reps in timings.items()}
+    return cost["long"] / cost["twin"], cost["long"] / cost["short"]
 
 
 def _window(url: str, maildir: Path, issued: dict[str, str], window: int) -> list[float]:
@@ -93,10 +100,12 @@ def copy(source: Path, target: Path) -> None:
     dst.close()
 
 
-def lengthen(path: Path, game_id: str, extra: int) -> None:
+def lengthen(path: Path, game_id: str, extra: int, *, fill: bool = True) -> None:
     """Give ``game_id`` ``extra`` more turns of history before its current one: its turns from 1 on move
-    up by ``extra``, and copies of them (turn rows, reports, submissions) fill turns 1 to ``extra``.
-    Every report's mail is then marked sent, as the ticks of those turns would have left it."""
+    up by ``extra``, and (with ``fill``) copies of them (turn rows, reports, submissions) fill turns 1 to
+    ``extra``.
+    Every report's mail is then marked sent, as the ticks of those turns would have left it, and the
+    host's mail pass is run once over it (it finds nothing to send)."""
     engine = connect(f"sqlite:///{path}")
     tables = [(TurnRow, TurnRow.number), (ReportRow, ReportRow.turn), (SubmissionRow, SubmissionRow.turn)]
     with Session(engine) as session:
@@ -112,6 +121,8 @@ def lengthen(path: Path, game_id: str, extra: int) -> None:
                     row.model_dump(exclude={"id"})
                 )
             cycle = sorted(by_turn)
+            if not fill:
+                continue
             rows = [
                 {**data, column.key: number}
                 for number in range(1, extra + 1)
@@ -121,7 +132,11 @@ def lengthen(path: Path, game_id: str, extra: int) -> None:
         session.execute(update(GameRow).where(GameRow.id == game_id).values(turn=GameRow.turn + extra))
         _mail_sent(session, game_id)
         session.commit()
+    # the host's own mail pass settles whatever else it keeps about mailed reports; it finds none to send
+    left = outbox.enqueue_reports(engine, datetime.now(UTC), settings=MAIL)
     engine.dispose()
+    if left:
+        raise RuntimeError(f"{left} report mails were still unqueued in the lengthened game")
 
 
 def _mail_sent(session: Session, game_id: str) -> None:

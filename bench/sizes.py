@@ -11,8 +11,8 @@ class Sizes:
     pipeline_games: int = 2  # complete Reef Encounter games through the pipeline
     flat_turn_short: int = 20
     flat_turn_long: int = 2000
-    flat_window: int = 5  # consecutive turns measured from each point
-    flat_repeats: int = 7  # each window is re-run this many times from a copy of the database
+    flat_window: int = 10  # consecutive turns measured from each point (their contents differ: see flat.py)
+    flat_repeats: int = 5  # each window is re-run this many times from a copy of the database
     tick_games: int = 1000
     pg_games: int = 1000
     memory_games: int = 10_000

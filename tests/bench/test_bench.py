@@ -154,3 +154,22 @@ def test_a_lengthened_game_holds_the_long_history_and_goes_on_from_it(tmp_path: 
     assert [t.number for t in record.turns] == list(range(55))
     assert registry.get_game("reef-encounter").name == record.game_type
     engine.dispose()
+
+
+def test_a_twin_game_has_the_long_games_turn_numbers_but_only_its_own_history(tmp_path: Path) -> None:
+    path = tmp_path / "twin.sqlite"
+    engine = connect(f"sqlite:///{path}")
+    with cheap_passwords():
+        issued = new_game(engine, "reef-encounter", "twin", seed=1, players=4)
+        play_to_end(engine, "twin", issued, until=3)
+    engine.dispose()
+    lengthen(path, "twin", 50, fill=False)
+    engine = connect(f"sqlite:///{path}")
+    with Session(engine) as session:
+        numbers = session.exec(select(TurnRow.number).where(TurnRow.game_id == "twin")).all()
+    assert sorted(numbers) == [0, 51, 52, 53]
+    assert status(engine, "twin")[0]["turn"] == 53
+    with cheap_passwords():
+        play_to_end(engine, "twin", issued, until=54)
+    assert status(engine, "twin")[0]["turn"] == 54
+    engine.dispose()
