@@ -4,7 +4,9 @@ For each position of random bot games and each seat P, the state is stored as th
 in a scratch database, and everything P can get out of the host is collected: P's text and HTML report
 and the public one (rendered by the functions that write the reports mail sends), ``pbem status``
 (text and JSON), the order template with and without ``--suggest``, and the answer to every order file
-P can send (``check`` and ``submit``: the bot's legal orders and illegal variants of them). Then every
+P can send (``check`` and ``submit``: the bot's legal orders and illegal variants of them). The reports
+are written by :func:`pbem.reports.write_reports` itself, every seat's together as after a real turn,
+so a table shared between seats' reports (:mod:`pbem.tables`) is shared here too. Then every
 holding hidden from P is dealt anew (``Game.resample_hidden``) and the events addressed to other seats
 are rewritten, the variant is stored the same way, and everything is collected again: any byte that
 differs is a leak.
@@ -19,15 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, update
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from pbem import orders, reports, status
-from pbem.codec import pack_json
+from pbem.codec import pack_json, unpack
 from pbem.create import create_game
 from pbem.errors import UserError
 from pbem.game import Event, Game
 from pbem.history import settle
-from pbem.models import GameRow, SubmissionRow
+from pbem.models import GameRow, ReportRow, SubmissionRow
 from proof.common import Figures, Position, RandomChance, cheap_passwords, playout, scratch_engine, settings
 from proof.orders_variants import envelope, mutations, schema_words
 
@@ -131,15 +133,9 @@ def outputs(
 ) -> dict[str, str]:
     """Everything ``seat`` can get out of the host while ``state`` is the game's current state, with
     ``files`` the order files it sends."""
-    game = position.game
     game_id = scratch.game_id(position)
     scratch.store(game_id, position.turn, state)
-    out: dict[str, str] = {}
-    for whom in (seat, None):
-        ctx = reports.context(game, game_id, state, position.turn, whom, events)
-        text, page = reports.render_pair(game, ctx)
-        out[f"report.txt[{whom or 'public'}]"] = text
-        out[f"report.html[{whom or 'public'}]"] = page
+    out = stored_reports(scratch, game_id, state, position.turn, events, seat)
     entries = status.status(scratch.engine, game_id)
     out["status"] = status.describe(entries[0])
     out["status --json"] = json.dumps(entries, sort_keys=True)
@@ -152,6 +148,28 @@ def outputs(
             receipt = orders.submit(scratch.engine, text)
             out[f"submit[{i}]"] = json.dumps([receipt.accepted, receipt.receipt, receipt.errors])
             scratch.store(game_id, position.turn, state)
+    return out
+
+
+def stored_reports(
+    scratch: Scratch, game_id: str, state: Any, turn: int, events: tuple[Event, ...], seat: str
+) -> dict[str, str]:
+    """``seat``'s report and the public one, as :func:`pbem.reports.write_reports` stores them for mail
+    (every seat's report of the turn rendered together, sharing the tables they may share)."""
+    out: dict[str, str] = {}
+    with Session(scratch.engine) as session:
+        session.execute(delete(ReportRow).where(ReportRow.game_id == game_id))
+        row = session.get(GameRow, game_id)
+        assert row is not None
+        reports.write_reports(session, scratch.game, row, state, turn, events)
+        session.flush()
+        for report in session.exec(
+            select(ReportRow).where(ReportRow.game_id == game_id, ReportRow.seat.in_([seat, ""]))  # type: ignore[attr-defined]
+        ):
+            whom = report.seat or "public"
+            out[f"report.txt[{whom}]"] = unpack(report.text_z)
+            out[f"report.html[{whom}]"] = unpack(report.html_z)
+        session.rollback()
     return out
 
 
