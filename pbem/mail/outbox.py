@@ -10,11 +10,14 @@ next try back exponentially. A refusal never loses a mail: only a permanent refu
 
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import policy
+from email.generator import BytesGenerator
 from email.message import EmailMessage
+from io import BytesIO
 
 from sqlalchemy import Engine, String, and_, cast, exists, false, func, literal, or_, update
 from sqlalchemy.exc import IntegrityError
@@ -64,8 +67,28 @@ def begin_write(session: Session) -> None:
         session.connection().exec_driver_sql("UPDATE host SET value = value WHERE key = 'schema_version'")
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as email.generator's NLCRE
+
+
+class _WholeBodyGenerator(BytesGenerator):
+    """``BytesGenerator`` writing a body's lines in one piece: the stock one writes each line and each
+    line break apart (a 60 KB report page is 1,500 lines, so two thirds of serialising a report mail
+    went there). The bytes are the same: every line break becomes the policy's."""
+
+    def _write_lines(self, lines: str) -> None:
+        if lines:
+            self.write(_LINE_BREAK.sub(self._NL, lines))
+
+
+def message_bytes(msg: EmailMessage) -> bytes:
+    """``msg.as_bytes(policy=policy.SMTP)``, faster."""
+    out = BytesIO()
+    _WholeBodyGenerator(out, mangle_from_=False, policy=policy.SMTP).flatten(msg)
+    return out.getvalue()
+
+
 def pack_message(msg: EmailMessage | bytes) -> bytes:
-    raw = msg if isinstance(msg, bytes) else msg.as_bytes(policy=policy.SMTP)
+    raw = msg if isinstance(msg, bytes) else message_bytes(msg)
     return zlib.compress(raw, 6)
 
 

@@ -138,3 +138,21 @@ def test_the_html_part_is_quoted_printable_as_the_email_package_writes_it(settin
     parsed = message_from_bytes(outbox.unpack_message(outbox.pack_message(msg)), policy=policy.default)
     body = parsed.get_body(("html",))
     assert body is not None and body.get_content().replace("\r\n", "\n") == html
+
+
+def test_a_mail_is_stored_as_the_email_package_serialises_it(settings: MailSettings) -> None:
+    for text in ["plain", "naïve\ntext — with\r\nevery\rline break\n"]:
+        html = "<p>Reef — turn 3 ◀ " + "x" * 120 + " </p>\n.dot\r\n<td>a=b</td>\r" * 40
+        msg = compose.report_message(
+            settings,
+            to="ann@example.org",
+            key="k",
+            game_id="g",
+            turn=3,
+            seat="red",
+            text=text,
+            html=html,
+            now=START,
+        )
+        assert outbox.message_bytes(msg) == msg.as_bytes(policy=policy.SMTP)
+        assert outbox.unpack_message(outbox.pack_message(msg)) == msg.as_bytes(policy=policy.SMTP)
