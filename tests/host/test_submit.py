@@ -9,6 +9,7 @@ import pytest
 from sqlmodel import Session, select
 
 from host.conftest import Table
+from pbem import registry
 from pbem.codec import unpack
 from pbem.models import GameRow, SubmissionRow, TurnRow
 from pbem.orders import check, submit
@@ -171,12 +172,11 @@ def table_pearl(table: Table, seat: str) -> int:
 
 
 def test_a_rules_engine_crash_rejects_the_orders_and_keeps_them(table: Table, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from host.pearl_dive import GAME
-
     def crash(*_args: object) -> None:
         raise KeyError("reef")
 
-    monkeypatch.setattr(GAME, "check", crash)
+    # the instance the host uses: another conftest may have registered its own import of the module
+    monkeypatch.setattr(registry.get_game("pearl-dive"), "check", crash)
     monkeypatch.delenv("PBEM_DEBUG", raising=False)
     receipt = submit(table.engine, table.orders("red"))
     assert receipt.errors == [
