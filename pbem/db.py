@@ -14,10 +14,11 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from pbem import models
 from pbem.errors import UserError
+from pbem.migrations import upgrade
 
 DEFAULT_URL = "sqlite:///pbem.sqlite"
 SCHEMA_VERSION = "1"
@@ -65,12 +66,13 @@ def connect(url: str | None = None) -> Engine:
 
 
 def _create_schema(engine: Engine) -> None:
-    # Two processes starting on a fresh database race to create the tables; the loser retries and
-    # then finds them there.
+    # The schema comes from the alembic revisions, so a database made by an older pbem upgrades in
+    # place. upgrade() serialises hosts that start together; the retry covers a fresh SQLite file whose
+    # creation itself raced.
     attempts = 5
     for attempt in range(attempts):
         try:
-            SQLModel.metadata.create_all(engine)
+            upgrade(engine)
             with Session(engine) as session:
                 if session.get(models.HostRow, "schema_version") is None:
                     session.add(models.HostRow(key="schema_version", value=SCHEMA_VERSION))

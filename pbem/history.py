@@ -58,6 +58,16 @@ def settle(game: Game, state: Any) -> tuple[Any, Any, str]:
     return game.load_state(data), data, sha256_hex(text)
 
 
+def turn_events(by_bot: Sequence[str], game_events: Sequence[Event]) -> list[Event]:
+    """A turn's events as reports show them: first, plainly, every seat the bot played for (the
+    missed-orders policy or a game master's ``--fill-missing``), then the game's own. Live turns and
+    replays both build them here, so their reports agree."""
+    notes = [
+        Event(f"{seat} sent no orders for this turn: the bot played for {seat}.") for seat in sorted(by_bot)
+    ]
+    return notes + list(game_events)
+
+
 def dump_events(events: Sequence[Event]) -> list[dict[str, Any]]:
     return [{"text": e.text, "to": e.to, "data": dict(e.data)} for e in events]
 

@@ -27,7 +27,7 @@ from pbem.chance import Script, rederive
 from pbem.codec import unpack_json
 from pbem.errors import UserError
 from pbem.game import Event, Game, GameError
-from pbem.history import game_row, seat_rows, settle
+from pbem.history import game_row, seat_rows, settle, turn_events
 from pbem.models import TurnRow
 
 
@@ -133,7 +133,7 @@ def replay(record: GameRecord) -> Iterator[Step]:
                     for seat in pending
                 }
                 resolution = game.resolve(state, orders, chance)
-                state, events = resolution.state, list(resolution.events)
+                state, events = resolution.state, turn_events(entry.by_bot, resolution.events)
         except (GameError, ValueError) as exc:
             yield Step(entry.number, state, [], "", [f"{where}: cannot be re-run: {exc}"])
             return

@@ -26,7 +26,7 @@ from pbem.db import lock_game
 from pbem.envelope import orders_yaml
 from pbem.errors import UserError
 from pbem.game import Game, GameError
-from pbem.history import TurnConflict, TurnRecord, current_state, game_of, record_turn, settle
+from pbem.history import TurnConflict, TurnRecord, current_state, game_of, record_turn, settle, turn_events
 from pbem.models import GameRow, SubmissionRow
 
 log = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ def _resolve_next(engine: Engine, game_id: str, now: datetime, fill_missing: boo
             state_sha256=digest,
             orders={seat: _plain(o) for seat, o in orders.items()},
             by_bot=missing,
-            events=list(resolution.events),
+            events=turn_events(missing, resolution.events),
             chance=chance.record,
         )
         try:

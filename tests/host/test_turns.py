@@ -77,6 +77,23 @@ def test_missing_orders_are_filled_by_the_bot_only_when_asked(table: Table) -> N
     assert sources == [("blue", "bot", "consumed"), ("green", "bot", "consumed"), ("red", "file", "consumed")]
 
 
+def test_a_turn_the_bot_played_says_so_in_every_report_and_in_replay(table: Table) -> None:
+    from pbem.replay import from_database, report_at, verify
+
+    submit_all(table, ("red",))
+    assert process(table.engine, table.game_id, fill_missing=True) == [1]
+    line = "blue sent no orders for this turn: the bot played for blue."
+    for seat in ("red", "blue", None):
+        text = reports.report(table.engine, table.game_id, seat, turn=1, fmt="txt")
+        assert line in text
+        assert "the bot played for green." in text
+        assert line in reports.report(table.engine, table.game_id, seat, turn=1, fmt="html")
+    assert "the bot played for red" not in reports.report(table.engine, table.game_id, "red", turn=1)
+    record = from_database(table.engine, table.game_id)
+    assert verify(record)["ok"]
+    assert report_at(record, 1, "red", "txt") == reports.report(table.engine, table.game_id, "red", turn=1)
+
+
 def test_a_failure_while_recording_loses_nothing(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
     submit_all(table)
     real = reports.render_pair
