@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import secrets
 import sys
 from pathlib import Path
@@ -19,6 +18,8 @@ import typer
 from pbem import archive, create, orders, registry, replay, reports, turns
 from pbem import status as status_service
 from pbem.chance import derived_rng
+from pbem.cron import deadlines
+from pbem.cron.cli import parse_now
 from pbem.db import connect
 from pbem.demo import DEFAULT_GAME, run_demo
 from pbem.errors import UserError
@@ -51,16 +52,13 @@ def _pair(text: str, what: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-_DURATION = re.compile(r"(\d+)\s*([smhd])")
-_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
 def parse_duration(text: str) -> int:
-    """``48h``, ``2d``, ``90m``, ``1d12h`` as seconds."""
-    parts = _DURATION.findall(text.replace(" ", ""))
-    if not parts or "".join(n + u for n, u in parts) != text.replace(" ", ""):
-        raise typer.BadParameter(f"a duration is like 48h, 2d or 90m, not {text!r}")
-    return sum(int(n) * _UNIT[u] for n, u in parts)
+    """``48h``, ``2d``, ``90m``, ``1d12h`` as seconds: the cron layer's grammar, one for the whole host,
+    a bad value being a usage error here."""
+    try:
+        return deadlines.parse_duration(text)
+    except UserError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 @app.command(
@@ -96,6 +94,9 @@ def new(
     ] = False,
     as_json: AsJson = False,
     db: Db = None,
+    now: Annotated[
+        str | None, typer.Option("--now", hidden=True, help="Pretend it is this ISO time (UTC).")
+    ] = None,
 ) -> None:
     """Create a game and print each player's password, once (only a hash is kept)."""
     if game is None:
@@ -122,6 +123,7 @@ def new(
         nmr=nmr,
         abandon_after=abandon_after,
         require_from_match=require_from_match,
+        now=parse_now(now) if now else None,
     )
     emails = dict(seats)
     if as_json:

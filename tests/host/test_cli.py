@@ -160,6 +160,19 @@ def test_usage_errors_exit_2(pbem: Pbem) -> None:
     assert pbem("frobnicate").code == 2
 
 
+def test_new_takes_the_pretend_clock_for_its_first_deadline(pbem: Pbem) -> None:
+    args = ("new", "pearl-dive", "--id", "clocked", "--player", "red=a@x.org", "--player", "blue=b@x.org")
+    ran = pbem(*args, "--deadline", "1d12h", "--now", "2026-03-02T09:00")
+    assert ran.code == 0, ran.err
+    assert "deadline: 2026-03-03 21:00 UTC" in pbem("status", "clocked").out
+
+
+def test_one_duration_grammar_for_every_command(pbem: Pbem) -> None:
+    ran = pbem("new", "pearl-dive", "--id", "x", "--player", "a=b@x.org", "--deadline", "2x")
+    assert ran.code == 2
+    assert "not a duration: '2x' (write e.g. 48h, 2d, 1d12h, 90m)" in " ".join(ran.err.split())
+
+
 def test_a_bug_is_one_line_unless_debugging(pbem: Pbem, monkeypatch: pytest.MonkeyPatch) -> None:
     new_game(pbem)
 
