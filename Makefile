@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast bench proof lint clean
+.PHONY: setup services demo test test-fast bench proof lint clean
 
 setup: $(STAMP)
 
@@ -18,11 +18,17 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/pbem demo
 
+# The real servers the tests use: Debian's PostgreSQL, Dovecot and Chromium (installed when missing),
+# PostgreSQL started. Idempotent, so every test run may ask.
+services:
+	bash scripts/system-deps.sh
+	bash scripts/postgres.sh
+
 # The whole suite, the games' 1,000-game campaigns included.
-test: $(STAMP)
+test: $(STAMP) services
 	$(BIN)/python -m pytest -n 2 -q
 
-test-fast: $(STAMP)
+test-fast: $(STAMP) services
 	$(BIN)/python -m pytest -q -x -m "not slow"
 
 # Every figure of BENCHMARKS.md at the issue's sizes, on this machine (python -m bench --help: sizes, parts).
