@@ -36,9 +36,10 @@ def engine_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
 
 
 def pipeline_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
-    turn_ms, ratio, password_ms = pipeline.pipeline(folder, sizes.pipeline_games)
+    turn_ms, ratio, password_ms, cpu_ms = pipeline.pipeline(folder, sizes.pipeline_games)
     yield "pipeline.turn_ms_p50", turn_ms, "ms"
     yield "pipeline.floor_ratio", ratio, "x"
+    yield "pipeline.turn_cpu_ms_p50", cpu_ms, "ms"
     yield "pipeline.password_check_ms", password_ms, "ms"
 
 
