@@ -6,6 +6,7 @@ the password as a placeholder (never the real one), and the game's own starter o
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import yaml
@@ -71,8 +72,10 @@ def order_template(
     *, title: str, game_id: str, seat: str, turn: int, decision: Decision, orders_text: str
 ) -> str:
     """The whole order file for ``seat``'s pending decision, with ``orders_text`` (YAML for the value
-    of ``orders:``) indented under it."""
-    body = orders_text if orders_text.endswith("\n") else orders_text + "\n"
+    of ``orders:``) indented two spaces under it, however the text came indented (games indent their
+    templates already; the bot's suggestions come flush left)."""
+    body = textwrap.dedent(orders_text)
+    body = body if body.endswith("\n") else body + "\n"
     return (
         f"# {title} · game {game_id} · turn {turn} · orders of {seat}\n"
         f"# {decision.prompt}\n"

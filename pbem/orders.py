@@ -149,6 +149,12 @@ def _examine(session: Session, data: Any, from_address: str | None) -> _Verdict:
             f"for turn {due} now [turn.{'stale' if envelope.turn < due else 'future'}]"
         ]
         return verdict
+    if envelope.orders is None:
+        verdict.errors = [
+            "orders: nothing is given under orders:; write your steps there as a list, one '- ' line "
+            "each (the template's comments show every step you can take now) [orders.empty]"
+        ]
+        return verdict
     model = game.order_model(decision)
     try:
         orders: BaseModel = model.model_validate(envelope.orders)

@@ -129,3 +129,28 @@ def test_view_does_not_depend_on_hidden_holdings(game: Game, n: int, seed: int) 
         assert game.dump_state(state) == snapshot, "resample_hidden changed its input state"
 
     play(game, n, seed, check)
+
+
+@pytest.mark.parametrize("game", shipped_games(), ids=lambda g: g.name)
+def test_order_templates_sit_two_spaces_under_orders(game: Game) -> None:
+    import yaml
+
+    from pbem.envelope import order_template, orders_yaml
+
+    chance = RandomChance(7)
+    state = game.setup(seats(game.min_players), game.options_model(), chance)
+    for _ in range(6):  # the first decisions, setup ones included
+        for seat, decision in sorted(game.pending(state).items()):
+            for text in (game.template(state, seat), orders_yaml(game.bot(state, seat, chance))):
+                whole = order_template(
+                    title=game.title, game_id="g-1", seat=seat, turn=1, decision=decision, orders_text=text
+                )
+                body = [line for line in whole.split("\norders:\n", 1)[1].splitlines() if line.strip()]
+                margin = min(len(line) - len(line.lstrip(" ")) for line in body)
+                assert margin == 2, whole
+                assert isinstance(yaml.safe_load(whole), dict)
+        pending = game.pending(state)
+        orders = {
+            s: game.order_model(d).model_validate(game.bot(state, s, chance)) for s, d in pending.items()
+        }
+        state = game.resolve(state, orders, chance).state

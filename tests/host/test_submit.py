@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 from sqlmodel import Session, select
 
 from host.conftest import Table
@@ -95,6 +96,17 @@ def test_shape_errors_name_each_step(table: Table) -> None:
     unknown = submit(table.engine, table.orders("red", [{"swim": 3}]))
     assert unknown.errors == [
         "orders[0] (swim: 3): not a known step; a step is one of: bid [orders.unknown_step]"
+    ]
+
+
+def test_an_untouched_template_asks_for_steps_in_plain_words(table: Table) -> None:
+    # A template whose every step is a comment leaves ``orders:`` empty, which YAML reads as null.
+    envelope = {k: v for k, v in yaml.safe_load(table.orders("red")).items() if k != "orders"}
+    text = yaml.safe_dump(envelope) + "orders:\n  # - bid: 3\n"
+    receipt = submit(table.engine, text)
+    assert receipt.errors == [
+        "orders: nothing is given under orders:; write your steps there as a list, one '- ' line each "
+        "(the template's comments show every step you can take now) [orders.empty]"
     ]
 
 
