@@ -41,7 +41,8 @@ def run(folder: Path, seconds: int) -> Figures:
         corpus = folder / f"atheris-{target}"
         corpus.mkdir(exist_ok=True)
         argv = [sys.executable, "-m", "proof.fuzz_atheris", target, str(seconds), str(folder / "fuzz.sqlite")]
-        argv += [f"-max_total_time={seconds}", "-rss_limit_mb=1024", "-max_len=4096", str(corpus)]
+        argv += [f"-max_total_time={seconds}", "-rss_limit_mb=1024", "-max_len=4096"]
+        argv += [f"-artifact_prefix={folder}/atheris-{target}-", str(corpus)]  # not in the working directory
         done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=seconds * 3 + 120)
         runs = re.findall(r"Done (\d+) runs", done.stderr) or re.findall(r"#(\d+)\s", done.stderr)
         figures.add("fuzz.atheris.runs", int(runs[-1]) if runs else 0)
