@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, or_, select, update
+from sqlalchemy.pool import NullPool
 
 from pbem.models import GameRow
 
@@ -53,7 +54,9 @@ def immediate_engine(engine: Engine) -> Engine:
 
 @lru_cache(maxsize=16)
 def _immediate(url: str) -> Engine:
-    private = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+    # NullPool: no connection outlives its transaction, so a database file deleted and made anew under
+    # the same name (pbem demo starts afresh) is opened anew, not written through a stale handle
+    private = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, poolclass=NullPool)
 
     @event.listens_for(private, "connect")
     def _autocommit(dbapi_connection: Any, _record: Any) -> None:
