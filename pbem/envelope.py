@@ -25,7 +25,9 @@ class Envelope(BaseModel):
 
     game: str = Field(min_length=1, max_length=64)
     player: str = Field(min_length=1, max_length=32)
-    turn: int = Field(ge=0)
+    # bounded by the database's 32-bit integer column: a larger number is refused here, in words,
+    # before it could reach the database as an overflow
+    turn: int = Field(ge=0, le=2**31 - 1)
     password: str = Field(min_length=1, max_length=200)
     orders: Any
 

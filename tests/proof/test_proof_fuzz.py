@@ -41,7 +41,9 @@ def test_an_alias_bomb_is_refused_before_it_expands() -> None:
 
 def test_a_turn_too_big_for_the_database_is_rejected_with_a_message(tmp_path: Path) -> None:
     engine = connect(f"sqlite:///{tmp_path / 'db.sqlite'}")
-    issued = create_game(engine, "coral-divers", "cd-1", [("ann", ""), ("bob", "")], seed=1)
+    issued = create_game(
+        engine, "coral-divers", "cd-1", [("ann", ""), ("bob", "")], seed=1, options={"starting_player": "ann"}
+    )
     before = _game(engine)
     receipt = orders.submit(engine, envelope_text("cd-1", "ann", 10**40, issued["ann"], []))
     assert not receipt.accepted
