@@ -8,6 +8,7 @@ Lines starting with ``#`` are notes (the machine, what a figure was measured on)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -66,7 +67,8 @@ def tick_sqlite_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
 
 def tick_postgres_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     admin = fleet.pg_admin()
-    source, work = "pbem_bench_fleet", "pbem_bench_tick"
+    # named after this process: two benches at once (a test and a make bench) must not drop each other's
+    source, work = f"pbem_bench_fleet_{os.getpid()}", f"pbem_bench_tick_{os.getpid()}"
     try:
         fleet.build(fleet.pg_create(admin, source), sizes.pg_games, sizes.templates)
         one = _checked(fleet.tick(fleet.pg_create(admin, work, template=source), folder), sizes.pg_games)
