@@ -12,9 +12,13 @@ is reopened after an error, since a server that said 421 has closed it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import mailbox
+import os
 import smtplib
 import ssl
+from email import policy
+from email.parser import BytesHeaderParser
 from pathlib import Path
 from types import TracebackType
 from typing import Protocol
@@ -61,12 +65,33 @@ class MaildirTransport:
         self._box.close()
 
     def deliver(self, sender: str, recipient: str, message: bytes) -> None:
+        # A crash between the file landing here and the outbox marking the mail sent makes the next run
+        # send it again; the file's name comes from the Message-ID (fixed per dedupe key), so the second
+        # delivery finds the first and adds nothing.
+        unique = _unique_name(message)
         try:
-            self._box.add(message)
+            if unique is None:
+                self._box.add(message)
+            elif not self._holds(unique):
+                staged = self.path / "tmp" / f"{unique}.{os.getpid()}"
+                staged.write_bytes(message)
+                os.replace(staged, self.path / "new" / unique)
         except OSError as exc:
             raise DeliveryError(
                 f"cannot write to {self.path}: {exc.strerror}", permanent=False, server_down=True
             ) from None
+
+    def _holds(self, unique: str) -> bool:
+        """Whether a message of this name is in ``new/``, or in ``cur/`` (read, with flags)."""
+        return (self.path / "new" / unique).exists() or any((self.path / "cur").glob(f"{unique}:2,*"))
+
+
+def _unique_name(message: bytes) -> str | None:
+    """A Maildir file name derived from the message's Message-ID, or ``None`` when it has none."""
+    message_id = BytesHeaderParser(policy=policy.compat32).parsebytes(message).get("Message-ID")
+    if not message_id:
+        return None
+    return "pbem-" + hashlib.sha256(str(message_id).strip().encode("utf-8", "replace")).hexdigest()[:40]
 
 
 class SmtpTransport:
