@@ -219,10 +219,12 @@ def differences(
 
 
 def _identity(raw: bytes) -> str:
-    """A delivered mail by its Message-ID (fixed per dedupe key), recipient and subject: its bytes differ
-    from run to run only by the MIME boundary, which is drawn anew for every message."""
+    """A delivered mail by its recipient, subject and the message it answers: what is the same mail in
+    any run. Its Message-ID and Date come from the moment it was composed (so a database rebuilt with
+    the same game ids never reuses an id that mail clients would drop as seen), and a crash moves that
+    moment; a true double is the same identity twice, a loss one missing."""
     msg = email.message_from_bytes(raw, policy=email.policy.default)
-    return f"{msg['To']} «{msg['Subject']}» {msg['Message-ID']}"
+    return f"{msg['To']} «{msg['Subject']}» {msg['In-Reply-To'] or ''}"
 
 
 def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 5, seed: int = 8) -> Figures:
