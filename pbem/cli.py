@@ -18,8 +18,8 @@ import typer
 from pbem import archive, create, orders, registry, replay, reports, turns
 from pbem import status as status_service
 from pbem.chance import derived_rng
+from pbem.cli_common import NowOption, parse_now
 from pbem.cron import deadlines
-from pbem.cron.cli import parse_now
 from pbem.db import connect
 from pbem.demo import DEFAULT_GAME, run_demo
 from pbem.errors import UserError
@@ -94,9 +94,7 @@ def new(
     ] = False,
     as_json: AsJson = False,
     db: Db = None,
-    now: Annotated[
-        str | None, typer.Option("--now", hidden=True, help="Pretend it is this ISO time (UTC).")
-    ] = None,
+    now: NowOption = None,
 ) -> None:
     """Create a game and print each player's password, once (only a hash is kept)."""
     if game is None:

@@ -14,12 +14,13 @@ import sys
 import time
 import tomllib
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 
+from pbem.cli_common import DbOption, NowOption, guarded, parse_now
 from pbem.errors import UserError
 
 T = TypeVar("T")
@@ -31,32 +32,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-DbOption = Annotated[
-    str | None, typer.Option("--db", help="Database URL (default: $PBEM_DB, else ./pbem.sqlite).")
-]
-NowOption = Annotated[
-    str | None, typer.Option("--now", hidden=True, help="Pretend it is this ISO time (UTC).")
-]
 GameArg = Annotated[str, typer.Argument(help="The game's id.")]
-
-
-def _guarded(work: Callable[[], T]) -> T:
-    try:
-        return work()
-    except UserError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
-
-
-def parse_now(text: str | None) -> datetime:
-    """``--now`` as aware UTC (a time without a zone is taken as UTC), else the real clock."""
-    if text is None:
-        return datetime.now(UTC)
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise UserError(f"--now {text!r}: not an ISO time like 2026-03-02T09:00") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _engine(db: str | None) -> Any:
@@ -235,7 +211,7 @@ def tick(
         return summary.errors
 
     try:
-        errors = _guarded(work)
+        errors = guarded(work)
     finally:
         logger = logging.getLogger("pbem.cron")
         for handler in handlers:
@@ -302,7 +278,7 @@ def pause(game_id: GameArg, db: DbOption = None, now: NowOption = None) -> None:
     """
     from pbem.cron import admin
 
-    typer.echo(_guarded(lambda: admin.pause(_engine(db), game_id, parse_now(now))))
+    typer.echo(guarded(lambda: admin.pause(_engine(db), game_id, parse_now(now))))
 
 
 @app.command()
@@ -313,7 +289,7 @@ def resume(game_id: GameArg, db: DbOption = None, now: NowOption = None) -> None
     """
     from pbem.cron import admin
 
-    typer.echo(_guarded(lambda: admin.resume(_engine(db), game_id, parse_now(now))))
+    typer.echo(guarded(lambda: admin.resume(_engine(db), game_id, parse_now(now))))
 
 
 @app.command()
@@ -330,7 +306,7 @@ def extend(
     from pbem.cron import admin
     from pbem.cron.deadlines import parse_duration
 
-    typer.echo(_guarded(lambda: admin.extend(_engine(db), game_id, parse_duration(duration), parse_now(now))))
+    typer.echo(guarded(lambda: admin.extend(_engine(db), game_id, parse_duration(duration), parse_now(now))))
 
 
 @app.command()
@@ -348,7 +324,7 @@ def replace(
     """
     from pbem.cron import admin
 
-    password = _guarded(lambda: admin.replace(_engine(db), game_id, seat, email, parse_now(now)))
+    password = guarded(lambda: admin.replace(_engine(db), game_id, seat, email, parse_now(now)))
     typer.echo(f"seat {seat} of {game_id} now belongs to {email}; password (shown once): {password}")
 
 
@@ -366,7 +342,7 @@ def rollback(
     """
     from pbem.cron import admin
 
-    typer.echo(_guarded(lambda: admin.rollback(_engine(db), game_id, to_turn, parse_now(now))))
+    typer.echo(guarded(lambda: admin.rollback(_engine(db), game_id, to_turn, parse_now(now))))
 
 
 @app.command()
@@ -383,7 +359,7 @@ def observe(
     """
     from pbem.cron import admin
 
-    typer.echo(_guarded(lambda: admin.observe(_engine(db), game_id, email, parse_now(now), remove=remove)))
+    typer.echo(guarded(lambda: admin.observe(_engine(db), game_id, email, parse_now(now), remove=remove)))
 
 
 COMMANDS = (tick, pause, resume, extend, replace, rollback, observe)

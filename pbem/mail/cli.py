@@ -7,15 +7,12 @@ stderr and exit code 1.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 
-from pbem.errors import UserError
-
-T = TypeVar("T")
+from pbem.cli_common import DbOption, guarded
 
 app = typer.Typer(
     name="mail",
@@ -25,9 +22,6 @@ app = typer.Typer(
     add_completion=False,
 )
 
-DbOption = Annotated[
-    str | None, typer.Option("--db", help="Database URL (default: $PBEM_DB, else ./pbem.sqlite).")
-]
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="Settings file (default: $PBEM_CONFIG, else ./pbem.toml).")
 ]
@@ -41,14 +35,6 @@ SmtpOption = Annotated[
 OutboxOption = Annotated[
     Path | None, typer.Option("--outbox", help="Drop outgoing mail into this Maildir instead.")
 ]
-
-
-def _guarded(work: Callable[[], T]) -> T:
-    try:
-        return work()
-    except UserError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
 
 
 @app.command()
@@ -102,7 +88,7 @@ def fetch(
             typer.echo(f"sent {len(result.sent)}, delayed {len(result.delayed)}, failed {len(result.failed)}")
         return sum(one.outcome == "error" for one in handled)
 
-    if _guarded(work):
+    if guarded(work):
         typer.echo("error: some messages could not be handled (see the log); they are left unread", err=True)
         raise typer.Exit(1)
 
@@ -143,4 +129,4 @@ def send(
             f"failed {len(result.failed)}"
         )
 
-    _guarded(work)
+    guarded(work)
