@@ -56,7 +56,11 @@ class MaildirTransport:
 
     def __enter__(self) -> MaildirTransport:
         try:
-            self._box = mailbox.Maildir(self.path, create=True)
+            # mailbox's own create=True checks, then makes the folders, and fails when another tick made
+            # them in between; makedirs with exist_ok is safe for any number of ticks starting together.
+            for sub in ("tmp", "new", "cur"):
+                (self.path / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._box = mailbox.Maildir(self.path, create=False)
         except OSError as exc:
             raise MailError(f"cannot open the outbox Maildir {self.path}: {exc.strerror}") from None
         return self

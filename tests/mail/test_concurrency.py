@@ -9,6 +9,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from email import policy
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, create_engine, make_url, text
@@ -106,3 +107,22 @@ def test_two_fetchers_and_two_senders_at_once_on_postgresql(
     pg_engine: Engine, smtp: SmtpServer, settings: MailSettings
 ) -> None:
     exercise(pg_engine, smtp, settings)
+
+
+def _open_outbox(path: Path) -> bool:
+    from pbem.mail.transport import MaildirTransport
+
+    with MaildirTransport(path):
+        return True
+
+
+def test_ticks_starting_together_all_open_a_new_outbox_maildir(tmp_path: Path) -> None:
+    # Four ticks of one cron minute each open the outbox Maildir; whoever did not create it first must
+    # still get it (mailbox's create=True raised "File exists" to the loser of the race).
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        for n in range(30):
+            box = tmp_path / f"round{n}" / "sent"
+            assert pool.map(_open_outbox, [box] * 4) == [True] * 4
+            assert all((box / sub).is_dir() for sub in ("tmp", "new", "cur"))
