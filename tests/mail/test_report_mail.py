@@ -114,45 +114,112 @@ def test_the_mail_pass_marks_each_report_and_reads_only_the_unmarked(
     assert list(queued(engine)) == [f"report:{game.id}:0:0:red"]
 
 
-def test_the_html_part_is_quoted_printable_as_the_email_package_writes_it(settings: MailSettings) -> None:
-    html = "<p>Reef — turn 3 ◀ " + "x" * 120 + " </p>\n.dot at a line start\n<td>a=b</td>\n" * 50
-    msg = compose.report_message(
+TEXTS = [
+    "plain",
+    "",
+    "no line break at the end",
+    "naïve\ntext — with\r\nevery\rline break\n\n",
+    "From the reef\n.a dot at a line start\ntrailing spaces   \n\ttab\n",
+    "x" * 950 + "\n",  # longer than 900: quoted-printable although ASCII
+]
+HTML = "<p>Reef — turn 3 ◀ " + "x" * 120 + " </p>\n.dot at a line start\r\n<td>a=b</td>\r" * 40
+
+
+def reference(settings: MailSettings, text: str, html: str) -> EmailMessage:
+    """The report as the email package builds it, the standard :func:`compose.report_mail` matches."""
+    msg = compose.new_message(
+        settings, to="ann@example.org", subject="[pbem g] turn 3: report for red", key="k", now=START
+    )
+    msg.set_content(text, cte=compose._cte(text))
+    msg.add_alternative(html, subtype="html", cte=compose._cte(html))
+    return msg
+
+
+def ours(settings: MailSettings, text: str, html: str = HTML) -> bytes:
+    return compose.report_mail(
         settings,
         to="ann@example.org",
         key="k",
         game_id="g",
         turn=3,
         seat="red",
-        text="t",
+        text=text,
         html=html,
         now=START,
     )
-    reference = EmailMessage()
-    reference.add_alternative(html, subtype="html", cte="quoted-printable")
-    ours, theirs = msg.get_body(("html",)), reference.get_body(("html",))
-    assert ours is not None and theirs is not None
-    assert list(ours.items()) == list(theirs.items())
-    assert ours["Content-Transfer-Encoding"] == "quoted-printable"
-    raw = ours.as_bytes(policy=policy.SMTP).split(b"\r\n\r\n", 1)[1]
-    assert raw.isascii() and max(len(line) for line in raw.split(b"\r\n")) <= 76
-    parsed = message_from_bytes(outbox.unpack_message(outbox.pack_message(msg)), policy=policy.default)
-    body = parsed.get_body(("html",))
-    assert body is not None and body.get_content().replace("\r\n", "\n") == html
+
+
+def test_a_report_mail_reads_back_as_the_email_package_would_build_it(settings: MailSettings) -> None:
+    for text in TEXTS:
+        raw = ours(settings, text)
+        parsed = message_from_bytes(raw, policy=policy.default)
+        theirs = message_from_bytes(
+            reference(settings, text, HTML).as_bytes(policy=policy.SMTP), policy=policy.default
+        )
+        keep = [k for k in theirs if k != "Content-Type"]
+        assert [(k, str(parsed[k])) for k in keep] == [(k, str(theirs[k])) for k in keep]
+        assert parsed.get_content_type() == "multipart/alternative"
+        for kind in ("plain", "html"):
+            mine, want = parsed.get_body((kind,)), theirs.get_body((kind,))
+            assert mine is not None and want is not None
+            # (the package repeats MIME-Version in a part it made with set_content: RFC 2045 asks it
+            # of the message alone)
+            assert list(mine.items()) == [h for h in want.items() if h[0] != "MIME-Version"], (text, kind)
+            assert mine.get_content() == want.get_content(), (text, kind)
+        assert parsed.get_body(("plain",)).get_content().replace("\r\n", "\n").rstrip("\n") == (  # type: ignore[union-attr]
+            "\n".join(text.splitlines()).rstrip("\n")
+        )
+
+
+def test_a_report_mail_is_ascii_with_crlf_lines_of_at_most_78(settings: MailSettings) -> None:
+    for text in TEXTS:
+        raw = ours(settings, text)
+        assert raw.isascii()
+        assert b"\n" not in raw.replace(b"\r\n", b"") and b"\r" not in raw.replace(b"\r\n", b"")
+        head, body = raw.split(b"\r\n\r\n", 1)
+        assert max(len(line) for line in head.split(b"\r\n")) <= 78
+        html_part = body.split(b"text/html", 1)[1]
+        assert max(len(line) for line in html_part.split(b"\r\n")) <= 76
+
+
+def test_the_same_report_mails_the_same_bytes(settings: MailSettings) -> None:
+    assert ours(settings, "same") == ours(settings, "same")
+    other = compose.report_mail(
+        settings,
+        to="ann@example.org",
+        key="k2",
+        game_id="g",
+        turn=3,
+        seat="red",
+        text="same",
+        html=HTML,
+        now=START,
+    )
+    assert other.split(b"boundary=")[1][:40] != ours(settings, "same").split(b"boundary=")[1][:40]
+
+
+def test_a_text_holding_the_boundary_is_quoted_printable(settings: MailSettings) -> None:
+    boundary = ours(settings, "x").split(b'boundary="', 1)[1].split(b'"', 1)[0].decode()
+    text = f"a line\n--{boundary}\nanother\n"
+    raw = ours(settings, text)
+    parsed = message_from_bytes(raw, policy=policy.default)
+    plain = parsed.get_body(("plain",))
+    assert plain is not None and plain["Content-Transfer-Encoding"] == "quoted-printable"
+    assert plain.get_content().replace("\r\n", "\n") == text
+    assert len(parsed.get_payload()) == 2  # type: ignore[arg-type]
+
+
+def test_a_sender_name_beyond_ascii_is_encoded(settings: MailSettings) -> None:
+    named = MailSettings(from_addr=HOST, from_name="Hôte des récifs")
+    raw = ours(named, "t")
+    assert raw.isascii()
+    parsed = message_from_bytes(raw, policy=policy.default)
+    assert parsed["From"].addresses[0].display_name == "Hôte des récifs"
+    assert parsed["From"].addresses[0].addr_spec == HOST
 
 
 def test_a_mail_is_stored_as_the_email_package_serialises_it(settings: MailSettings) -> None:
     for text in ["plain", "naïve\ntext — with\r\nevery\rline break\n"]:
-        html = "<p>Reef — turn 3 ◀ " + "x" * 120 + " </p>\n.dot\r\n<td>a=b</td>\r" * 40
-        msg = compose.report_message(
-            settings,
-            to="ann@example.org",
-            key="k",
-            game_id="g",
-            turn=3,
-            seat="red",
-            text=text,
-            html=html,
-            now=START,
-        )
+        msg = reference(settings, text, HTML)
         assert outbox.message_bytes(msg) == msg.as_bytes(policy=policy.SMTP)
         assert outbox.unpack_message(outbox.pack_message(msg)) == msg.as_bytes(policy=policy.SMTP)
