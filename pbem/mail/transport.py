@@ -92,7 +92,11 @@ class MaildirTransport:
 
 def _unique_name(message: bytes) -> str | None:
     """A Maildir file name derived from the message's Message-ID, or ``None`` when it has none."""
-    message_id = BytesHeaderParser(policy=policy.compat32).parsebytes(message).get("Message-ID")
+    # The headers end at the first empty line; handing the parser only them keeps it off a report's
+    # 70 KB body, which it would otherwise read line by line to no purpose.
+    ends = [at for at in (message.find(b"\r\n\r\n"), message.find(b"\n\n")) if at >= 0]
+    head = message[: min(ends) + 2] if ends else message
+    message_id = BytesHeaderParser(policy=policy.compat32).parsebytes(head).get("Message-ID")
     if not message_id:
         return None
     return "pbem-" + hashlib.sha256(str(message_id).strip().encode("utf-8", "replace")).hexdigest()[:40]

@@ -193,6 +193,20 @@ def test_maildir_transport_drops_each_mail_into_new(
     assert len(list((box_dir / "new").iterdir())) == 2
 
 
+def test_a_maildir_file_is_named_by_the_message_id_in_the_headers_only(tmp_path: Path) -> None:
+    body_id = b"\r\n\r\nMessage-ID: <not-a-header@example.org>\r\n"
+    first = b"Subject: a\r\nMessage-ID: <one@example.org>" + body_id
+    again = b"Subject: a, sent again\r\nMessage-ID: <one@example.org>" + body_id + b"more\r\n"
+    other = b"Subject: b\r\nMessage-ID: <two@example.org>" + body_id
+    unix = b"Subject: c\nMessage-ID: <three@example.org>\n\nMessage-ID: <one@example.org>\n"
+    with MaildirTransport(tmp_path / "box") as box:
+        for raw in (first, again, other, unix, b"Subject: no id\r\n\r\nMessage-ID: <one@example.org>\r\n"):
+            box.deliver("host@example.org", "ann@example.org", raw)
+    names = sorted(p.name for p in (tmp_path / "box" / "new").iterdir())
+    assert len(names) == 4  # one, two, three and the message without an id; "sent again" added nothing
+    assert sum(name.startswith("pbem-") for name in names) == 3
+
+
 @pytest.mark.parametrize(
     ("url", "problem"),
     [
