@@ -306,63 +306,95 @@ def send(
     *,
     settings: MailSettings | None = None,
     limit: int | None = None,
+    batch: int = 50,
 ) -> SendResult:
-    """Deliver every pending mail that is due; idempotent, and safe to run twice at once."""
+    """Deliver every pending mail that is due; idempotent, and safe to run twice at once.
+
+    Mails are claimed ``batch`` at a time in one transaction (a lease in ``next_attempt_at``), then
+    delivered one by one, each marked sent as soon as the server took it: a crash re-sends at most the
+    one mail in flight, and a concurrent sender never sees a claimed row as due.
+    """
     settings = settings or load_settings()
     now = utcnow(now)
     result = SendResult()
-    with Session(engine) as session:
-        due = session.exec(
-            select(OutboxRow.id)
-            .where(OutboxRow.status == "pending")
-            .where(or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now))  # type: ignore[union-attr]
-            .order_by(OutboxRow.next_attempt_at, OutboxRow.id)
-            .limit(limit)
-        ).all()
+    left = limit
     with transport:
-        for outbox_id in due:
-            message = _claim(engine, outbox_id, now)
-            if message is None:
-                continue
-            to_addr, raw = message
-            try:
-                transport.deliver(settings.from_addr, to_addr, raw)
-            except DeliveryError as exc:
-                gave_up = _record_failure(engine, outbox_id, exc, now, settings)
-                (result.failed if gave_up else result.delayed).append(outbox_id)
-                if exc.server_down:
-                    # the rest would fail the same way, each after a timeout: leave them due for the next run
-                    break
-            else:
-                with Session(engine) as session:
-                    session.exec(  # type: ignore[call-overload]
-                        update(OutboxRow)
-                        .where(OutboxRow.id == outbox_id)
-                        .values(status="sent", sent_at=now, next_attempt_at=None, last_error=None)
-                    )
-                    session.commit()
-                result.sent.append(outbox_id)
+        while left is None or left > 0:
+            claimed = _claim(engine, now, batch if left is None else min(batch, left))
+            if not claimed:
+                break
+            if left is not None:
+                left -= len(claimed)
+            for index, (outbox_id, to_addr, raw) in enumerate(claimed):
+                try:
+                    transport.deliver(settings.from_addr, to_addr, raw)
+                except DeliveryError as exc:
+                    gave_up = _record_failure(engine, outbox_id, exc, now, settings)
+                    (result.failed if gave_up else result.delayed).append(outbox_id)
+                    if exc.server_down:
+                        # the rest would fail the same way, each after a timeout: leave them due for the
+                        # next run, without counting an attempt
+                        _release(engine, [row[0] for row in claimed[index + 1 :]], now)
+                        return result
+                else:
+                    with engine.begin() as conn:
+                        conn.execute(
+                            update(OutboxRow)
+                            .where(OutboxRow.id == outbox_id)  # type: ignore[arg-type]
+                            .values(
+                                status="sent",
+                                attempts=OutboxRow.attempts + 1,
+                                sent_at=now,
+                                next_attempt_at=None,
+                                last_error=None,
+                            )
+                        )
+                    result.sent.append(outbox_id)
     return result
 
 
-def _claim(engine: Engine, outbox_id: int, now: datetime) -> tuple[str, bytes] | None:
-    """Take the row for this run (one more attempt, due again only after the lease), or ``None`` if a
-    concurrent sender took it first."""
+def _due(now: datetime) -> object:
+    return and_(
+        OutboxRow.status == "pending",
+        or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now),  # type: ignore[union-attr]
+    )
+
+
+def _claim(engine: Engine, now: datetime, size: int) -> list[tuple[int, str, bytes]]:
+    """Take up to ``size`` due mails for this run, oldest due first: each is due again only once the
+    lease has run out (after a crash). On PostgreSQL rows another sender holds are skipped; on SQLite
+    the write lock, taken first, makes the second sender wait and then find them leased."""
     with Session(engine) as session:
-        claimed = session.exec(  # type: ignore[call-overload]
+        begin_write(session)
+        pick = (
+            select(OutboxRow.id)
+            .where(_due(now))
+            .order_by(OutboxRow.next_attempt_at, OutboxRow.id)
+            .limit(size)
+        )  # type: ignore[arg-type]
+        if session.get_bind().dialect.name == "postgresql":
+            pick = pick.with_for_update(skip_locked=True)
+        ids = list(session.exec(pick))
+        if not ids:
+            return []
+        session.exec(  # type: ignore[call-overload]
             update(OutboxRow)
-            .where(OutboxRow.id == outbox_id, OutboxRow.status == "pending")
-            .where(or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now))  # type: ignore[union-attr]
-            .values(attempts=OutboxRow.attempts + 1, next_attempt_at=now + timedelta(seconds=CLAIM_SECONDS))
+            .where(OutboxRow.id.in_(ids))  # type: ignore[union-attr]
+            .values(next_attempt_at=now + timedelta(seconds=CLAIM_SECONDS))
         )
-        if claimed.rowcount != 1:
-            session.rollback()
-            return None
-        row = session.get(OutboxRow, outbox_id)
-        assert row is not None
-        out = (row.to_addr, unpack_message(row.message_z))
+        rows = session.exec(
+            select(OutboxRow.id, OutboxRow.to_addr, OutboxRow.message_z).where(OutboxRow.id.in_(ids))  # type: ignore[union-attr]
+        ).all()
         session.commit()
-        return out
+    found = {outbox_id: (outbox_id, to_addr, unpack_message(blob)) for outbox_id, to_addr, blob in rows}
+    return [found[outbox_id] for outbox_id in ids]
+
+
+def _release(engine: Engine, ids: list[int], now: datetime) -> None:
+    """Hand claimed mails back, due at once, as if this run had not claimed them."""
+    if ids:
+        with engine.begin() as conn:
+            conn.execute(update(OutboxRow).where(OutboxRow.id.in_(ids)).values(next_attempt_at=now))  # type: ignore[union-attr]
 
 
 def _record_failure(
@@ -372,6 +404,7 @@ def _record_failure(
         begin_write(session)
         row = session.get(OutboxRow, outbox_id)
         assert row is not None
+        row.attempts += 1
         row.last_error = _scrub(str(exc), settings.secrets())
         gave_up = exc.permanent and row.attempts >= settings.max_attempts
         if gave_up:

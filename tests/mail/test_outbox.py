@@ -193,6 +193,37 @@ def test_maildir_transport_drops_each_mail_into_new(
     assert len(list((box_dir / "new").iterdir())) == 2
 
 
+def test_mails_claimed_by_a_run_that_died_are_due_again_once_the_lease_runs_out(
+    engine: Engine, settings: MailSettings, tmp_path: Path
+) -> None:
+    for key in "abcde":
+        put(engine, settings, key)
+    assert len(outbox._claim(engine, START, 3)) == 3  # a run claims three, then is killed
+    box = MaildirTransport(tmp_path / "box")
+    first = outbox.send(engine, box, START + timedelta(seconds=1), settings=settings, batch=2)
+    assert len(first.sent) == 2  # the two nobody held
+    assert (
+        outbox.send(engine, box, START + timedelta(seconds=outbox.CLAIM_SECONDS - 1), settings=settings).sent
+        == []
+    )
+    later = outbox.send(
+        engine, box, START + timedelta(seconds=outbox.CLAIM_SECONDS), settings=settings, batch=2
+    )
+    assert len(later.sent) == 3
+    assert [(r.status, r.attempts) for r in rows(engine)] == [("sent", 1)] * 5
+    assert len(list((tmp_path / "box" / "new").iterdir())) == 5
+
+
+def test_send_stops_at_its_limit_across_batches(
+    engine: Engine, settings: MailSettings, tmp_path: Path
+) -> None:
+    for key in "abcdefg":
+        put(engine, settings, key)
+    box = MaildirTransport(tmp_path / "box")
+    assert len(outbox.send(engine, box, START, settings=settings, batch=2, limit=5).sent) == 5
+    assert [r.status for r in rows(engine)] == ["sent"] * 5 + ["pending"] * 2
+
+
 def test_a_maildir_file_is_named_by_the_message_id_in_the_headers_only(tmp_path: Path) -> None:
     body_id = b"\r\n\r\nMessage-ID: <not-a-header@example.org>\r\n"
     first = b"Subject: a\r\nMessage-ID: <one@example.org>" + body_id
