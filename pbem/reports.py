@@ -11,7 +11,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, insert
 from sqlmodel import Session, select
 
 from pbem import clock
@@ -100,19 +100,24 @@ def write_reports(
     HTML table is rendered once for all who see the same one (:mod:`pbem.tables`)."""
     deadline = clock.show(row.deadline_at) if row.status == "active" else None
     tables = TableCache(game.name)
+    reports = []
     for seat in [*(s.name for s in seat_rows(session, row.id)), None]:
         ctx = context(game, row.id, state, turn, seat, events, deadline=deadline)
         text, page = render_pair(game, ctx, tables=tables)
-        session.add(
-            ReportRow(
-                game_id=row.id,
-                epoch=row.epoch,
-                turn=turn,
-                seat=seat or "",
-                text_z=pack(text),
-                html_z=pack(page),
-            )
+        reports.append(
+            {
+                "game_id": row.id,
+                "epoch": row.epoch,
+                "turn": turn,
+                "seat": seat or "",
+                "text_z": pack(text),
+                "html_z": pack(page),
+                "mail_queued": False,
+            }
         )
+    # one statement for all of them: as ORM objects each would be an INSERT of its own (SQLite cannot
+    # return a batch's ids in order, so the ORM inserts one by one to learn them, and none is needed)
+    session.execute(insert(ReportRow), reports)
 
 
 def report_format(fmt: str) -> str:

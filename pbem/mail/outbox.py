@@ -19,7 +19,7 @@ from email.generator import BytesGenerator
 from email.message import EmailMessage
 from io import BytesIO
 
-from sqlalchemy import Engine, String, and_, cast, exists, false, func, literal, or_, update
+from sqlalchemy import Engine, String, and_, cast, exists, false, func, insert, literal, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -242,7 +242,7 @@ def _queue_report_mail(
         if keys
         else set()
     )  # type: ignore[attr-defined]
-    added = 0
+    mails = []
     texts: dict[int, tuple[str, str]] = {}
     for row, key, address in wanted:
         if key in present:
@@ -262,22 +262,25 @@ def _queue_report_mail(
             html=html,
             now=now,
         )
-        session.add(
-            OutboxRow(
-                dedupe_key=key,
-                game_id=row.game_id,
-                to_addr=address,
-                subject=report_subject(row.game_id, row.turn, row.seat)[:300],
-                message_z=pack_message(raw),
-                created_at=now,
-                next_attempt_at=now,
-            )
+        mails.append(
+            {
+                "dedupe_key": key,
+                "game_id": row.game_id,
+                "to_addr": address,
+                "subject": report_subject(row.game_id, row.turn, row.seat)[:300],
+                "message_z": pack_message(raw),
+                "created_at": now,
+                "status": "pending",
+                "attempts": 0,
+                "next_attempt_at": now,
+            }
         )
-        added += 1
-    for row in reports:
-        row.mail_queued = True
-        session.add(row)
-    return added
+    if mails:  # one statement (as ORM objects, each mail would be an INSERT of its own)
+        session.execute(insert(OutboxRow), mails)
+    session.execute(
+        update(ReportRow).where(ReportRow.id.in_([row.id for row in reports])).values(mail_queued=True)  # type: ignore[union-attr]
+    )
+    return len(mails)
 
 
 @dataclass
