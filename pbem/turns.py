@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -32,19 +33,35 @@ from pbem.models import GameRow, SubmissionRow
 log = logging.getLogger(__name__)
 
 
+#: called in a turn's transaction once the turn is written, with the game row and the turn's number:
+#: a layer above the host (cron's clock) keeps its own rows in step with the turn, in one commit
+AfterTurn = Callable[[Session, GameRow, int], None]
+
+
 def process(
-    engine: Engine, game_id: str, *, now: datetime | None = None, fill_missing: bool = False
+    engine: Engine,
+    game_id: str,
+    *,
+    now: datetime | None = None,
+    fill_missing: bool = False,
+    after_turn: AfterTurn | None = None,
 ) -> list[int]:
     """Resolve every turn of ``game_id`` whose orders are all in, as many as are ready; returns their
     numbers. ``fill_missing``: seats that owe orders get the game's bot's (recorded as ``by_bot``)."""
     resolved: list[int] = []
-    while (number := _resolve_next(engine, game_id, clock.utc(now), fill_missing)) is not None:
+    while (done := _resolve_next(engine, game_id, clock.utc(now), fill_missing, after_turn)) is not None:
+        number, next_ready = done
         resolved.append(number)
+        if not next_ready:
+            break
         fill_missing = False  # the bot covers the turn that was due, not the ones after it
     return resolved
 
 
-def _resolve_next(engine: Engine, game_id: str, now: datetime, fill_missing: bool) -> int | None:
+def _resolve_next(
+    engine: Engine, game_id: str, now: datetime, fill_missing: bool, after_turn: AfterTurn | None
+) -> tuple[int, bool] | None:
+    """Resolve the due turn if it is ready: (its number, whether the turn after it is ready too)."""
     with Session(engine) as session:
         if not lock_game(session, game_id):
             raise UserError(f"there is no game {game_id!r}")
@@ -96,12 +113,32 @@ def _resolve_next(engine: Engine, game_id: str, now: datetime, fill_missing: boo
         )
         try:
             record_turn(session, game, row, record, now)
+            if after_turn is not None:
+                after_turn(session, row, number)
+            # asked under the game's lock, so no order can slip in between: spares the caller a second
+            # transaction to learn that the next turn waits for its players
+            next_ready = _all_orders_in(session, game, row, new_state, number + 1)
             session.commit()
         except (IntegrityError, TurnConflict):
             session.rollback()
             log.info("game %s: turn %d already resolved by another process", game_id, number)
             return None
-        return number
+        return number, next_ready
+
+
+def _all_orders_in(session: Session, game: Game, row: GameRow, state: Any, number: int) -> bool:
+    pending = game.pending(state)
+    if not pending:
+        return False
+    sent = session.exec(
+        select(SubmissionRow.seat).where(
+            SubmissionRow.game_id == row.id,
+            SubmissionRow.epoch == row.epoch,
+            SubmissionRow.turn == number,
+            SubmissionRow.status == "accepted",
+        )
+    ).all()
+    return set(pending) <= set(sent)
 
 
 def _plain(orders: BaseModel) -> Any:

@@ -93,7 +93,7 @@ def advance(
         if step is policy.Step.NOTHING:
             break
         if step is policy.Step.RESOLVE:
-            done = turns.process(engine, game_id, now=now)
+            done = turns.process(engine, game_id, now=now, after_turn=policy.clock_turn)
             result.turns += done
             if not done:
                 break
@@ -102,7 +102,7 @@ def advance(
         if step is policy.Step.BOT:
             if has_passed(game, now):
                 _count_misses(engine, game, where, now, mail, result)
-            done = turns.process(engine, game_id, now=now, fill_missing=True)
+            done = turns.process(engine, game_id, now=now, fill_missing=True, after_turn=policy.clock_turn)
             if not done:
                 break
             result.turns += done

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
+import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem import turns
-from pbem.cron.models import NoticeRow
+from pbem.cron.models import ClockRow, NoticeRow
 from pbem.cron.tick import Summary, TickSettings, tick
 from pbem.mail.outbox import enqueue_reports, unpack_message
 from pbem.mail.settings import MailSettings
@@ -192,6 +193,27 @@ def test_a_turn_resolved_outside_a_tick_gets_a_deadline_from_when_it_became_due(
         session.commit()
     run(engine, START + 5 * H)
     assert game(engine, "g").deadline_at == START + 2 * H + timedelta(days=1)
+
+
+def test_the_clock_moves_with_the_turn_in_the_turns_own_transaction(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pw = new_game(engine, "g")
+    for name in ("red", "blue"):
+        send_orders(engine, "g", name, pw[name], START + H)
+
+    def clock() -> tuple[int, int] | None:
+        with Session(engine) as session:
+            row = session.get(ClockRow, "g")
+            return None if row is None else (row.epoch, row.turn)
+
+    with monkeypatch.context() as patched:  # the turn fails while it is being written
+        patched.setattr("pbem.reports.write_reports", lambda *args: 1 / 0)
+        assert run(engine, START + 2 * H).errors == 1
+    assert clock() == (0, 0) and [t.number for t in turn_rows(engine, "g")] == [0]
+    assert run(engine, START + 3 * H).turns_resolved == 1
+    assert clock() == (0, 1) and [t.number for t in turn_rows(engine, "g")] == [0, 1]
+    assert game(engine, "g").deadline_at == START + 3 * H + timedelta(days=1)
 
 
 def test_no_reminder_without_a_deadline_nor_to_an_abandoned_seat(engine: Engine) -> None:
