@@ -86,11 +86,31 @@ class TurnRecord:
     chance: list[list[Any]]
 
 
-def record_turn(session: Session, game: Game, row: GameRow, turn: TurnRecord, now: datetime) -> None:
+def after_turn_values(game: Game, row: GameRow, turn: TurnRecord, now: datetime) -> dict[str, Any]:
+    """The game row's new values once ``turn`` is recorded (but the packed state): its number, and the game
+    finished (no deadline) or the next deadline counted from ``now``."""
+    values: dict[str, Any] = {"turn": turn.number, "state_sha256": turn.state_sha256}
+    if game.outcome(turn.state) is not None or not game.pending(turn.state):
+        values.update(status="finished", finished_at=now, deadline_at=None)
+    elif row.turn_seconds:
+        values["deadline_at"] = now + timedelta(seconds=row.turn_seconds)
+    return values
+
+
+def record_turn(
+    session: Session,
+    game: Game,
+    row: GameRow,
+    turn: TurnRecord,
+    now: datetime,
+    *,
+    reports: Sequence[Mapping[str, Any]] | None = None,
+) -> None:
     """Write ``turn`` (see the module's docstring). Raises :class:`TurnConflict` when the game row no
-    longer stands at the turn before."""
+    longer stands at the turn before. ``reports``: the turn's report rows, rendered beforehand for
+    the game row as :func:`after_turn_values` leaves it; rendered here when not given."""
     # Imported here: reports renders from the rows this module defines.
-    from pbem.reports import write_reports
+    from pbem.reports import store_reports, write_reports
 
     packed = pack_json(turn.state_data)
     session.add(
@@ -108,16 +128,7 @@ def record_turn(session: Session, game: Game, row: GameRow, turn: TurnRecord, no
         )
     )
     session.flush()  # the unique (game, epoch, number) speaks first: a second writer stops here
-    over = game.outcome(turn.state) is not None or not game.pending(turn.state)
-    values: dict[str, Any] = {
-        "turn": turn.number,
-        "state_z": packed,
-        "state_sha256": turn.state_sha256,
-    }
-    if over:
-        values.update(status="finished", finished_at=now, deadline_at=None)
-    elif row.turn_seconds:
-        values["deadline_at"] = now + timedelta(seconds=row.turn_seconds)
+    values = {**after_turn_values(game, row, turn, now), "state_z": packed}
     if turn.number > 0:
         result = session.execute(
             update(GameRow)
@@ -132,4 +143,7 @@ def record_turn(session: Session, game: Game, row: GameRow, turn: TurnRecord, no
         for key, value in values.items():
             setattr(row, key, value)
     session.flush()
-    write_reports(session, game, row, turn.state, turn.number, turn.events)
+    if reports is None:
+        write_reports(session, game, row, turn.state, turn.number, turn.events)
+    else:
+        store_reports(session, reports)

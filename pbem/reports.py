@@ -93,31 +93,66 @@ def render_pair(game: Game, ctx: dict[str, Any], *, tables: TableCache | None = 
     return tables.render(ctx, "txt"), tables.render(ctx, "html")
 
 
+def render_reports(
+    game: Game,
+    game_id: str,
+    seats: Sequence[str],
+    state: Any,
+    turn: int,
+    events: Sequence[Event],
+    deadline: str | None,
+) -> list[tuple[str, str, str]]:
+    """(seat, plain text, HTML) of every seat's report and the public one (seat ``""``), after
+    ``turn``. Pure: the turn driver renders before it takes the game's lock. The HTML table is rendered
+    once for all who see the same one (:mod:`pbem.tables`)."""
+    tables = TableCache(game.name)
+    rendered = []
+    for seat in [*seats, None]:
+        ctx = context(game, game_id, state, turn, seat, events, deadline=deadline)
+        text, page = render_pair(game, ctx, tables=tables)
+        rendered.append((seat or "", text, page))
+    return rendered
+
+
+def report_rows(
+    game_id: str, epoch: int, turn: int, rendered: Sequence[tuple[str, str, str]]
+) -> list[dict[str, Any]]:
+    """The ``report`` rows of :func:`render_reports`' reports, packed, for :func:`store_reports`."""
+    return [
+        {
+            "game_id": game_id,
+            "epoch": epoch,
+            "turn": turn,
+            "seat": seat,
+            "text_z": pack(text),
+            "html_z": pack(page),
+            "mail_queued": False,
+        }
+        for seat, text, page in rendered
+    ]
+
+
+def store_reports(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    # one statement for all of them: as ORM objects each would be an INSERT of its own (SQLite cannot
+    # return a batch's ids in order, so the ORM inserts one by one to learn them, and none is needed)
+    session.execute(insert(ReportRow), list(rows))
+
+
+def shown_deadline(status: str, deadline_at: Any) -> str | None:
+    """The deadline as reports show it: only while the game is active."""
+    return clock.show(deadline_at) if status == "active" else None
+
+
 def write_reports(
     session: Session, game: Game, row: GameRow, state: Any, turn: int, events: Sequence[Event]
 ) -> None:
-    """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``. The
-    HTML table is rendered once for all who see the same one (:mod:`pbem.tables`)."""
-    deadline = clock.show(row.deadline_at) if row.status == "active" else None
-    tables = TableCache(game.name)
-    reports = []
-    for seat in [*(s.name for s in seat_rows(session, row.id)), None]:
-        ctx = context(game, row.id, state, turn, seat, events, deadline=deadline)
-        text, page = render_pair(game, ctx, tables=tables)
-        reports.append(
-            {
-                "game_id": row.id,
-                "epoch": row.epoch,
-                "turn": turn,
-                "seat": seat or "",
-                "text_z": pack(text),
-                "html_z": pack(page),
-                "mail_queued": False,
-            }
-        )
-    # one statement for all of them: as ORM objects each would be an INSERT of its own (SQLite cannot
-    # return a batch's ids in order, so the ORM inserts one by one to learn them, and none is needed)
-    session.execute(insert(ReportRow), reports)
+    """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``, as the
+    game row stands now."""
+    seats = [s.name for s in seat_rows(session, row.id)]
+    rendered = render_reports(
+        game, row.id, seats, state, turn, events, shown_deadline(row.status, row.deadline_at)
+    )
+    store_reports(session, report_rows(row.id, row.epoch, turn, rendered))
 
 
 def report_format(fmt: str) -> str:

@@ -1,22 +1,24 @@
 """The turn driver: a turn resolves once every pending seat's orders are in, in one transaction.
 
 Each turn is read from the game row's cached state (never the whole history), resolved with chance
-drawn from the RNG of (seed, epoch, turn), and written whole by :func:`pbem.history.record_turn`: the
-turn row, the game row (compare-and-set on the turn number), the consumed submissions and every
-report. A second driver of the same game waits for the game's lock and then finds the turn done; if it
-still loses the race on the unique (game, epoch, number) it rolls back and stops.
-"""
+drawn from the RNG of (seed, epoch, turn), and its reports rendered, all from a snapshot read without
+the game's lock. The lock is taken to write it whole with :func:`pbem.history.record_turn` (the turn
+row, the game row by compare-and-set on the turn number, the consumed submissions and every report),
+once the game is seen to stand where the snapshot was taken, with the same orders. A second driver of
+the same game finds the turn done when it comes to write, and looks again; the unique
+(game, epoch, number) backs this up."""
 
 from __future__ import annotations
 
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import Engine
+from sqlalchemy import Engine, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -27,8 +29,19 @@ from pbem.db import lock_game
 from pbem.envelope import orders_yaml
 from pbem.errors import UserError
 from pbem.game import Game, GameError
-from pbem.history import TurnConflict, TurnRecord, current_state, game_of, record_turn, settle, turn_events
+from pbem.history import (
+    TurnConflict,
+    TurnRecord,
+    after_turn_values,
+    current_state,
+    game_of,
+    record_turn,
+    seat_rows,
+    settle,
+    turn_events,
+)
 from pbem.models import GameRow, SubmissionRow
+from pbem.reports import render_reports, report_rows, shown_deadline
 
 log = logging.getLogger(__name__)
 
@@ -58,15 +71,47 @@ def process(
     return resolved
 
 
+#: how many times a driver that lost a race (another driver's turn, a player's new orders) looks again
+ATTEMPTS = 3
+
+
 def _resolve_next(
     engine: Engine, game_id: str, now: datetime, fill_missing: bool, after_turn: AfterTurn | None
 ) -> tuple[int, bool] | None:
-    """Resolve the due turn if it is ready: (its number, whether the turn after it is ready too)."""
+    """Resolve the due turn if it is ready: (its number, whether the turn after it is ready too).
+
+    The turn is resolved and its reports rendered from a snapshot, without the game's lock; the lock
+    is taken only to write, once the game is seen to stand where the snapshot was taken (same epoch and
+    turn, still active) with the same orders. So other games' turns, and on SQLite the whole database,
+    are not held while this one renders. A driver that finds things moved looks again.
+    """
+    for _ in range(ATTEMPTS):
+        prepared = _prepare(engine, game_id, now, fill_missing)
+        if prepared is None:
+            return None
+        done = _write(engine, prepared, now, after_turn)
+        if done is not None:
+            return done
+    return None
+
+
+@dataclass
+class _Prepared:
+    """A turn resolved and rendered from a snapshot, waiting to be written."""
+
+    game: Game
+    row: GameRow  # as read (detached)
+    record: TurnRecord
+    statuses: dict[int, str]  # the orders read (submission id -> consumed | superseded)
+    bot_orders: list[SubmissionRow]
+    reports: list[dict[str, Any]]
+
+
+def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) -> _Prepared | None:
     with Session(engine) as session:
-        if not lock_game(session, game_id):
-            raise UserError(f"there is no game {game_id!r}")
         row = session.get(GameRow, game_id)
-        assert row is not None
+        if row is None:
+            raise UserError(f"there is no game {game_id!r}")
         if row.status != "active":
             return None
         game = game_of(row)
@@ -85,43 +130,85 @@ def _resolve_next(
                 )
             )
         )
-        given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
-        missing = [seat for seat in pending if seat not in given]
-        if missing and not fill_missing:
+        seats = [seat.name for seat in seat_rows(session, game_id)]
+        session.expunge(row)
+    given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
+    missing = [seat for seat in pending if seat not in given]
+    if missing and not fill_missing:
+        return None
+    bots = [_bot_orders(game, row, state, seat, number, now) for seat in missing]
+    for bot in bots:
+        given[bot.seat] = json.loads(bot.orders_json or "null")
+    orders = {seat: game.order_model(pending[seat]).model_validate(given[seat]) for seat in pending}
+    chance = Recorder.for_turn(row.seed, row.epoch, number)
+    try:
+        resolution = game.resolve(state, orders, chance)
+    except GameError as exc:
+        raise UserError(f"game {game_id}: turn {number} cannot be resolved: {exc}") from None
+    new_state, data, digest = settle(game, resolution.state)
+    record = TurnRecord(
+        number=number,
+        state=new_state,
+        state_data=data,
+        state_sha256=digest,
+        orders={seat: _plain(o) for seat, o in orders.items()},
+        by_bot=missing,
+        events=turn_events(missing, resolution.events),
+        chance=chance.record,
+    )
+    after = after_turn_values(game, row, record, now)
+    deadline = shown_deadline(after.get("status", row.status), after.get("deadline_at", row.deadline_at))
+    rendered = render_reports(game, game_id, seats, new_state, number, record.events, deadline)
+    return _Prepared(
+        game=game,
+        row=row,
+        record=record,
+        statuses={sub.id: "consumed" if sub.seat in pending else "superseded" for sub in waiting},  # type: ignore[misc]
+        bot_orders=bots,
+        reports=report_rows(game_id, row.epoch, number, rendered),
+    )
+
+
+def _write(
+    engine: Engine, p: _Prepared, now: datetime, after_turn: AfterTurn | None
+) -> tuple[int, bool] | None:
+    """Write a prepared turn under the game's lock; ``None`` when the game moved since the snapshot."""
+    number = p.record.number
+    with Session(engine) as session:
+        if not lock_game(session, p.row.id):
+            raise UserError(f"there is no game {p.row.id!r}")
+        row = session.get(GameRow, p.row.id)
+        assert row is not None
+        standing = session.exec(
+            select(SubmissionRow.id).where(
+                SubmissionRow.game_id == row.id,
+                SubmissionRow.epoch == row.epoch,
+                SubmissionRow.turn == number,
+                SubmissionRow.status == "accepted",
+            )
+        ).all()
+        if (row.status, row.epoch, row.turn) != ("active", p.row.epoch, number - 1) or set(standing) != set(
+            p.statuses
+        ):
+            session.rollback()
+            log.info("game %s: turn %d moved while it was resolved; looking again", row.id, number)
             return None
-        for seat in missing:
-            given[seat] = _bot_orders(session, game, row, state, seat, number, now)
-        orders = {seat: game.order_model(pending[seat]).model_validate(given[seat]) for seat in pending}
-        chance = Recorder.for_turn(row.seed, row.epoch, number)
+        for status in ("consumed", "superseded"):
+            ids = [sub_id for sub_id, to in p.statuses.items() if to == status]
+            if ids:
+                session.execute(update(SubmissionRow).where(SubmissionRow.id.in_(ids)).values(status=status))  # type: ignore[union-attr]
+        session.add_all(p.bot_orders)
         try:
-            resolution = game.resolve(state, orders, chance)
-        except GameError as exc:
-            raise UserError(f"game {game_id}: turn {number} cannot be resolved: {exc}") from None
-        new_state, data, digest = settle(game, resolution.state)
-        for sub in waiting:
-            sub.status = "consumed" if sub.seat in pending else "superseded"
-            session.add(sub)
-        record = TurnRecord(
-            number=number,
-            state=new_state,
-            state_data=data,
-            state_sha256=digest,
-            orders={seat: _plain(o) for seat, o in orders.items()},
-            by_bot=missing,
-            events=turn_events(missing, resolution.events),
-            chance=chance.record,
-        )
-        try:
-            record_turn(session, game, row, record, now)
+            record_turn(session, p.game, row, p.record, now, reports=p.reports)
             if after_turn is not None:
                 after_turn(session, row, number)
             # asked under the game's lock, so no order can slip in between: spares the caller a second
             # transaction to learn that the next turn waits for its players
-            next_ready = _all_orders_in(session, game, row, new_state, number + 1)
+            next_ready = _all_orders_in(session, p.game, row, p.record.state, number + 1)
             session.commit()
         except (IntegrityError, TurnConflict):
             session.rollback()
-            log.info("game %s: turn %d already resolved by another process", game_id, number)
+            log.info("game %s: turn %d already resolved by another process", row.id, number)
             return None
         return number, next_ready
 
@@ -145,27 +232,22 @@ def _plain(orders: BaseModel) -> Any:
     return orders.model_dump(mode="json", by_alias=True)
 
 
-def _bot_orders(
-    session: Session, game: Game, row: GameRow, state: Any, seat: str, number: int, now: datetime
-) -> Any:
-    """The bot's orders for ``seat``, stored as a consumed submission of source ``bot``."""
+def _bot_orders(game: Game, row: GameRow, state: Any, seat: str, number: int, now: datetime) -> SubmissionRow:
+    """The bot's orders for ``seat``, to be stored as a consumed submission of source ``bot``."""
     chance = Recorder.for_turn(row.seed, row.epoch, number, f"bot:{seat}")
     decision = game.pending(state)[seat]
     orders = game.order_model(decision).model_validate(game.bot(state, seat, chance))
     game.check(state, seat, orders)  # a bot that breaks its own rules is a bug: let it show
     text = canonical_json(_plain(orders))
-    session.add(
-        SubmissionRow(
-            game_id=row.id,
-            seat=seat,
-            epoch=row.epoch,
-            turn=number,
-            received_at=now,
-            source="bot",
-            raw_z=pack(orders_yaml(_plain(orders))),
-            orders_json=text,
-            receipt=sha256_hex(text),
-            status="consumed",
-        )
+    return SubmissionRow(
+        game_id=row.id,
+        seat=seat,
+        epoch=row.epoch,
+        turn=number,
+        received_at=now,
+        source="bot",
+        raw_z=pack(orders_yaml(_plain(orders))),
+        orders_json=text,
+        receipt=sha256_hex(text),
+        status="consumed",
     )
-    return _plain(orders)

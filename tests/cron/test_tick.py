@@ -208,7 +208,7 @@ def test_the_clock_moves_with_the_turn_in_the_turns_own_transaction(
             return None if row is None else (row.epoch, row.turn)
 
     with monkeypatch.context() as patched:  # the turn fails while it is being written
-        patched.setattr("pbem.reports.write_reports", lambda *args: 1 / 0)
+        patched.setattr("pbem.reports.store_reports", lambda *args: 1 / 0)
         assert run(engine, START + 2 * H).errors == 1
     assert clock() == (0, 0) and [t.number for t in turn_rows(engine, "g")] == [0]
     assert run(engine, START + 3 * H).turns_resolved == 1

@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from host.conftest import SEATS, T0, Table, race_two_drivers
-from pbem import reports
+from pbem import reports, turns
 from pbem.codec import unpack_json
 from pbem.create import create_game
 from pbem.history import TurnRecord, game_of, record_turn
@@ -161,3 +161,48 @@ def test_a_turn_is_resolved_from_the_cached_state_not_the_history(table: Table) 
     [diver] = status(table.engine, table.game_id)[0]["awaited"]
     assert submit(table.engine, table.orders(diver)).accepted
     assert process(table.engine, table.game_id) == [2]
+
+
+def test_orders_sent_while_a_turn_resolves_are_the_ones_it_resolves_with(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    submit_all(table)
+    real, writes = turns._write, []
+
+    def meanwhile(*args):  # type: ignore[no-untyped-def]
+        if not writes:  # red sends new orders between the driver's snapshot and its write
+            assert submit(table.engine, table.orders("red")).accepted
+        writes.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(turns, "_write", meanwhile)
+    assert process(table.engine, table.game_id) == [1]
+    assert len(writes) == 2  # the first write saw the orders move and wrote nothing
+    with Session(table.engine) as session:
+        reds = session.exec(
+            select(SubmissionRow).where(SubmissionRow.seat == "red").order_by(SubmissionRow.id)
+        )
+        assert [s.status for s in reds] == ["superseded", "consumed"]
+    assert [t.number for t in turn_rows(table)] == [0, 1]
+
+
+def test_a_game_paused_while_its_turn_resolves_is_not_resolved(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    submit_all(table)
+    real = turns._write
+
+    def paused(*args):  # type: ignore[no-untyped-def]
+        with Session(table.engine) as session:
+            row = session.get(GameRow, table.game_id)
+            assert row is not None
+            row.status = "paused"
+            session.add(row)
+            session.commit()
+        return real(*args)
+
+    monkeypatch.setattr(turns, "_write", paused)
+    assert process(table.engine, table.game_id) == []
+    assert game_row(table).turn == 0 and [t.number for t in turn_rows(table)] == [0]
+    with Session(table.engine) as session:
+        assert {s.status for s in session.exec(select(SubmissionRow))} == {"accepted"}
