@@ -11,6 +11,7 @@ import yaml
 from hypothesis import strategies as st
 
 from pbem.game import Game
+from pbem.orderfile import MAX_BYTES
 from proof.orders_variants import OFF_BOARD
 
 YAML_CHARS = "-:[]{}&*!|>'\"%@`#,?\n\t \\"
@@ -44,7 +45,9 @@ def fixed_cases(game_id: str, seat: str, turn: int, password: str) -> dict[str, 
         "alias in orders": (good + "x: &a [1]\ny: *a\n").encode(),
         "deep nesting (flow)": deep_nesting(5_000).encode(),
         "deep nesting (block)": deep_nesting(300, flow=False).encode(),
+        "deep nesting (block) at the size limit": deep_nesting(120, flow=False).encode(),
         "huge scalar (60 KB)": ("game: " + "g" * 60_000 + "\n").encode(),
+        "huge scalar at the size limit": ("game: " + "g" * (MAX_BYTES - 7) + "\n").encode(),
         "huge scalar past the limit": ("orders: " + "x" * 70_000 + "\n").encode(),
         "10 MB file": b"orders:\n" + b"  - pass\n" * (10 * 1024 * 1024 // 9),
         "10 MB on one line": b"x" * (10 * 1024 * 1024),
@@ -78,6 +81,7 @@ def fixed_cases(game_id: str, seat: str, turn: int, password: str) -> dict[str, 
         "surrogate as player": good.replace(f"player: {seat}", 'player: "\\ud800"').encode(),
         "control character": good.encode() + b"\nx: \x07\n",
         "very long line": ("orders: [" + "1, " * 20_000 + "]\n").encode(),
+        "very long line at the size limit": ("orders: [" + "1," * ((MAX_BYTES - 11) // 2) + "]\n").encode(),
     }
 
 

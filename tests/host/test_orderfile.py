@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
+import contextlib
+import gc
+from typing import Any
 
-from pbem.orderfile import MAX_BYTES, OrderFileError, load
+import pytest
+import yaml
+
+from pbem import orderfile
+from pbem.orderfile import MAX_BYTES, MAX_DEPTH, OrderFileError, load
+
+needs_libyaml = pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML was built without libyaml")
 
 
 def error_of(raw: str | bytes) -> OrderFileError:
@@ -86,3 +94,162 @@ def test_a_control_character_is_a_clear_error() -> None:
     assert (err.step, err.code) == ("yaml", "yaml.unprintable")
     assert err.message == "character 1 is a control character (#x0002); orders are plain text"
     assert error_of("game: g\norders: [\x07]").code == "yaml.unprintable"
+
+
+@pytest.fixture(params=["libyaml", "python"])
+def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test using it runs with libyaml's parser and with the pure-Python fallback."""
+    if request.param == "libyaml":
+        if not yaml.__with_libyaml__:
+            pytest.skip("PyYAML was built without libyaml")
+        monkeypatch.setattr(orderfile, "_Loader", orderfile._COrderLoader)
+    else:
+        monkeypatch.setattr(orderfile, "_Loader", orderfile._PyOrderLoader)
+    return str(request.param)
+
+
+def answer(raw: str | bytes, loader_class: Any) -> tuple[Any, ...]:
+    """What ``load`` answers with ``loader_class``: the data, or the error's step, code and message."""
+    saved = orderfile._Loader
+    orderfile._Loader = loader_class
+    try:
+        return ("data", load(raw))
+    except OrderFileError as exc:
+        return ("error", exc.step, exc.code, exc.message)
+    finally:
+        orderfile._Loader = saved
+
+
+SAME_ANSWER = {
+    "orders": "game: g\nplayer: ann\nturn: 3\npassword: tulip-frog-42\norders:\n  - bid: 3\n  - pass\n",
+    "flow orders": "{game: g, orders: [{place: Bd5}, {move: [a1, b2]}, pass]}",
+    "scalars": "a: 1\nb: -2.5\nc: true\nd: ~\ne: 0x1f\nf: 1_000\ng: 2001-12-14\nh: .inf\ni: '007'\n",
+    "strings": 'a: "caf\\u00e9 \\t tab"\nb: |\n  two\n  lines\nc: >\n  folded\n  text\nd: \u00e9\u20ac\n',
+    "byte order mark": "\ufeffgame: g".encode(),
+    "empty": "",
+    "only a comment": "# nothing\n",
+    "a list": "- game\n- player\n",
+    "nesting at the limit (flow)": "[" * MAX_DEPTH + "]" * MAX_DEPTH,
+    "nesting at the limit (block)": "".join("  " * i + "-\n" for i in range(MAX_DEPTH - 1))
+    + "  " * (MAX_DEPTH - 1)
+    + "- x\n",
+    "alias": "a: &a [1]\nb: *a\n",
+    "lone anchor": "orders: &mine [pass]",
+    "merge key": "base: &b {x: 1}\nmore:\n  <<: *b\n",
+    "one level too deep (flow)": "orders: " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1),
+    "one level too deep (block)": "orders:\n"
+    + "".join("  " * i + "-\n" for i in range(MAX_DEPTH))
+    + "  - x\n",
+    "5,000 levels on one line": "orders: " + "[" * 5_000 + "]" * 5_000,
+    "past libyaml's own 1,000 levels": "orders: " + "{a: " * 1_500 + "}" * 1_500,
+    "an anchor before 1,500 levels": "orders: &a " + "[" * 1_500 + "]" * 1_500,
+    "too deep then an alias": "a: " + "[" * 30 + "]" * 30 + "\nb: *x\n",
+    "duplicate key": "turn: 3\nturn: 4\n",
+    "list as key": "? [a, b]\n: 1\n",
+    "mapping as key": "{? {a: 1} : 2}",
+    "python tag": "orders: !!python/object/apply:os.system ['true']",
+    "local tag": "orders: !mine x",
+    "two documents": "game: a\n---\ngame: b\n",
+    "control character": "game: g\norders: [\x07]",
+    "not UTF-8": "game: caf\u00e9".encode("latin-1"),
+    "too large": b"a: " + b"x" * MAX_BYTES,
+}
+#: refused by each parser in words of its own: the code and the line are the same, not the wording
+SAME_CODE = {
+    "unclosed flow": "game: g\norders: [bid: 3\n",
+    "bad indentation": "game: g\n  orders: x\n",
+    "a tab where a token starts": "game: g\n\t- x\n",
+    "unclosed quote": 'game: "g\n',
+}
+
+
+@needs_libyaml
+def test_libyaml_reads_order_files_when_pyyaml_has_it() -> None:
+    assert orderfile._Loader is orderfile._COrderLoader
+
+
+@needs_libyaml
+@pytest.mark.parametrize("name", SAME_ANSWER)
+def test_libyaml_and_the_python_fallback_give_the_same_answer(name: str) -> None:
+    raw = SAME_ANSWER[name]
+    assert answer(raw, orderfile._COrderLoader) == answer(raw, orderfile._PyOrderLoader)
+
+
+@needs_libyaml
+@pytest.mark.parametrize("name", SAME_CODE)
+def test_libyaml_and_the_python_fallback_refuse_broken_yaml_alike(name: str) -> None:
+    fast, slow = (
+        answer(SAME_CODE[name], orderfile._COrderLoader),
+        answer(SAME_CODE[name], orderfile._PyOrderLoader),
+    )
+    assert fast[:3] == slow[:3] == ("error", "yaml", "yaml.syntax")
+    assert fast[3].split(",")[0] == slow[3].split(",")[0]  # "line N"
+
+
+@needs_libyaml
+def test_libyaml_refuses_an_escaped_surrogate() -> None:
+    # The pure-Python scanner lets "\ud800" through as a lone surrogate, which no UTF-8 text can hold.
+    err = error_of('game: g\nplayer: "\\ud800"\n')
+    assert (err.code, err.message) == (
+        "yaml.syntax",
+        "line 2, column 12: found invalid Unicode character escape code",
+    )
+
+
+def test_deep_nesting_is_refused_where_it_goes_too_deep(loader: str) -> None:
+    err = error_of("orders: " + "[" * 5_000 + "]" * 5_000)
+    assert (err.code, err.message) == (
+        "yaml.too_deep",
+        f"line 1, column {8 + MAX_DEPTH}: nested deeper than 20 levels",  # the mapping is the first level
+    )
+    block = "orders:\n" + "".join("  " * i + "-\n" for i in range(MAX_DEPTH)) + "  " * MAX_DEPTH + "- x\n"
+    assert (
+        error_of(block).message
+        == f"line {MAX_DEPTH + 1}, column {2 * MAX_DEPTH - 1}: nested deeper than 20 levels"
+    )
+    value: Any = load("[" * MAX_DEPTH + "]" * MAX_DEPTH)
+    for _level in range(MAX_DEPTH - 1):
+        (value,) = value
+    assert value == []
+
+
+def test_twenty_thousand_items_on_one_line_are_too_large(loader: str) -> None:
+    err = error_of("orders: [" + "1, " * 20_000 + "]\n")
+    assert (err.step, err.code) == ("size", "input.too_large")
+
+
+def test_the_longest_legal_line_is_read(loader: str) -> None:
+    items = (MAX_BYTES - len("orders: [1]\n")) // 2
+    raw = ("orders: [" + "1," * items + "1]\n").encode()
+    assert len(raw) == MAX_BYTES - (MAX_BYTES - len("orders: [1]\n")) % 2
+    assert load(raw) == {"orders": [1] * (items + 1)}
+
+
+def test_a_scalar_filling_the_file_is_read(loader: str) -> None:
+    raw = b"game: " + b"g" * (MAX_BYTES - len("game: \n")) + b"\n"
+    assert len(raw) == MAX_BYTES
+    assert load(raw) == {"game": "g" * (MAX_BYTES - 7)}
+    assert error_of(raw + b"g").code == "input.too_large"
+
+
+def test_archives_read_past_the_order_limits(loader: str) -> None:
+    nested = "[" * 40 + "]" * 40
+    assert error_of(nested).code == "yaml.too_deep"
+    assert load(nested, max_depth=64) is not None
+    big = "turns:\n" + "  - {turn: 1, orders: [pass, {bid: 3}]}\n" * 5_000
+    assert len(big.encode()) > MAX_BYTES
+    assert load(big, max_bytes=1024 * 1024)["turns"][4_999] == {"turn": 1, "orders": ["pass", {"bid": 3}]}
+
+
+def test_the_garbage_collector_is_left_as_it_was(loader: str) -> None:
+    assert gc.isenabled()
+    for raw in ("game: g", "orders: " + "[" * 5_000, "game: [", "a: &a 1"):
+        with contextlib.suppress(OrderFileError):
+            load(raw)
+        assert gc.isenabled()
+    gc.disable()
+    try:
+        load("game: g")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
