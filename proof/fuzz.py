@@ -12,7 +12,8 @@ Targets, each fed hypothesis-generated input and the fixed nasty cases of :mod:`
 - ``cli``: the fixed cases through ``pbem submit FILE``: exit 1, a message, no traceback.
 
 Each answer's CPU time is measured (``fuzz.max_ms``; the goal is 100 ms) and a sample's memory peak
-(``fuzz.peak_mb``, tracemalloc). Atheris (coverage-guided) runs over the reader and ``submit`` in
+(``fuzz.peak_mb``, tracemalloc; the sample's times are not counted, tracemalloc slows every allocation
+several times over). Atheris (coverage-guided) runs over the reader and ``submit`` in
 processes of their own when it is installed (:mod:`proof.fuzz_atheris`).
 """
 
@@ -116,7 +117,8 @@ class Bench:
                 _now, peak = tracemalloc.get_traced_memory()
                 tracemalloc.stop()
                 self._peak(peak / 2**20, target, case)
-        self._time(spent, wall_ms, target, case)
+        if not traced:  # under tracemalloc an answer takes several times as long: its time says nothing
+            self._time(spent, wall_ms, target, case)
 
     def _time(self, ms: float, wall_ms: float, target: str, case: str) -> None:
         values = self.figures.values
