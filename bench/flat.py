@@ -82,7 +82,9 @@ def _window(url: str, maildir: Path, issued: dict[str, str], window: int) -> lis
             settings=TickSettings(host="bench-flat"),
             mail=MAIL,
             only=[GAME_ID],
-            enqueue=lambda now=now: outbox.enqueue_reports(engine, now, settings=MAIL),
+            enqueue=lambda game_id, now=now: outbox.enqueue_reports(
+                engine, now, settings=MAIL, game_id=game_id
+            ),
             deliver=lambda now=now: len(outbox.send(engine, transport, now, settings=MAIL).sent),
         )
         per_turn.append(time.process_time() - start)

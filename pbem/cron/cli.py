@@ -242,7 +242,11 @@ def _mail_parts(engine: Any, now: datetime, settings: Any, maildir: Path | None)
         logging.getLogger("pbem.cron").warning(
             "no way to send mail is set ([mail] smtp or outbox): mail waits in the outbox table"
         )
-    return fetch, (lambda: outbox.enqueue_reports(engine, now, settings=settings)), deliver
+
+    def enqueue(game_id: str | None) -> int:
+        return outbox.enqueue_reports(engine, now, settings=settings, game_id=game_id)
+
+    return fetch, enqueue, deliver
 
 
 def _with_progress(engine: Any, quiet: bool, run: Callable[[Callable[[str], None] | None], T]) -> T:

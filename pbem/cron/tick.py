@@ -185,8 +185,10 @@ def run_games(
     *,
     only: Sequence[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    enqueue: Callable[[str | None], int] | None = None,
 ) -> None:
-    """Claim and advance every active game this tick can get, a batch at a time."""
+    """Claim and advance every active game this tick can get, a batch at a time; queue the report mail
+    of each game that moved while this tick holds it (so two ticks never compose the same mail)."""
     cursor = ""
     while ids := claims.claim(
         engine,
@@ -202,6 +204,8 @@ def run_games(
             done = GameResult()
             try:
                 advance(engine, game_id, now, settings, mail, done)
+                if done.turns and enqueue is not None:
+                    summary.mails_queued += enqueue(game_id)
             except Exception as exc:  # one broken game must not stop the host
                 summary.errors += 1
                 log.error("game %s: %s: %s", game_id, type(exc).__name__, _one_line(exc), exc_info=exc)
@@ -238,13 +242,13 @@ def tick(
     mail: MailSettings | None = None,
     fetch: Callable[[], int] | None = None,
     deliver: Callable[[], int] | None = None,
-    enqueue: Callable[[], int] | None = None,
+    enqueue: Callable[[str | None], int] | None = None,
     only: Sequence[str] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Summary:
-    """One tick at ``now``. ``fetch``/``enqueue``/``deliver`` read mail in, queue report mail and send the
-    outbox, each returning a count (the CLI builds them from the mail settings; ``None`` skips that
-    part). Records the tick in ``cron_tick`` and logs its summary line."""
+    """One tick at ``now``. ``fetch``/``enqueue``/``deliver`` read mail in, queue report mail (of one game,
+    or of all with ``None``) and send the outbox, each returning a count (the CLI builds them from the
+    mail settings; ``None`` skips that part). Records the tick in ``cron_tick`` and logs its summary line."""
     settings = settings or TickSettings()
     mail = mail or MailSettings()
     now = aware(now)  # type: ignore[assignment]
@@ -262,10 +266,12 @@ def tick(
     _guarded(
         summary,
         "games",
-        lambda: run_games(engine, now, settings, mail, summary, only=only, progress=progress),
+        lambda: run_games(
+            engine, now, settings, mail, summary, only=only, progress=progress, enqueue=enqueue
+        ),
     )
     if enqueue is not None:
-        summary.mails_queued = _guarded(summary, "report mail", enqueue)
+        summary.mails_queued += _guarded(summary, "report mail", lambda: enqueue(None))
     if deliver is not None:
         summary.mails_sent = _guarded(summary, "mail out", deliver)
     with Session(claims.immediate_engine(engine)) as session:

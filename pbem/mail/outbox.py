@@ -18,6 +18,7 @@ from email import policy
 from email.generator import BytesGenerator
 from email.message import EmailMessage
 from io import BytesIO
+from typing import Any
 
 from sqlalchemy import Engine, String, and_, cast, exists, false, func, insert, literal, or_, update
 from sqlalchemy.exc import IntegrityError
@@ -167,30 +168,40 @@ def unmailed_reports(engine: Engine) -> list[tuple[int, str]]:
 
 
 def enqueue_reports(
-    engine: Engine, now: datetime | None = None, *, settings: MailSettings | None = None
+    engine: Engine,
+    now: datetime | None = None,
+    *,
+    settings: MailSettings | None = None,
+    game_id: str | None = None,
 ) -> int:
     """Queue one mail per report not mailed yet: each seat's to its address, the public one to each
-    observer. Idempotent; returns how many mails were queued.
+    observer; only ``game_id``'s when given. Idempotent; returns how many mails were queued.
 
-    Only the reports with ``mail_queued`` false are read (an index finds them), one game's at a time:
-    its mails are composed and queued, and its reports marked, in one transaction. On PostgreSQL the
-    reports are claimed ``FOR UPDATE SKIP LOCKED``, so two ticks at once share the games between them
-    instead of composing the same mail twice; on SQLite the write lock taken first does the same.
+    Only the reports with ``mail_queued`` false are read (an index finds them), one game's at a time.
+    On PostgreSQL they are claimed ``FOR UPDATE SKIP LOCKED`` and their mail composed and queued in
+    that transaction, so two ticks at once share the games between them. On SQLite, whose write lock
+    is one for the whole database, the mail is composed between a read and a short write that queues
+    only what is still unqueued then (a tick queues the games it holds, so two rarely meet).
     """
     settings = settings or load_settings()
     now = utcnow(now)
     queued = 0
     failed_on: int | None = None
     while True:
-        with Session(engine) as session:
-            begin_write(session)
-            reports = _claim_reports(session)
+        with Session(engine, expire_on_commit=False) as session:
+            locking = session.get_bind().dialect.name == "postgresql"
+            reports = _claim_reports(session, game_id, lock=locking)
             if not reports:
                 return queued
+            wanted = _addressed(session, reports)
+            if not locking:
+                session.commit()  # no transaction while composing
+            mails = _compose(settings, wanted, now)
+            if not locking:
+                begin_write(session)
             try:
-                added = _queue_report_mail(session, settings, reports, now)
+                queued += _store(session, reports, mails)
                 session.commit()
-                queued += added
             except IntegrityError:  # another host queued one of them between our look and our write
                 session.rollback()
                 if failed_on == reports[0].id:
@@ -198,36 +209,36 @@ def enqueue_reports(
                 failed_on = reports[0].id
 
 
-def _claim_reports(session: Session) -> list[ReportRow]:
-    """The unqueued reports of the game with the oldest one, locked for this transaction (on PostgreSQL
-    skipping those another pass holds); empty when none is left."""
-    skip_locked = session.get_bind().dialect.name == "postgresql"
-    first = select(ReportRow.game_id).where(ReportRow.mail_queued == false()).order_by(ReportRow.id).limit(1)
-    if skip_locked:
-        first = first.with_for_update(skip_locked=True)
-    game_id = session.exec(first).first()
+def _claim_reports(session: Session, game_id: str | None, *, lock: bool) -> list[ReportRow]:
+    """The unqueued reports of ``game_id`` (else of the game with the oldest one); with ``lock``,
+    locked for this transaction, skipping those another pass holds. Empty when none is left."""
     if game_id is None:
-        return []
+        first = (
+            select(ReportRow.game_id).where(ReportRow.mail_queued == false()).order_by(ReportRow.id).limit(1)
+        )
+        if lock:
+            first = first.with_for_update(skip_locked=True)
+        game_id = session.exec(first).first()
+        if game_id is None:
+            return []
     of_game = (
         select(ReportRow)
         .where(ReportRow.mail_queued == false(), ReportRow.game_id == game_id)
         .order_by(ReportRow.id)  # type: ignore[arg-type]
     )
-    if skip_locked:
+    if lock:
         of_game = of_game.with_for_update(skip_locked=True)
     return list(session.exec(of_game))
 
 
-def _queue_report_mail(
-    session: Session, settings: MailSettings, reports: list[ReportRow], now: datetime
-) -> int:
-    """Queue the mails of one game's ``reports`` and mark them queued, in the caller's transaction."""
+def _addressed(session: Session, reports: list[ReportRow]) -> list[tuple[ReportRow, str, str]]:
+    """(report, dedupe key, address) of every mail one game's ``reports`` owe, less those queued."""
     game_id = reports[0].game_id
     emails = dict(session.exec(select(SeatRow.name, SeatRow.email).where(SeatRow.game_id == game_id)).all())
     observers: list[str] = []
     if any(r.seat == "" for r in reports):
         observers = list(session.exec(select(ObserverRow.email).where(ObserverRow.game_id == game_id)))
-    wanted: list[tuple[ReportRow, str, str]] = []  # (report, key, address)
+    wanted: list[tuple[ReportRow, str, str]] = []
     for row in reports:
         targets = [emails.get(row.seat, "")] if row.seat else observers
         for email in targets:
@@ -236,17 +247,23 @@ def _queue_report_mail(
                 continue  # no address, or a broken one: nothing to send to, nothing to crash on
             key = report_key(row.game_id, row.epoch, row.turn, row.seat, None if row.seat else address)
             wanted.append((row, key, address))
-    keys = [key for _, key, _ in wanted]
-    present = (
-        set(session.exec(select(OutboxRow.dedupe_key).where(OutboxRow.dedupe_key.in_(keys))))
-        if keys
-        else set()
-    )  # type: ignore[attr-defined]
+    present = _present(session, [key for _, key, _ in wanted])
+    return [item for item in wanted if item[1] not in present]
+
+
+def _present(session: Session, keys: list[str]) -> set[str]:
+    if not keys:
+        return set()
+    return set(session.exec(select(OutboxRow.dedupe_key).where(OutboxRow.dedupe_key.in_(keys))))  # type: ignore[attr-defined]
+
+
+def _compose(
+    settings: MailSettings, wanted: list[tuple[ReportRow, str, str]], now: datetime
+) -> list[tuple[int, dict[str, Any]]]:
+    """(report id, outbox row) of each mail, composed and packed."""
     mails = []
     texts: dict[int, tuple[str, str]] = {}
     for row, key, address in wanted:
-        if key in present:
-            continue
         assert row.id is not None
         if row.id not in texts:
             texts[row.id] = (unpack(row.text_z), unpack(row.html_z))
@@ -262,25 +279,35 @@ def _queue_report_mail(
             html=html,
             now=now,
         )
-        mails.append(
-            {
-                "dedupe_key": key,
-                "game_id": row.game_id,
-                "to_addr": address,
-                "subject": report_subject(row.game_id, row.turn, row.seat)[:300],
-                "message_z": pack_message(raw),
-                "created_at": now,
-                "status": "pending",
-                "attempts": 0,
-                "next_attempt_at": now,
-            }
-        )
-    if mails:  # one statement (as ORM objects, each mail would be an INSERT of its own)
-        session.execute(insert(OutboxRow), mails)
-    session.execute(
-        update(ReportRow).where(ReportRow.id.in_([row.id for row in reports])).values(mail_queued=True)  # type: ignore[union-attr]
-    )
-    return len(mails)
+        outbox_row = {
+            "dedupe_key": key,
+            "game_id": row.game_id,
+            "to_addr": address,
+            "subject": report_subject(row.game_id, row.turn, row.seat)[:300],
+            "message_z": pack_message(raw),
+            "created_at": now,
+            "status": "pending",
+            "attempts": 0,
+            "next_attempt_at": now,
+        }
+        mails.append((row.id, outbox_row))
+    return mails
+
+
+def _store(session: Session, reports: list[ReportRow], mails: list[tuple[int, dict[str, Any]]]) -> int:
+    """Queue ``mails`` and mark ``reports`` queued, in the caller's (writing) transaction: only the
+    reports still unqueued now, and only mails not queued meanwhile."""
+    ids = [row.id for row in reports]
+    still = set(
+        session.exec(select(ReportRow.id).where(ReportRow.id.in_(ids), ReportRow.mail_queued == false()))
+    )  # type: ignore[union-attr]
+    present = _present(session, [mail["dedupe_key"] for _, mail in mails])
+    rows = [mail for report_id, mail in mails if report_id in still and mail["dedupe_key"] not in present]
+    if rows:  # one statement (as ORM objects, each mail would be an INSERT of its own)
+        session.execute(insert(OutboxRow), rows)
+    if still:
+        session.execute(update(ReportRow).where(ReportRow.id.in_(still)).values(mail_queued=True))  # type: ignore[union-attr]
+    return len(rows)
 
 
 @dataclass

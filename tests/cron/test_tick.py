@@ -25,7 +25,11 @@ SETTINGS = TickSettings(host="test", remind_before=12 * 3600, outage_after=30 * 
 
 def run(engine: Engine, at: datetime, settings: TickSettings = SETTINGS) -> Summary:
     return tick(
-        engine, at, settings=settings, mail=MAIL, enqueue=lambda: enqueue_reports(engine, at, settings=MAIL)
+        engine,
+        at,
+        settings=settings,
+        mail=MAIL,
+        enqueue=lambda game_id: enqueue_reports(engine, at, settings=MAIL, game_id=game_id),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
+import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
@@ -223,3 +224,28 @@ def test_a_mail_is_stored_as_the_email_package_serialises_it(settings: MailSetti
         msg = reference(settings, text, HTML)
         assert outbox.message_bytes(msg) == msg.as_bytes(policy=policy.SMTP)
         assert outbox.unpack_message(outbox.pack_message(msg)) == msg.as_bytes(policy=policy.SMTP)
+
+
+def test_a_pass_that_meets_another_while_composing_queues_nothing_twice(
+    engine: Engine, game: Game, settings: MailSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = outbox._compose
+
+    def meanwhile(*args):  # type: ignore[no-untyped-def]
+        monkeypatch.setattr(outbox, "_compose", real)
+        assert outbox.enqueue_reports(engine, START, settings=settings) == 2  # another tick, quicker
+        return real(*args)
+
+    monkeypatch.setattr(outbox, "_compose", meanwhile)
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 0
+    assert sorted(queued(engine)) == [f"report:{game.id}:0:0:blue", f"report:{game.id}:0:0:red"]
+
+
+def test_a_pass_for_one_game_leaves_the_others(engine: Engine, game: Game, settings: MailSettings) -> None:
+    register(PEARL_DIVE)
+    create_game(
+        engine, PEARL_DIVE.name, "pd-other", [("red", "cy@example.org"), ("blue", "")], seed=3, now=START
+    )
+    assert outbox.enqueue_reports(engine, START, settings=settings, game_id="pd-other") == 1
+    assert list(queued(engine)) == ["report:pd-other:0:0:red"]
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 2
