@@ -59,9 +59,14 @@ def tick_config(path: Path | None) -> dict[str, Any]:
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read the settings file {chosen}: {exc}") from None
     section = data.get("tick", {})
-    known = {"remind", "outage", "lease", "log"}
+    known = {"remind", "outage", "lease", "log", "jobs"}
     if not isinstance(section, dict) or set(section) - known:
         raise UserError(f"settings file {chosen}: [tick] knows only {', '.join(sorted(known))}")
+    jobs = section.get("jobs", 1)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise UserError(
+            f"settings file {chosen}: [tick] jobs must be a whole number of 1 or more, not {jobs!r}"
+        )
     return section
 
 
@@ -154,6 +159,12 @@ def tick(
     mail: Annotated[bool, typer.Option("--mail/--no-mail", help="Read and send mail (default: yes).")] = True,
     game: Annotated[list[str] | None, typer.Option("--game", help="Only these games (repeatable).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Processes working at once (default: one per core, at most 4)."
+        ),
+    ] = None,
     now: NowOption = None,
 ) -> None:
     """What cron runs every few minutes: read mail, resolve every turn that is due (orders all in, or
@@ -168,6 +179,7 @@ def tick(
     def work() -> int:
         from pbem.cron import claims
         from pbem.cron.deadlines import parse_duration
+        from pbem.cron.jobs import auto_jobs
         from pbem.cron.tick import TickSettings
         from pbem.cron.tick import tick as run_tick
         from pbem.mail.settings import load_settings
@@ -179,6 +191,7 @@ def tick(
             outage_after=parse_duration(outage or str(section.get("outage", "3h"))),
             lease_seconds=parse_duration(lease or str(section.get("lease", "10m"))),
             host=host or claims.host_id(),
+            jobs=jobs or int(section.get("jobs", 0)) or auto_jobs(),
         )
         mail_settings = load_settings(config)
         handlers.extend(

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from pbem import turns
-from pbem.cron import claims, outage, policy
+from pbem.cron import claims, jobs, outage, policy
 from pbem.cron.deadlines import aware, has_passed, periods_missed
 from pbem.cron.models import NoticeRow, TickRow
 from pbem.cron.notices import send_notice
@@ -40,6 +40,7 @@ class TickSettings:
     lease_seconds: int = claims.DEFAULT_LEASE_SECONDS
     batch: int = 10  # games claimed at once
     host: str = field(default_factory=claims.host_id)
+    jobs: int = 1  # processes working on games and mail at once (see pbem.cron.jobs)
 
 
 @dataclass
@@ -219,6 +220,18 @@ def run_games(
         cursor = ids[-1]
 
 
+#: the counts a helper process hands back to its tick
+_SUMMED = (
+    "games_seen",
+    "turns_resolved",
+    "mails_queued",
+    "mails_sent",
+    "reminders",
+    "late_notices",
+    "errors",
+)
+
+
 def _guarded(summary: Summary, name: str, work: Callable[[], int | None]) -> int:
     """Run one part of the tick; a failure (mail server down, database hiccup) is counted and logged,
     and the next tick tries again."""
@@ -263,17 +276,33 @@ def tick(
         log.warning("no tick for %ds: every deadline in that gap was extended by it", summary.outage_seconds)
     if fetch is not None:
         summary.mails_received = _guarded(summary, "mail in", fetch)
-    _guarded(
-        summary,
-        "games",
-        lambda: run_games(
-            engine, now, settings, mail, summary, only=only, progress=progress, enqueue=enqueue
-        ),
-    )
-    if enqueue is not None:
-        summary.mails_queued += _guarded(summary, "report mail", lambda: enqueue(None))
-    if deliver is not None:
-        summary.mails_sent = _guarded(summary, "mail out", deliver)
+
+    def games_and_mail(
+        part: Summary, part_settings: TickSettings, show: Callable[[str], None] | None
+    ) -> None:
+        _guarded(
+            part,
+            "games",
+            lambda: run_games(
+                engine, now, part_settings, mail, part, only=only, progress=show, enqueue=enqueue
+            ),
+        )
+        if enqueue is not None:
+            part.mails_queued += _guarded(part, "report mail", lambda: enqueue(None))
+        if deliver is not None:
+            part.mails_sent += _guarded(part, "mail out", deliver)
+
+    def helper(index: int) -> dict[str, int]:
+        engine.dispose(close=False)  # the tick's pooled connections stay the tick's
+        part = Summary()
+        games_and_mail(part, replace(settings, host=f"{settings.host}/{index}"), None)
+        return {name: getattr(part, name) for name in _SUMMED}
+
+    helpers = jobs.start(settings.jobs - 1, helper)
+    games_and_mail(summary, settings, progress)
+    for counts in helpers.join():
+        for name in _SUMMED:
+            setattr(summary, name, getattr(summary, name) + counts.get(name, 0))
     with Session(claims.immediate_engine(engine)) as session:
         row = session.get(TickRow, row_id)
         assert row is not None

@@ -69,7 +69,19 @@ def test_tick_reads_its_settings_from_the_tick_table(db: Engine, sqlite_url: str
     assert code == 0 and "reminders 0" in out  # 11h before the deadline: not yet, with a 2h reminder
     config.write_text('[tick]\nremind_before = "2h"\n', encoding="utf-8")
     code, _, err = invoke("tick", "--db", sqlite_url, "--now", now, "--no-mail", "--config", str(config))
-    assert code == 1 and "[tick] knows only lease, log, outage, remind" in err
+    assert code == 1 and "[tick] knows only jobs, lease, log, outage, remind" in err
+    for bad in ("0", '"two"', "true"):
+        config.write_text(f"[tick]\njobs = {bad}\n", encoding="utf-8")
+        code, out, err = invoke(
+            "tick", "--db", sqlite_url, "--now", now, "--no-mail", "--config", str(config)
+        )
+        assert (
+            code == 1 and "[tick] jobs must be a whole number of 1 or more" in err and "Traceback" not in err
+        )
+    config.write_text("[tick]\njobs = 2\n", encoding="utf-8")
+    later = (START + 14 * H).isoformat()
+    code, out, _ = invoke("tick", "--db", sqlite_url, "--now", later, "--no-mail", "--config", str(config))
+    assert code == 0 and "games seen 1" in out
 
 
 def test_a_failing_game_makes_tick_exit_1_with_one_line_and_no_traceback(

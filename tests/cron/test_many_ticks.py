@@ -1,5 +1,6 @@
-"""Four ``pbem tick`` processes at once over 200 games, on SQLite and on PostgreSQL: every due turn is
-resolved exactly once and no mail is queued or sent twice."""
+"""Four ``pbem tick`` processes at once over 200 games, and one tick with three helper processes
+(``--jobs 3``), on SQLite and on PostgreSQL: every due turn is resolved exactly once and no mail is
+queued or sent twice."""
 
 from __future__ import annotations
 
@@ -23,15 +24,15 @@ from tests.cron.conftest import START, new_game, send_orders
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = 200
-PROCESSES = 4
 SUMMARY = re.compile(
     r"tick: games seen (\d+), turns resolved (\d+), mails sent (\d+), reminders (\d+), errors (\d+)"
 )
 
 
 @pytest.mark.slow
-def test_four_ticks_at_once_resolve_every_due_turn_once(
-    engine: Engine, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("processes", "jobs"), [(4, 1), (1, 3)], ids=["4-ticks", "1-tick-3-jobs"])
+def test_ticks_at_once_resolve_every_due_turn_once(
+    engine: Engine, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: int, jobs: int
 ) -> None:
     # Setting up 200 games hashes and checks 400 passwords: at the real scrypt cost that alone takes
     # a minute. The ticks under test check no password, so the setup may use a cheap cost.
@@ -55,19 +56,20 @@ def test_four_ticks_at_once_resolve_every_due_turn_once(
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "tests.cron.tick_worker", "--db", db_url, "--now", now,
-             "--host", f"host{i}", "--outage", "30d", "--quiet", "--log", str(tmp_path / "tick.log")],
+             "--host", f"host{i}", "--outage", "30d", "--quiet", "--log", str(tmp_path / "tick.log"),
+             "--jobs", str(jobs)],
             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
-        for i in range(PROCESSES)
+        for i in range(processes)
     ]  # fmt: skip
     outputs = [p.communicate(timeout=600) for p in procs]
     for proc, (out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, (out, err)
     totals = [tuple(map(int, m.groups())) for out, _ in outputs for m in [SUMMARY.search(out)] if m]
-    assert len(totals) == PROCESSES
+    assert len(totals) == processes
     seen, resolved, sent, _reminders, errors = (sum(column) for column in zip(*totals, strict=True))
     assert errors == 0
-    assert resolved == GAMES  # every due turn, by exactly one of the four
+    assert resolved == GAMES  # every due turn, by exactly one of the processes
     assert seen == GAMES  # and each game visited once: a tick passes by games done at its moment
     with Session(engine) as session:
         per_game = session.exec(

@@ -1,0 +1,95 @@
+"""Helper processes for one tick: ``pbem tick --jobs N`` works on N games at once.
+
+The helpers are forked from the tick once it has read its mail, so they start with everything imported
+and share nothing but the database: each claims its own games (:mod:`.claims`), so no two work on the
+same one, and each hands back its counts through a pipe. A helper dies with its tick, even one killed
+with SIGKILL, so a killed tick is wholly gone, as a tick of one process would be.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+log = logging.getLogger("pbem.cron")
+
+#: what ``--jobs`` means when not given: a process per core, up to this many
+MAX_AUTO_JOBS = 4
+
+Counts = dict[str, int]
+
+
+def auto_jobs() -> int:
+    """One job per core this process may run on, at most :data:`MAX_AUTO_JOBS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_AUTO_JOBS))
+
+
+@dataclass
+class Helpers:
+    """Forked helpers at work; :meth:`join` waits for them and returns their counts."""
+
+    started: list[tuple[BaseProcess, Connection]]
+
+    def join(self) -> list[Counts]:
+        found: list[Counts] = []
+        for process, reader in self.started:
+            try:
+                found.append(reader.recv())
+            except EOFError:  # it died before it could answer: its games' leases run out
+                log.error(
+                    "tick helper %s ended without a summary (exit code %s)", process.pid, process.exitcode
+                )
+                found.append({"errors": 1})
+            process.join()
+        return found
+
+
+def start(count: int, work: Callable[[int], Counts]) -> Helpers:
+    """Fork ``count`` helpers, the i-th (from 1) running ``work(i)`` and handing back its result."""
+    if count < 1:
+        return Helpers([])
+    context = multiprocessing.get_context("fork")
+    started = []
+    for index in range(1, count + 1):
+        reader, writer = context.Pipe(duplex=False)
+        process = context.Process(target=_helper, args=(work, index, writer), daemon=True)
+        process.start()
+        writer.close()
+        started.append((process, reader))
+    return Helpers(started)
+
+
+def _helper(work: Callable[[int], Counts], index: int, writer: Connection) -> None:
+    _die_with_parent()
+    try:
+        counts = work(index)
+    except BaseException as exc:  # the tick's parts are guarded: this is a bug, counted as an error
+        log.error("tick helper %d: %s: %s", index, type(exc).__name__, exc, exc_info=exc)
+        counts = {"errors": 1}
+    writer.send(counts)
+    writer.close()
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent dies (else a helper of a killed tick goes on)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the helper ends when its work does
+        return
+    if os.getppid() == 1:  # the parent died before the request took effect
+        os._exit(1)

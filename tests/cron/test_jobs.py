@@ -1,0 +1,100 @@
+"""``pbem tick --jobs N``: helper processes share the games, hand back their counts, and die with
+their tick."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem import passwords
+from pbem.cron import jobs
+from pbem.cron.tick import TickSettings, tick
+from pbem.mail.outbox import enqueue_reports
+from pbem.mail.settings import MailSettings
+from pbem.models import TurnRow
+from tests.cron.conftest import START, new_game, send_orders
+
+ROOT = Path(__file__).resolve().parents[2]
+MAIL = MailSettings(from_addr="host@example.org")
+
+
+def test_helpers_share_the_games_and_the_tick_sums_their_counts(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(passwords, "_N", 2)  # the setup's passwords: the tick checks none
+    games = 30
+    for n in range(games):
+        pw = new_game(engine, f"g{n:02d}")
+        for seat in ("red", "blue"):
+            send_orders(engine, f"g{n:02d}", seat, pw[seat], START + timedelta(hours=1))
+    at = START + timedelta(hours=2)
+    workers = tmp_path / "pids"
+    workers.mkdir()
+
+    def enqueue(game_id: str | None) -> int:
+        if game_id is not None:  # which process queued (so advanced) which game
+            (workers / game_id).write_text(str(os.getpid()))
+        return enqueue_reports(engine, at, settings=MAIL, game_id=game_id)
+
+    settings = TickSettings(host="t", remind_before=3600, outage_after=30 * 86400, batch=1, jobs=3)
+    summary = tick(engine, at, settings=settings, mail=MAIL, enqueue=enqueue)
+    assert (summary.games_seen, summary.turns_resolved, summary.errors) == (games, games, 0)
+    assert summary.mails_queued == games * 2 * 2  # turns 0 and 1, each seat's report
+    by = {path.name: path.read_text() for path in workers.iterdir()}
+    assert len(by) == games and len(set(by.values())) > 1  # the helpers took their share
+    with Session(engine) as session:
+        assert len(session.exec(select(TurnRow).where(TurnRow.number == 1)).all()) == games
+    again = tick(
+        engine, at + timedelta(minutes=5), settings=replace(settings, jobs=2), mail=MAIL, enqueue=enqueue
+    )
+    assert (again.turns_resolved, again.mails_queued, again.errors) == (0, 0, 0)
+
+
+def test_jobs_default_to_the_cores_up_to_four() -> None:
+    assert 1 <= jobs.auto_jobs() <= jobs.MAX_AUTO_JOBS
+    assert jobs.auto_jobs() == min(len(os.sched_getaffinity(0)), jobs.MAX_AUTO_JOBS)
+
+
+def test_a_helper_dies_with_its_tick() -> None:
+    """SIGKILL to the tick takes its helpers too: a killed tick is wholly gone."""
+    script = (
+        "import sys, time\n"
+        "from pbem.cron import jobs\n"
+        "helpers = jobs.start(2, lambda i: time.sleep(60) or {})\n"
+        "print(' '.join(str(p.pid) for p, _ in helpers.started), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    tick_process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert tick_process.stdout is not None
+    pids = [int(pid) for pid in tick_process.stdout.readline().split()]
+    assert len(pids) == 2 and all(_alive(pid) for pid in pids)
+    tick_process.send_signal(signal.SIGKILL)
+    tick_process.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not reaped by its new parent, counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
