@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -22,6 +23,7 @@ from bench import fleet, pipeline
 from bench.flat import flat
 from bench.machine import describe, load
 from bench.sizes import FULL, QUICK, Sizes
+from pbem.cron.jobs import auto_jobs
 
 Figure = tuple[str, float, str]
 NOTE = "#"
@@ -60,9 +62,19 @@ def flat_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
 def tick_sqlite_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     url = f"sqlite:///{folder / 'tick.sqlite'}"
     fleet.build(url, sizes.tick_games, sizes.templates)
+    shutil.copy(folder / "tick.sqlite", folder / "tick-1job.sqlite")
+    (folder / "1job").mkdir()
     run = _checked(fleet.tick(url, folder), sizes.tick_games)
-    yield f"{NOTE} tick: {sizes.tick_games} games due, {run.turns} resolved, {run.cpu_seconds:.0f} s of cpu"
+    yield (
+        f"{NOTE} tick: {sizes.tick_games} games due, {run.turns} resolved, {run.cpu_seconds:.0f} s of cpu, "
+        f"--jobs {auto_jobs()} (the default here: one per core)"
+    )
     yield "tick.sqlite_1000_games_s", run.seconds, "s"
+    alone = _checked(
+        fleet.tick(f"sqlite:///{folder / 'tick-1job.sqlite'}", folder / "1job", jobs=1), sizes.tick_games
+    )
+    yield f"{NOTE} tick: the same with --jobs 1: {alone.cpu_seconds:.0f} s of cpu"
+    yield "tick.sqlite_1000_games_1job_s", alone.seconds, "s"
 
 
 def tick_postgres_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
@@ -71,8 +83,13 @@ def tick_postgres_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     source, work = f"pbem_bench_fleet_{os.getpid()}", f"pbem_bench_tick_{os.getpid()}"
     try:
         fleet.build(fleet.pg_create(admin, source), sizes.pg_games, sizes.templates)
-        one = _checked(fleet.tick(fleet.pg_create(admin, work, template=source), folder), sizes.pg_games)
-        two = _checked(fleet.tick(fleet.pg_create(admin, work, template=source), folder, 2), sizes.pg_games)
+        # processes of one job each: the figure compares one tick process with two
+        one = _checked(
+            fleet.tick(fleet.pg_create(admin, work, template=source), folder, jobs=1), sizes.pg_games
+        )
+        two = _checked(
+            fleet.tick(fleet.pg_create(admin, work, template=source), folder, 2, jobs=1), sizes.pg_games
+        )
     finally:
         fleet.pg_drop(admin, work, source)
         admin.dispose()
@@ -97,7 +114,7 @@ def replay_storage_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
 def memory_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     url = f"sqlite:///{folder / 'memory.sqlite'}"
     fleet.build(url, sizes.memory_games, sizes.templates, due=sizes.memory_due)
-    run = _checked(fleet.tick(url, folder), min(sizes.memory_due, sizes.memory_games))
+    run = _checked(fleet.tick(url, folder, jobs=1), min(sizes.memory_due, sizes.memory_games))
     yield (
         f"{NOTE} memory: {sizes.memory_games} games, {run.turns} with a turn due; "
         f"the tick took {run.seconds:.1f} s"
