@@ -51,6 +51,10 @@ class Transport(Protocol):
 class MaildirTransport:
     """Drop each message into a Maildir (``new/``), for a local MDA or for looking at."""
 
+    #: a message delivered again (after a crash, before the outbox marked it sent) is taken once: its
+    #: file is named from its Message-ID
+    idempotent = True
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 

@@ -214,6 +214,28 @@ def test_mails_claimed_by_a_run_that_died_are_due_again_once_the_lease_runs_out(
     assert len(list((tmp_path / "box" / "new").iterdir())) == 5
 
 
+def test_a_maildir_batch_cut_short_marks_what_it_delivered(
+    engine: Engine, settings: MailSettings, tmp_path: Path
+) -> None:
+    for key in "abcd":
+        put(engine, settings, key)
+
+    class Breaks(MaildirTransport):
+        """Delivers two, then fails as a full disk's write would, not as a refusal."""
+
+        def deliver(self, sender: str, recipient: str, message: bytes) -> None:
+            if len(list((self.path / "new").iterdir())) == 2:
+                raise OSError("no space left")
+            super().deliver(sender, recipient, message)
+
+    with pytest.raises(OSError):
+        outbox.send(engine, Breaks(tmp_path / "box"), START, settings=settings)
+    assert [r.status for r in rows(engine)] == ["sent", "sent", "pending", "pending"]
+    later = START + timedelta(seconds=outbox.CLAIM_SECONDS)
+    assert len(outbox.send(engine, MaildirTransport(tmp_path / "box"), later, settings=settings).sent) == 2
+    assert len(list((tmp_path / "box" / "new").iterdir())) == 4
+
+
 def test_send_stops_at_its_limit_across_batches(
     engine: Engine, settings: MailSettings, tmp_path: Path
 ) -> None:
