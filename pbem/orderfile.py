@@ -81,16 +81,34 @@ class _Checks:
             if nested:
                 self._depth -= 1
 
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        # PyYAML's value builders raise plain exceptions on some well-formed text (a date that does not
+        # exist, "0x_", "!!bool maybe"): each is an answer naming the value, never a traceback
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError, IndexError):
+            raise _Refused(
+                "yaml.value", "this value cannot be read (write it as plain text)", node.start_mark
+            ) from None
+
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         seen: set[Any] = set()
         for key_node, _value in node.value:
             key = self.construct_object(key_node, deep=True)
-            if isinstance(key, list | dict):
+            if isinstance(key, list | dict | set | frozenset) or not _hashable(key):
                 raise _Refused("yaml.key", "a key must be a plain word", key_node.start_mark)
             if key in seen:
                 raise _Refused("yaml.duplicate_key", f"{key!r} is given twice", key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 class _PyOrderLoader(_Checks, yaml.SafeLoader):

@@ -253,3 +253,21 @@ def test_the_garbage_collector_is_left_as_it_was(loader: str) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "column"),
+    [
+        ("x: 2001-02-30", "yaml.value", 4),  # a date that does not exist
+        ("x: 0x_", "yaml.value", 4),
+        ("x: !!bool maybe", "yaml.value", 4),
+        ("x: !!timestamp x", "yaml.value", 4),
+        ("? !!set {a}\n: 1", "yaml.key", 3),  # a set as a key
+    ],
+)
+def test_a_value_yaml_cannot_build_is_an_answer_not_a_traceback(
+    loader: str, text: str, code: str, column: int
+) -> None:
+    err = error_of(text)
+    assert (err.step, err.code) == ("yaml", code)
+    assert err.message.startswith(f"line 1, column {column}: ")

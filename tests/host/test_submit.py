@@ -13,7 +13,8 @@ from host.conftest import Table
 from pbem import registry
 from pbem.codec import unpack
 from pbem.models import GameRow, SubmissionRow, TurnRow
-from pbem.orders import check, submit
+from pbem.orderfile import MAX_BYTES
+from pbem.orders import check, redact, submit
 from pbem.status import status
 from pbem.turns import process
 
@@ -46,6 +47,14 @@ def test_the_password_never_reaches_the_database(table: Table) -> None:
         raw = unpack(row.raw_z)
         assert "password: [redacted]" in raw
         assert table.passwords["red"] not in raw and "wrong-guess-00" not in raw
+
+
+def test_the_record_redacts_a_password_wherever_its_line_is() -> None:
+    assert redact("game: g\n  - password: 'a b'\n", None) == "game: g\n  - password: [redacted]\n"
+    assert redact("Password:\n  on-the-next-line\nturn: 1\n", None) == "Password:\n  [redacted]\nturn: 1\n"
+    # a file of blank lines once took the redaction hours (the search was cubic in their number)
+    blank = "\n" * (MAX_BYTES - 40) + "password: hunter-22\n"
+    assert redact(blank, None).endswith("\npassword: [redacted]\n")
 
 
 def test_wrong_password_and_unknown_seat_get_the_same_answer(table: Table) -> None:
