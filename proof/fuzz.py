@@ -20,6 +20,7 @@ processes of their own when it is installed (:mod:`proof.fuzz_atheris`).
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import json
 import sqlite3
@@ -71,6 +72,22 @@ class Seat:
     state: Any
 
 
+class CollectorClock:
+    """The CPU time the garbage collector takes (a ``gc.callbacks`` entry). A full collection scans every
+    object of this process, most of them hypothesis's, and lands on whichever answer is running: it is
+    taken out of that answer's time and shown as ``fuzz.max_gc_ms``."""
+
+    def __init__(self) -> None:
+        self.ms = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            self.ms += (time.process_time() - self._started) * 1000
+
+
 @dataclass
 class Bench:
     """The scratch database, its games and what was measured so far."""
@@ -79,6 +96,7 @@ class Bench:
     figures: Figures
     seats: list[Seat] = field(default_factory=list)
     count: int = 0
+    collector: CollectorClock = field(default_factory=CollectorClock)
 
     def __post_init__(self) -> None:
         self.engine = scratch_engine(self.folder, "fuzz")
@@ -104,6 +122,7 @@ class Bench:
         traced = self.count % MEMORY_SAMPLE == 0
         if traced:
             tracemalloc.start()
+        collected = self.collector.ms
         started, wall = time.process_time(), time.perf_counter()
         try:
             call()
@@ -111,14 +130,17 @@ class Bench:
             self.figures.add("fuzz.tracebacks")
             self.figures.find(f"fuzz {target}: {case}: {type(exc).__name__}: {str(exc)[:300]}")
         finally:
-            spent = (time.process_time() - started) * 1000
-            wall_ms = (time.perf_counter() - wall) * 1000
+            paused = self.collector.ms - collected
+            spent = (time.process_time() - started) * 1000 - paused
+            wall_ms = (time.perf_counter() - wall) * 1000 - paused
             if traced:
                 _now, peak = tracemalloc.get_traced_memory()
                 tracemalloc.stop()
                 self._peak(peak / 2**20, target, case)
         if not traced:  # under tracemalloc an answer takes several times as long: its time says nothing
             self._time(spent, wall_ms, target, case)
+        values = self.figures.values
+        values["fuzz.max_gc_ms"] = max(float(values.get("fuzz.max_gc_ms", 0)), round(paused, 1))
 
     def _time(self, ms: float, wall_ms: float, target: str, case: str) -> None:
         values = self.figures.values
@@ -220,9 +242,13 @@ def run(folder: Path, examples: int, atheris_seconds: int = 0, cli_cases: int | 
     figures.set("fuzz.cases", 0)
     with cheap_passwords():
         bench = Bench(folder, figures)
-        _fixed(bench)
-        _hypothesis(bench, examples)
-        _coordinates(bench)
+        gc.callbacks.append(bench.collector)
+        try:
+            _fixed(bench)
+            _hypothesis(bench, examples)
+            _coordinates(bench)
+        finally:
+            gc.callbacks.remove(bench.collector)
     _cli(bench, cli_cases)
     if atheris_seconds:
         from proof import fuzz_atheris
