@@ -65,6 +65,11 @@ class MaildirTransport:
             for sub in ("tmp", "new", "cur"):
                 (self.path / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
             self._box = mailbox.Maildir(self.path, create=False)
+            # what was here when this run began, by message name: a file in new/ then, gone from it
+            # since, was read (moved to cur/ with flags) and is held all the same
+            self._seen = {
+                name.split(":", 1)[0] for sub in ("new", "cur") for name in os.listdir(self.path / sub)
+            }
         except OSError as exc:
             raise MailError(f"cannot open the outbox Maildir {self.path}: {exc.strerror}") from None
         return self
@@ -84,14 +89,16 @@ class MaildirTransport:
                 staged = self.path / "tmp" / f"{unique}.{os.getpid()}"
                 staged.write_bytes(message)
                 os.replace(staged, self.path / "new" / unique)
+                self._seen.add(unique)  # read and moved to cur/ later in this run, it is still held
         except OSError as exc:
             raise DeliveryError(
                 f"cannot write to {self.path}: {exc.strerror}", permanent=False, server_down=True
             ) from None
 
     def _holds(self, unique: str) -> bool:
-        """Whether a message of this name is in ``new/``, or in ``cur/`` (read, with flags)."""
-        return (self.path / "new" / unique).exists() or any((self.path / "cur").glob(f"{unique}:2,*"))
+        """Whether a message of this name is in ``new/``, or was here when the run began (in ``cur/``,
+        read, with flags; or in ``new/`` and read since). One listing a run, not one per message."""
+        return unique in self._seen or (self.path / "new" / unique).exists()
 
 
 def _unique_name(message: bytes) -> str | None:

@@ -236,6 +236,28 @@ def test_a_maildir_batch_cut_short_marks_what_it_delivered(
     assert len(list((tmp_path / "box" / "new").iterdir())) == 4
 
 
+def test_a_maildir_mail_read_since_is_not_delivered_again(tmp_path: Path) -> None:
+    first = b"Subject: a\r\nMessage-ID: <one@example.org>\r\n\r\nbody\r\n"
+    second = b"Subject: b\r\nMessage-ID: <two@example.org>\r\n\r\nbody\r\n"
+    box_dir = tmp_path / "box"
+
+    def read_all() -> None:  # a mail reader moves what it read to cur/, with flags
+        for path in (box_dir / "new").iterdir():
+            path.rename(box_dir / "cur" / f"{path.name}:2,S")
+
+    with MaildirTransport(box_dir) as box:
+        box.deliver("host@example.org", "ann@example.org", first)
+        read_all()
+        box.deliver("host@example.org", "ann@example.org", first)  # again, in the same run
+    with MaildirTransport(box_dir) as box:  # a later run, after a crash
+        box.deliver("host@example.org", "ann@example.org", second)
+        read_all()
+        for raw in (first, second):
+            box.deliver("host@example.org", "ann@example.org", raw)
+    assert not list((box_dir / "new").iterdir())
+    assert len(list((box_dir / "cur").iterdir())) == 2
+
+
 def test_send_stops_at_its_limit_across_batches(
     engine: Engine, settings: MailSettings, tmp_path: Path
 ) -> None:
