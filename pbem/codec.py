@@ -22,9 +22,9 @@ def sha256_hex(text: str | bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def pack(text: str) -> bytes:
+def pack(text: str, level: int = 6) -> bytes:
     """Compress text for storage (level 6: most of level 9's gain at a fraction of its cost)."""
-    return zlib.compress(text.encode("utf-8"), 6)
+    return zlib.compress(text.encode("utf-8"), level)
 
 
 def unpack(blob: bytes) -> str:

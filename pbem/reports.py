@@ -25,6 +25,9 @@ from pbem.render import render
 from pbem.tables import TableCache
 
 FORMATS = {"txt": "txt", "text": "txt", "html": "html"}
+#: zlib level of stored reports: a 55 KB HTML report packs to 7.4 KB in 0.07 ms at level 3, to 6.4 KB
+#: in 0.26 ms at level 6; a turn stores one per seat and the public one, two formats each
+REPORT_LEVEL = 3
 
 
 def template_for(game: Game, state: Any, game_id: str, seat: str, turn: int) -> str | None:
@@ -124,8 +127,8 @@ def report_rows(
             "epoch": epoch,
             "turn": turn,
             "seat": seat,
-            "text_z": pack(text),
-            "html_z": pack(page),
+            "text_z": pack(text, REPORT_LEVEL),
+            "html_z": pack(page, REPORT_LEVEL),
             "mail_queued": False,
         }
         for seat, text, page in rendered
