@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import ColumnElement, and_, update
 from sqlmodel import Session, select
 
 from pbem import registry
 from pbem.codec import canonical_json, pack_json, sha256_hex, unpack_json
 from pbem.errors import UserError
 from pbem.game import Event, Game
-from pbem.models import GameRow, SeatRow, TurnRow
+from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
 
 
 class TurnConflict(Exception):
@@ -40,6 +40,16 @@ def game_of(row: GameRow) -> Game:
 
 def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
     return list(session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position)))
+
+
+def accepted_orders(game_id: str, epoch: int, turn: int) -> ColumnElement[bool]:
+    """The ``submission`` rows whose orders stand for a game's turn (a ``where`` clause)."""
+    return and_(
+        SubmissionRow.game_id == game_id,
+        SubmissionRow.epoch == epoch,
+        SubmissionRow.turn == turn,
+        SubmissionRow.status == "accepted",
+    )
 
 
 def current_state(game: Game, row: GameRow) -> Any:

@@ -26,7 +26,7 @@ from pbem.db import lock_game
 from pbem.envelope import Envelope, order_template, orders_yaml, read_envelope, scalar_flow
 from pbem.errors import UserError
 from pbem.game import Game, GameError, RulesError
-from pbem.history import current_state, game_of, game_row, seat_rows
+from pbem.history import accepted_orders, current_state, game_of, game_row, seat_rows
 from pbem.models import GameRow, SeatRow, SubmissionRow
 from pbem.orderfile import MAX_BYTES, OrderFileError, load
 from pbem.reports import preview
@@ -240,13 +240,7 @@ def submit(
         if accepted and row is not None:
             session.execute(
                 update(SubmissionRow)
-                .where(
-                    SubmissionRow.game_id == row.id,
-                    SubmissionRow.epoch == row.epoch,
-                    SubmissionRow.turn == row.turn + 1,
-                    SubmissionRow.seat == verdict.seat,
-                    SubmissionRow.status == "accepted",
-                )
+                .where(accepted_orders(row.id, row.epoch, row.turn + 1), SubmissionRow.seat == verdict.seat)
                 .values(status="superseded")
                 .execution_options(synchronize_session=False)
             )

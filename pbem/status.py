@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from pbem import clock
 from pbem.errors import UserError
-from pbem.history import current_state, game_of, seat_rows
+from pbem.history import accepted_orders, current_state, game_of, seat_rows
 from pbem.models import GameRow, SubmissionRow
 
 
@@ -32,14 +32,7 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
     state = current_state(game, row)
     pending = game.pending(state) if row.status == "active" else {}
     submitted = set(
-        session.exec(
-            select(SubmissionRow.seat).where(
-                SubmissionRow.game_id == row.id,
-                SubmissionRow.epoch == row.epoch,
-                SubmissionRow.turn == row.turn + 1,
-                SubmissionRow.status == "accepted",
-            )
-        )
+        session.exec(select(SubmissionRow.seat).where(accepted_orders(row.id, row.epoch, row.turn + 1)))
     )
     outcome = game.outcome(state)
     entry: dict[str, Any] = {

@@ -32,6 +32,7 @@ from pbem.game import Game, GameError
 from pbem.history import (
     TurnConflict,
     TurnRecord,
+    accepted_orders,
     after_turn_values,
     current_state,
     game_of,
@@ -120,16 +121,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         if not pending:
             return None
         number = row.turn + 1
-        waiting = list(
-            session.exec(
-                select(SubmissionRow).where(
-                    SubmissionRow.game_id == game_id,
-                    SubmissionRow.epoch == row.epoch,
-                    SubmissionRow.turn == number,
-                    SubmissionRow.status == "accepted",
-                )
-            )
-        )
+        waiting = list(session.exec(select(SubmissionRow).where(accepted_orders(game_id, row.epoch, number))))
         seats = [seat.name for seat in seat_rows(session, game_id)]
         session.expunge(row)
     given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
@@ -180,12 +172,7 @@ def _write(
         row = session.get(GameRow, p.row.id)
         assert row is not None
         standing = session.exec(
-            select(SubmissionRow.id).where(
-                SubmissionRow.game_id == row.id,
-                SubmissionRow.epoch == row.epoch,
-                SubmissionRow.turn == number,
-                SubmissionRow.status == "accepted",
-            )
+            select(SubmissionRow.id).where(accepted_orders(row.id, row.epoch, number))
         ).all()
         if (row.status, row.epoch, row.turn) != ("active", p.row.epoch, number - 1) or set(standing) != set(
             p.statuses
@@ -217,14 +204,7 @@ def _all_orders_in(session: Session, game: Game, row: GameRow, state: Any, numbe
     pending = game.pending(state)
     if not pending:
         return False
-    sent = session.exec(
-        select(SubmissionRow.seat).where(
-            SubmissionRow.game_id == row.id,
-            SubmissionRow.epoch == row.epoch,
-            SubmissionRow.turn == number,
-            SubmissionRow.status == "accepted",
-        )
-    ).all()
+    sent = session.exec(select(SubmissionRow.seat).where(accepted_orders(row.id, row.epoch, number))).all()
     return set(pending) <= set(sent)
 
 

@@ -27,6 +27,7 @@ from pbem.codec import unpack_json
 from pbem.cron.deadlines import aware, has_passed, next_deadline, periods_missed
 from pbem.cron.models import ClockRow, NoticeRow
 from pbem.db import lock_game
+from pbem.history import accepted_orders
 from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
 from pbem.registry import get_game
 
@@ -67,14 +68,7 @@ def due(session: Session, game: GameRow) -> Due:
     waiting = _waiting(game.game_type, game.state_z)
     turn = game.turn + 1
     sent = set(
-        session.exec(
-            select(SubmissionRow.seat).where(
-                SubmissionRow.game_id == game.id,
-                SubmissionRow.epoch == game.epoch,
-                SubmissionRow.turn == turn,
-                SubmissionRow.status == "accepted",
-            )
-        ).all()
+        session.exec(select(SubmissionRow.seat).where(accepted_orders(game.id, game.epoch, turn))).all()
     )
     missing = tuple(seat for seat in waiting if seat not in sent)
     abandoned = set(
