@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
@@ -35,30 +35,62 @@ def auto_jobs() -> int:
     return max(1, min(cores, MAX_AUTO_JOBS))
 
 
+#: what a helper's ``work`` is given to say it is done with a game (for the tick's progress bar)
+Progress = Callable[[str], None]
+
+
 @dataclass
 class Helpers:
-    """Forked helpers at work; :meth:`join` waits for them and returns their counts."""
+    """Forked helpers at work. Each sends ``("game", id)`` as it finishes a game, then ``("done",
+    counts)``; :meth:`relay` hands the games finished so far to the progress callback, :meth:`join`
+    waits for the helpers and returns their counts."""
 
     started: list[tuple[BaseProcess, Connection]]
+    progress: Progress | None = None
+    counts: dict[int, Counts] = field(default_factory=dict)  # by helper, once it is done
+
+    def relay(self) -> None:
+        """Pass on the games the helpers finished since the last call (never waits)."""
+        for index, (_process, reader) in enumerate(self.started):
+            while not reader.closed and reader.poll() and self._take(index, reader):
+                pass
 
     def join(self) -> list[Counts]:
         found: list[Counts] = []
-        for process, reader in self.started:
-            try:
-                found.append(reader.recv())
-            except EOFError:  # it died before it could answer: its games' leases run out
+        for index, (process, reader) in enumerate(self.started):
+            while not reader.closed and self._take(index, reader):
+                pass
+            counts = self.counts.get(index)
+            if counts is None:  # it died before it could answer: its games' leases run out
                 log.error(
                     "tick helper %s ended without a summary (exit code %s)", process.pid, process.exitcode
                 )
-                found.append({"errors": 1})
+                counts = {"errors": 1}
+            found.append(counts)
             process.join()
         return found
 
+    def _take(self, index: int, reader: Connection) -> bool:
+        """Read one message; False once the helper is done (its counts kept) or gone."""
+        try:
+            kind, value = reader.recv()
+        except EOFError:
+            reader.close()
+            return False
+        if kind == "game":
+            if self.progress is not None:
+                self.progress(value)
+            return True
+        self.counts[index] = value
+        reader.close()
+        return False
 
-def start(count: int, work: Callable[[int], Counts]) -> Helpers:
-    """Fork ``count`` helpers, the i-th (from 1) running ``work(i)`` and handing back its result."""
+
+def start(count: int, work: Callable[[int, Progress], Counts], progress: Progress | None = None) -> Helpers:
+    """Fork ``count`` helpers, the i-th (from 1) running ``work(i, report)`` and handing back its
+    result; what it passes to ``report`` reaches ``progress`` (see :class:`Helpers`)."""
     if count < 1:
-        return Helpers([])
+        return Helpers([], progress)
     context = multiprocessing.get_context("fork")
     started = []
     for index in range(1, count + 1):
@@ -67,17 +99,17 @@ def start(count: int, work: Callable[[int], Counts]) -> Helpers:
         process.start()
         writer.close()
         started.append((process, reader))
-    return Helpers(started)
+    return Helpers(started, progress)
 
 
-def _helper(work: Callable[[int], Counts], index: int, writer: Connection) -> None:
+def _helper(work: Callable[[int, Progress], Counts], index: int, writer: Connection) -> None:
     _die_with_parent()
     try:
-        counts = work(index)
+        counts = work(index, lambda game_id: writer.send(("game", game_id)))
     except BaseException as exc:  # the tick's parts are guarded: this is a bug, counted as an error
         log.error("tick helper %d: %s: %s", index, type(exc).__name__, exc, exc_info=exc)
         counts = {"errors": 1}
-    writer.send(counts)
+    writer.send(("done", counts))
     writer.close()
 
 

@@ -292,14 +292,19 @@ def tick(
         if deliver is not None:
             part.mails_sent += _guarded(part, "mail out", deliver)
 
-    def helper(index: int) -> dict[str, int]:
+    def helper(index: int, report: jobs.Progress) -> dict[str, int]:
         engine.dispose(close=False)  # the tick's pooled connections stay the tick's
         part = Summary()
-        games_and_mail(part, replace(settings, host=f"{settings.host}/{index}"), None)
+        games_and_mail(part, replace(settings, host=f"{settings.host}/{index}"), report if progress else None)
         return {name: getattr(part, name) for name in _SUMMED}
 
-    helpers = jobs.start(settings.jobs - 1, helper)
-    games_and_mail(summary, settings, progress)
+    def show(game_id: str) -> None:  # this process's games, and the helpers' finished meanwhile
+        helpers.relay()
+        if progress is not None:
+            progress(game_id)
+
+    helpers = jobs.start(settings.jobs - 1, helper, progress)
+    games_and_mail(summary, settings, show if progress else None)
     for counts in helpers.join():
         for name in _SUMMED:
             setattr(summary, name, getattr(summary, name) + counts.get(name, 0))

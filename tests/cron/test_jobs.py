@@ -47,8 +47,10 @@ def test_helpers_share_the_games_and_the_tick_sums_their_counts(
         return enqueue_reports(engine, at, settings=MAIL, game_id=game_id)
 
     settings = TickSettings(host="t", remind_before=3600, outage_after=30 * 86400, batch=1, jobs=3)
-    summary = tick(engine, at, settings=settings, mail=MAIL, enqueue=enqueue)
+    shown: list[str] = []  # what a progress bar is told: every game, whichever process did it
+    summary = tick(engine, at, settings=settings, mail=MAIL, enqueue=enqueue, progress=shown.append)
     assert (summary.games_seen, summary.turns_resolved, summary.errors) == (games, games, 0)
+    assert sorted(shown) == [f"g{n:02d}" for n in range(games)]
     assert summary.mails_queued == games * 2 * 2  # turns 0 and 1, each seat's report
     by = {path.name: path.read_text() for path in workers.iterdir()}
     assert len(by) == games and len(set(by.values())) > 1  # the helpers took their share
@@ -58,6 +60,21 @@ def test_helpers_share_the_games_and_the_tick_sums_their_counts(
         engine, at + timedelta(minutes=5), settings=replace(settings, jobs=2), mail=MAIL, enqueue=enqueue
     )
     assert (again.turns_resolved, again.mails_queued, again.errors) == (0, 0, 0)
+
+
+def test_a_helper_done_before_the_tick_looks_keeps_its_counts() -> None:
+    def work(index: int, report: jobs.Progress) -> dict[str, int]:
+        for n in range(3):
+            report(f"h{index}-{n}")
+        return {"games_seen": 3, "errors": 0}
+
+    shown: list[str] = []
+    helpers = jobs.start(2, work, shown.append)
+    for process, _reader in helpers.started:  # both done, their last word waiting in the pipe
+        process.join(timeout=30)
+    helpers.relay()  # reads the games and, behind them, each helper's counts
+    assert sorted(shown) == [f"h{i}-{n}" for i in (1, 2) for n in range(3)]
+    assert helpers.join() == [{"games_seen": 3, "errors": 0}] * 2
 
 
 def test_jobs_default_to_the_cores_up_to_four() -> None:
@@ -70,7 +87,7 @@ def test_a_helper_dies_with_its_tick() -> None:
     script = (
         "import sys, time\n"
         "from pbem.cron import jobs\n"
-        "helpers = jobs.start(2, lambda i: time.sleep(60) or {})\n"
+        "helpers = jobs.start(2, lambda i, report: time.sleep(60) or {})\n"
         "print(' '.join(str(p.pid) for p, _ in helpers.started), flush=True)\n"
         "time.sleep(60)\n"
     )
