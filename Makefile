@@ -40,8 +40,8 @@ proof: $(STAMP)
 	$(BIN)/python -m proof
 
 lint: $(STAMP)
-	$(BIN)/ruff check pbem games tests
-	$(BIN)/ruff format --check pbem games tests
+	$(BIN)/ruff check pbem games tests proof bench
+	$(BIN)/ruff format --check pbem games tests proof bench
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite .pytest_cache .hypothesis
