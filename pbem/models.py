@@ -112,6 +112,7 @@ class SubmissionRow(SQLModel, table=True):
     """
 
     __tablename__ = "submission"
+    __table_args__ = (Index("ix_submission_turn", "game_id", "epoch", "turn", "status"),)
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: str | None = Field(default=None, index=True, max_length=64)

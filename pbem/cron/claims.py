@@ -62,6 +62,8 @@ def _immediate(url: str) -> Engine:
     def _autocommit(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # the driver must not BEGIN on its own: we do
         dbapi_connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # as the host's own connections (pbem.db): in WAL mode a commit need not wait for the disk
+        dbapi_connection.execute("PRAGMA synchronous = NORMAL")
         dbapi_connection.execute("PRAGMA foreign_keys = ON")
 
     @event.listens_for(private, "begin")

@@ -2,7 +2,8 @@
 
 Revision ``0001`` is the host's schema as :mod:`pbem.models` stood when migrations began; ``0002`` adds
 the cron layer's tables (:mod:`pbem.cron.models`); ``0003`` marks which reports' mail is queued
-(``report.mail_queued``), backfilled from the outbox. A database made before migrations existed (tables
+(``report.mail_queued``), backfilled from the outbox; ``0004`` indexes a turn's submissions. A
+database made before migrations existed (tables
 but no ``alembic_version``) is stamped ``0001`` first, then brought to head, keeping its data.
 
 Several hosts may start on the same database at once, so the upgrade holds a lock for its whole run:
@@ -12,7 +13,7 @@ SQLite. Whoever waits re-reads the revision inside the lock and finds nothing le
 >>> from sqlalchemy import create_engine
 >>> engine = create_engine("sqlite://")
 >>> upgrade(engine)
-'0003'
+'0004'
 """
 
 from __future__ import annotations
