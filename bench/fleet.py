@@ -1,7 +1,8 @@
 """Many games with a turn due, built fast, and the real ``pbem tick`` run over them in processes of its own.
 
 A fleet is built from a few real games (created and given their turn-1 orders through the host's own
-services, their turn-0 report mail queued and marked sent as an earlier tick would have left it), then
+services, their turn-0 report mail queued and marked sent and their cron clock set, as an earlier tick
+would have left them), then
 cloned row by row under new ids: every clone is a real game in the state those services left it, so the
 tick has real work in each (read the game, resolve the turn, store it, render every report, queue and
 deliver the report mail).
@@ -22,6 +23,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, select, text, update
 
 from bench.play import cheap_passwords, new_game, order_files
+from pbem.cron.models import ClockRow
+from pbem.cron.policy import sync_clock
 from pbem.db import connect
 from pbem.mail.outbox import enqueue_reports
 from pbem.mail.settings import MailSettings
@@ -42,6 +45,7 @@ CLONED = [
     (ReportRow, "game_id"),
     (SubmissionRow, "game_id"),
     (OutboxRow, "game_id"),
+    (ClockRow, "game_id"),
 ]
 CHUNK = 2000
 #: the command cron runs, from this interpreter's environment
@@ -70,6 +74,8 @@ def build(url: str, count: int, templates: int, due: int | None = None) -> None:
     enqueue_reports(engine, now, settings=MailSettings(from_addr=FROM))
     with engine.begin() as conn:  # the turn-0 mail went out with an earlier tick
         conn.execute(update(OutboxRow).values(status="sent", sent_at=now, attempts=1))
+    for game_id in originals:  # and that tick set each game's clock
+        sync_clock(engine, game_id, now)
     clones = ids[len(originals) :]
     due_clones = len(clones) if due is None else min(len(clones), max(0, due - len(originals)))
     chosen = {clones[i * len(clones) // due_clones] for i in range(due_clones)} if due_clones else set()
@@ -87,7 +93,7 @@ def _clone(engine: Engine, originals: list[str], clones: list[str], waiting: set
         for row in rows:
             data = dict(row)
             if key != "id":
-                data.pop("id")
+                data.pop("id", None)
             by_game.setdefault(data[key], []).append(data)
         batch: list[dict[str, Any]] = []
         with engine.begin() as conn:

@@ -200,11 +200,13 @@ def run_games(
         lease_seconds=settings.lease_seconds,
         only=only,
     ):
+        passed_by = policy.quiet(engine, ids, now, settings.remind_before)
         for game_id in ids:
             summary.games_seen += 1
             done = GameResult()
             try:
-                advance(engine, game_id, now, settings, mail, done)
+                if game_id not in passed_by:
+                    advance(engine, game_id, now, settings, mail, done)
                 if done.turns and enqueue is not None:
                     summary.mails_queued += enqueue(game_id)
             except Exception as exc:  # one broken game must not stop the host

@@ -240,3 +240,51 @@ def test_no_reminder_without_a_deadline_nor_to_an_abandoned_seat(engine: Engine)
     reminded = keys(engine, "reminder:g:")
     assert any(key.endswith(":red") for key in reminded)
     assert not any(key.endswith(":blue") for key in reminded)  # abandoned: the bot needs no reminder
+
+
+def test_quiet_games_are_only_those_a_closer_look_would_leave_alone(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbem import passwords
+    from pbem.cron import policy
+
+    monkeypatch.setattr(passwords, "_N", 2)
+    now = START + H
+    pw = {}
+    deadlines = {"no-deadline": None, "soon": 6 * 3600}  # the others: a day
+    for game_id in [
+        "quiet",
+        "no-deadline",
+        "soon",
+        "orders-in",
+        "abandoned",
+        "unknown",
+        "paused",
+        "no-clock",
+    ]:
+        seconds = deadlines.get(game_id, 86400)
+        pw[game_id] = new_game(engine, game_id, turn_seconds=seconds)
+        if game_id != "no-clock":
+            policy.sync_clock(engine, game_id, now)
+    send_orders(engine, "orders-in", "red", pw["orders-in"]["red"], now)
+    with Session(engine) as session:
+        for game_id, change in [("abandoned", None), ("unknown", "game_type"), ("paused", "status")]:
+            if change is None:
+                row = session.exec(
+                    select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == "blue")
+                ).one()
+                row.abandoned = True
+            else:
+                row = session.get(GameRow, game_id)
+                setattr(row, change, "no-such-game" if change == "game_type" else "paused")
+            session.add(row)
+        session.commit()
+    every = list(pw)
+    assert policy.quiet(engine, every, now, 12 * 3600) == {"quiet", "no-deadline"}
+    # and a closer look agrees: for each quiet game, the next step is nothing
+    for game_id in ("quiet", "no-deadline"):
+        row = game(engine, game_id)
+        with Session(engine) as session:
+            where = policy.due(session, row)
+        assert policy.next_step(row, where, now, 12 * 3600) is policy.Step.NOTHING
+    assert policy.quiet(engine, every, START + 13 * H, 12 * 3600) == {"no-deadline"}  # the reminder is near
