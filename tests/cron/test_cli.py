@@ -3,6 +3,9 @@ commands that say what they did, and one-line errors with exit code 1."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,6 +18,8 @@ from typer.testing import CliRunner
 from pbem.cron.cli import COMMANDS, app, register
 from pbem.models import GameRow
 from tests.cron.conftest import START, new_game, send_orders
+
+ROOT = Path(__file__).resolve().parents[2]
 
 H = timedelta(hours=1)
 
@@ -95,15 +100,44 @@ def test_a_failing_game_makes_tick_exit_1_with_one_line_and_no_traceback(
         session.add(game)
         session.commit()
     log = tmp_path / "tick.log"
+    # one job: the in-process runner captures this process's stderr, not a forked helper's (the next
+    # test runs the command for real, with helpers)
     code, out, err = invoke(
         "tick", "--db", sqlite_url, "--now", START.isoformat(), "--no-mail", "--log", str(log),
-        env={"PBEM_SMTP_PASSWORD": "pearl-secret-9"},
+        "--jobs", "1", env={"PBEM_SMTP_PASSWORD": "pearl-secret-9"},
     )  # fmt: skip
     assert code == 1
     assert "errors 1" in out
     assert err.strip().startswith("ERROR game g: UnknownGame:") and "Traceback" not in err
     text = log.read_text()
     assert "ERROR game g: UnknownGame:" in text and "Traceback" in text  # the host's log has the detail
+
+
+def test_a_helper_process_reports_a_failing_game_on_stderr_and_in_the_log(
+    db: Engine, sqlite_url: str, tmp_path: Path
+) -> None:
+    for name in ("a", "b", "c", "d"):
+        new_game(db, name)
+    with Session(db) as session:
+        for name in ("a", "b", "c", "d"):
+            game = session.get(GameRow, name)
+            assert game is not None
+            game.game_type = "no-such-game"
+            session.add(game)
+        session.commit()
+    log = tmp_path / "tick.log"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PBEM_CONFIG", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.cron.tick_worker", "--db", sqlite_url, "--now", START.isoformat(),
+         "--no-mail", "--log", str(log), "--jobs", "3", "--host", "t"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1 and "games seen 4" in done.stdout and "errors 4" in done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert sorted(line.split(":")[0] for line in lines) == [f"ERROR game {n}" for n in "abcd"]
+    assert "Traceback" not in done.stderr
+    assert log.read_text().count("UnknownGame") >= 4
 
 
 def test_the_log_scrubs_mail_passwords_even_from_tracebacks(tmp_path: Path) -> None:
