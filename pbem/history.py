@@ -42,8 +42,9 @@ def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
     return list(session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position)))
 
 
-def accepted_orders(game_id: str, epoch: int, turn: int) -> ColumnElement[bool]:
-    """The ``submission`` rows whose orders stand for a game's turn (a ``where`` clause)."""
+def accepted_orders(game_id: Any, epoch: Any, turn: Any) -> ColumnElement[bool]:
+    """The ``submission`` rows whose orders stand for a game's turn (a ``where`` clause); the game,
+    epoch and turn are values, or columns of an enclosing query."""
     return and_(
         SubmissionRow.game_id == game_id,
         SubmissionRow.epoch == epoch,
