@@ -19,7 +19,7 @@ from pbem.cron.deadlines import describe, show_deadline, show_duration
 from pbem.cron.models import NoticeRow
 from pbem.db import lock_game
 from pbem.errors import UserError
-from pbem.mail.compose import new_message
+from pbem.mail.compose import header_fields, new_message
 from pbem.mail.outbox import queue
 from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, SeatRow
@@ -114,7 +114,9 @@ def send_notice(
         if seat.email:
             key = notice_key(kind, game_id, epoch, turn, seat_name)
             message = new_message(
-                settings, to=seat.email, subject=_subject(kind, game_id, turn), key=key, now=now
+                header_fields(
+                    settings, to=seat.email, subject=_subject(kind, game_id, turn), key=key, now=now
+                )
             )
             message.set_content(body(kind, game, seat, turn, now, order_file))
             queue(session, key=key, to=seat.email, message=message, now=now, game_id=game_id)

@@ -56,29 +56,9 @@ def header_fields(
     return fields
 
 
-def new_message(
-    settings: MailSettings,
-    *,
-    to: str,
-    subject: str,
-    key: str,
-    now: datetime,
-    auto: str = "auto-generated",
-    in_reply_to: str | None = None,
-    references: str | None = None,
-) -> EmailMessage:
-    """A message with the headers every outgoing message shares; the caller sets the content."""
+def new_message(fields: list[tuple[str, str]]) -> EmailMessage:
+    """A message with ``fields`` (:func:`header_fields`) as its headers; the caller sets the content."""
     msg = EmailMessage()
-    fields = header_fields(
-        settings,
-        to=to,
-        subject=subject,
-        key=key,
-        now=now,
-        auto=auto,
-        in_reply_to=in_reply_to,
-        references=references,
-    )
     for name, value in fields:
         msg[name] = Address(addr_spec=value) if name == "To" else value
     return msg
@@ -192,14 +172,16 @@ def reply_message(
         base = _one_line(original_subject) or "your message"
         subject = base if base.lower().startswith("re:") else f"Re: {base}"
     msg = new_message(
-        settings,
-        to=to,
-        subject=subject,
-        key=key,
-        now=now,
-        auto="auto-replied",
-        in_reply_to=original_id or None,
-        references=original_refs or None,
+        header_fields(
+            settings,
+            to=to,
+            subject=subject,
+            key=key,
+            now=now,
+            auto="auto-replied",
+            in_reply_to=original_id or None,
+            references=original_refs or None,
+        )
     )
     msg.set_content(body, cte=_cte(body))
     if html is not None:

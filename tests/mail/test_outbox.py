@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.mail import outbox
-from pbem.mail.compose import new_message
+from pbem.mail.compose import header_fields, new_message
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import MaildirTransport, SmtpTransport
 from pbem.models import OutboxRow
@@ -21,7 +21,7 @@ from tests.mail.conftest import START, Certificate, Recorder, SmtpServer, _start
 
 
 def put(engine: Engine, settings: MailSettings, key: str, to: str = "ann@example.org") -> bool:
-    msg = new_message(settings, to=to, subject=f"about {key}", key=key, now=START)
+    msg = new_message(header_fields(settings, to=to, subject=f"about {key}", key=key, now=START))
     msg.set_content(f"mail {key}\n")
     with Session(engine) as session:
         added = outbox.queue(session, key=key, to=to, message=msg, now=START)

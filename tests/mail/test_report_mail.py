@@ -129,7 +129,9 @@ HTML = "<p>Reef — turn 3 ◀ " + "x" * 120 + " </p>\n.dot at a line start\r\n<
 def reference(settings: MailSettings, text: str, html: str) -> EmailMessage:
     """The report as the email package builds it, the standard :func:`compose.report_mail` matches."""
     msg = compose.new_message(
-        settings, to="ann@example.org", subject="[pbem g] turn 3: report for red", key="k", now=START
+        compose.header_fields(
+            settings, to="ann@example.org", subject="[pbem g] turn 3: report for red", key="k", now=START
+        )
     )
     msg.set_content(text, cte=compose._cte(text))
     msg.add_alternative(html, subtype="html", cte=compose._cte(html))
