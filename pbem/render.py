@@ -33,6 +33,8 @@ from jinja2 import (
     select_autoescape,
 )
 
+from pbem import i18n
+
 _HERE = Path(__file__).resolve().parent
 
 #: more template folders, searched after the shipped ones: a game outside this source tree keeps its
@@ -59,8 +61,9 @@ def template_dirs() -> list[Path]:
 
 @cache
 def environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader([str(p) for p in [*template_dirs(), *_extra_dirs]]),
+        extensions=["jinja2.ext.i18n"],
         autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -68,6 +71,10 @@ def environment() -> Environment:
         keep_trailing_newline=True,
         auto_reload=False,
     )
+    # ``_``, ``gettext`` and ``ngettext`` answer in the current language (pbem.i18n.language), and fill
+    # in Jinja's ``%(name)s`` placeholders themselves.
+    env.install_gettext_callables(gettext=i18n.gettext, ngettext=i18n.plural, newstyle=True)
+    return env
 
 
 #: for a game that ships no templates of its own: its view, as YAML, in the shared frame
