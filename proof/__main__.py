@@ -17,7 +17,7 @@ from pathlib import Path
 
 from proof.common import Figures, shipped_games
 
-PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals")
+PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals", "coral")
 
 
 def _secrets(folder: Path, scale: float, jobs: int) -> Figures:
@@ -58,12 +58,19 @@ def _rivals(folder: Path, scale: float, jobs: int) -> Figures:
     return rivals.run(folder, races=max(2, round(10 * scale)))
 
 
+def _coral(folder: Path, scale: float, jobs: int) -> Figures:
+    from proof import coral
+
+    return coral.run(games=max(3, round(1000 * scale)))
+
+
 RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {
     "secrets": _secrets,
     "determinism": _determinism,
     "crash": _crash,
     "fuzz": _fuzz,
     "rivals": _rivals,
+    "coral": _coral,
 }
 
 

@@ -36,10 +36,13 @@ def is_start_space(state: State, space: str) -> bool:
     return any(state.stations[s].revealed for s in SEA_MAP.orthogonal[space] if s in state.stations)
 
 
-def placement(state: State, seat: str, tile: str, at: str, free_starts: int = 0) -> Placement | Refusal:
+def placement(
+    state: State, seat: str, tile: str, at: str, free_starts: int = 0, *, may_start: bool = True
+) -> Placement | Refusal:
     """What ``seat`` putting ``tile`` on ``at`` would do, or the rule it breaks.
 
-    ``free_starts`` is how many free-start shells are in play this turn and not yet spent.
+    ``free_starts`` is how many free-start shells are in play this turn and not yet spent;
+    ``may_start`` is False once the player has started a reef this turn (at most one a turn).
     """
     terrain = SEA_MAP.terrain.get(at)
     if terrain != SEA:
@@ -81,6 +84,12 @@ def placement(state: State, seat: str, tile: str, at: str, free_starts: int = 0)
         return Refusal(
             "place.new_reef_touches_neutral",
             f"a new {kind} reef on {at} would touch a neutral {kind} reef",
+        )
+    if not may_start:
+        return Refusal(
+            "place.one_new_reef",
+            f"a {kind} tile on {at} extends none of your {kind} reefs and would start a second new reef "
+            "this turn: a player starts at most one new reef per turn",
         )
     if state.divers_on_board(seat) <= 0:
         return Refusal(

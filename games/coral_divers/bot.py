@@ -15,8 +15,11 @@ from pbem.game import Chance
 
 from . import board
 from .data import ECONOMY, SEA_MAP
-from .state import LINES, NURSERY, State, coral, has_clownfish, line_slots
-from .turn import can_afford_a_line, line_cost
+from .state import NURSERY, State, coral, has_clownfish, line_slots
+from .turn import can_afford_a_line, line_cost, may_surface_without_reef
+
+#: a player with no reef surfaces (income, a cleared row) rather than plant a line worth less than this
+SURFACE_BELOW = -3.0
 
 
 @dataclass
@@ -24,6 +27,8 @@ class Plan:
     line: str
     value: float
     steps: list[Any] = field(default_factory=list)
+    #: whether the plan starts a new reef already (at most one a turn)
+    started: bool = False
 
 
 def _hot_spaces(state: State) -> dict[str, float]:
@@ -61,19 +66,19 @@ def _worth(state: State, tile: str, at: str, how: board.Placement, hot: dict[str
 
 
 def _best_spot(
-    state: State, seat: str, tile: str, hot: dict[str, float], free_start: bool
+    state: State, seat: str, tile: str, hot: dict[str, float], free_start: bool, may_start: bool = True
 ) -> tuple[str, board.Placement, float] | None:
     best: tuple[str, board.Placement, float] | None = None
     spaces = sorted(_candidates(state, seat, coral(tile)))
     for at in spaces:
-        how = board.placement(state, seat, tile, at, 0)
+        how = board.placement(state, seat, tile, at, 0, may_start=may_start)
         if isinstance(how, board.Placement):
             w = _worth(state, tile, at, how, hot)
             if best is None or w > best[2]:
                 best = (at, how, w)
-    if best is None and free_start and state.divers_on_board(seat) > 0:
+    if best is None and free_start and may_start and state.divers_on_board(seat) > 0:
         for at in sorted(hot):
-            how = board.placement(state, seat, tile, at, 1)
+            how = board.placement(state, seat, tile, at, 1, may_start=may_start)
             if isinstance(how, board.Placement) and how.free_start:
                 return at, how, _worth(state, tile, at, how, hot)
     return best
@@ -101,8 +106,17 @@ def _plan(state: State, seat: str, line: str, hot: dict[str, float]) -> Plan | N
     taken = [work.nursery[s] for s in line_slots(line) if work.nursery[s] is not None]
     for s in line_slots(line):
         work.nursery[s] = None
-    # the most promising tiles first: the ones that extend a reef of their own type
-    order = sorted(range(len(taken)), key=lambda n: -_tile_promise(work, seat, taken[n]))
+    # the most promising tiles first: the ones that extend a reef of their own type, then the type
+    # the line holds most of (one new reef a turn: the others of its type can extend it)
+    kinds = Counter(coral(t or "") for t in taken)
+    order = sorted(
+        range(len(taken)),
+        key=lambda n: (
+            -_tile_promise(work, seat, taken[n]),
+            -kinds[coral(taken[n] or "")],
+            coral(taken[n] or ""),
+        ),
+    )
     for n in order:
         plan.value += _put(work, seat, taken[n], n + 1, plan, hot, shells)
     if shells["extra-tile"] and plan.value > 0:
@@ -125,11 +139,13 @@ def _put(
     shells: Counter[str],
 ) -> float:
     assert tile is not None
-    spot = _best_spot(work, seat, tile, hot, shells["free-start"] > 0)
+    may_start = not plan.started or work.new_reefs == "any"
+    spot = _best_spot(work, seat, tile, hot, shells["free-start"] > 0, may_start)
     if spot is None:
         plan.steps.append({"discard": {"tile": number}})
         return -float(ECONOMY.discard_penalty)
     at, how, w = spot
+    plan.started = plan.started or how.starts
     if how.free_start:
         plan.steps.append({"shell": "free-start"})
         shells["free-start"] -= 1
@@ -146,7 +162,7 @@ def _extra(
     for slot, tile in enumerate(work.nursery):
         if tile is None:
             continue
-        spot = _best_spot(work, seat, tile, hot, False)
+        spot = _best_spot(work, seat, tile, hot, False, False)
         if spot is not None and not spot[1].starts and (best is None or spot[2] > best[0]):
             best = (spot[2], slot, spot[0], spot[1])
     if best is None:
@@ -186,11 +202,15 @@ def choose(state: State, seat: str, chance: Chance) -> list[Any]:
     if not can_afford_a_line(state, seat):
         return _surface(state, seat) if mine else [{"surface": []}]
     hot = _hot_spaces(state)
-    plans = [p for line in LINES if line_cost(state, line) > 0 if (p := _plan(state, seat, line, hot))]
+    lines = [line for line in state.choosable_lines() if line_cost(state, line) > 0]
+    plans = [p for line in lines if (p := _plan(state, seat, line, hot))]
     if not plans:
         return _surface(state, seat) if mine else [{"surface": []}]
     plans.sort(key=lambda p: -p.value)
     best = plans[0]
+    if not mine and best.value < SURFACE_BELOW and may_surface_without_reef(state, seat):
+        # no reef and no line to plant without a discard: income (and a cleared row) beats a loss
+        return [{"surface": []}]
     if len(plans) > 1 and plans[1].value >= best.value - 0.5 and chance.pick("bot", 3) == 0:
         best = plans[1]
     p = state.players[seat]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, RootModel
 
@@ -26,11 +26,15 @@ TURN = Decision(
 
 
 class Options(BaseModel):
-    """``starting_player``: the seat that acts first (default: drawn at random)."""
+    """``starting_player``: the seat that acts first (default: drawn at random). ``lines``: ``rows``
+    (the seed's rule, default) or ``rows-and-columns`` (ours: a Plant may take a column too).
+    ``new_reefs``: ``any`` (default) or ``one-a-turn``, the rules file's cap (README ruling 15)."""
 
     model_config = ConfigDict(extra="forbid")
 
     starting_player: str | None = None
+    lines: Literal["rows", "rows-and-columns"] = "rows"
+    new_reefs: Literal["any", "one-a-turn"] = "any"
 
 
 class CoralDivers:
@@ -63,6 +67,8 @@ class CoralDivers:
             next_reef=1,
             stations={},
             seabed={},
+            lines=getattr(options, "lines", "rows"),
+            new_reefs=getattr(options, "new_reefs", "any"),
         )
         turn.refill(state, chance)
         values = shuffled(chance, "stations", STATION_VALUES)
@@ -99,6 +105,10 @@ class CoralDivers:
         events = list(events)
         if not any(isinstance(s, Surface) for s in steps):
             events += turn.finish_plant(work, chance)
+        elif not steps[0].surface:
+            events += turn.finish_plant(work, chance, station_check=False)
+        if not work.over:
+            events += turn.open_station_if_shut(work, chance)
         work.actions += 1
         if not work.over:
             work.active = (work.active + 1) % len(work.seats)

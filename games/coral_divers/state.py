@@ -40,7 +40,10 @@ def line_slots(line: str) -> list[int]:
     return [r * NURSERY + n for r in range(NURSERY)]
 
 
-LINES = tuple([f"row {i}" for i in range(1, NURSERY + 1)] + [f"column {i}" for i in range(1, NURSERY + 1)])
+ROWS = tuple(f"row {i}" for i in range(1, NURSERY + 1))
+LINES = ROWS + tuple(f"column {i}" for i in range(1, NURSERY + 1))
+#: the option ``lines``: rows only (the seed's "choose a row"), or rows and columns (ours)
+LINE_CHOICES = ("rows", "rows-and-columns")
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,12 @@ class State:
     final: dict[str, dict[str, int]] | None = None
     places: dict[str, int] | None = None
     tie_breaks: list[str] = field(default_factory=list)
+    #: the option ``lines``: ``rows`` (default) or ``rows-and-columns``
+    lines: str = "rows"
+    #: the option ``new_reefs``: ``any`` (default) or ``one-a-turn`` (the rules file's cap)
+    new_reefs: str = "any"
+    #: tiles put out of the game by Surfaces without a reef (the nursery row they clear)
+    cleared: int = 0
 
     def copy(self) -> State:
         return replace(
@@ -123,6 +132,10 @@ class State:
     def seat(self) -> str:
         """The seat to act."""
         return self.seats[self.active]
+
+    def choosable_lines(self) -> tuple[str, ...]:
+        """The nursery lines a Plant may take under the ``lines`` option (empty or not)."""
+        return LINES if self.lines == "rows-and-columns" else ROWS
 
     def reefs_of(self, seat: str) -> list[Reef]:
         return [r for r in self.reefs.values() if r.owner == seat]
@@ -180,6 +193,9 @@ def dump(state: State) -> dict[str, Any]:
         "final": state.final,
         "places": state.places,
         "tie_breaks": list(state.tie_breaks),
+        "lines": state.lines,
+        "cleared": state.cleared,
+        "new_reefs": state.new_reefs,
     }
 
 
@@ -219,4 +235,8 @@ def load(data: dict[str, Any]) -> State:
         final=None if data["final"] is None else {k: dict(v) for k, v in data["final"].items()},
         places=None if data["places"] is None else dict(data["places"]),
         tie_breaks=list(data["tie_breaks"]),
+        # states stored before the option existed took columns too
+        lines=str(data.get("lines", "rows-and-columns")),
+        cleared=int(data.get("cleared", 0)),
+        new_reefs=str(data.get("new_reefs", "any")),
     )

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from pbem.game import Chance, Event, RulesError, choice, draw_from_counts
 
 from . import board, scoring
-from .data import ECONOMY
+from .data import ECONOMY, SEA_MAP
 from .orders import Discard, Place, Plant, Shell, Surface
-from .state import LINES, NURSERY, State, coral, has_clownfish, line_slots, slot_name
+from .state import NURSERY, State, coral, has_clownfish, line_slots, slot_name
 
 ACTION_PLANT = "Plant"
 ACTION_SURFACE = "Surface"
@@ -34,13 +34,33 @@ def line_cost(state: State, line: str) -> int:
     return sum(1 for s in line_slots(line) if state.nursery[s] is not None)
 
 
-def can_afford_a_line(state: State, seat: str) -> bool:
-    """Whether some nursery line with a tile is within reach: coins plus the pearls in front of the
-    player, or any line at all with a discount shell."""
+def affordable_lines(state: State, seat: str) -> list[str]:
+    """The choosable nursery lines holding a tile that are within reach: coins plus the pearls in
+    front of the player, or any such line at all with a discount shell."""
     p = state.players[seat]
     reach = p.coins + ECONOMY.pearl_coins * p.shells.count("pearl")
-    costs = [line_cost(state, line) for line in LINES]
-    return any(c > 0 and ("discount" in p.shells or c <= reach) for c in costs)
+    found = []
+    for line in state.choosable_lines():
+        c = line_cost(state, line)
+        if c > 0 and ("discount" in p.shells or c <= reach):
+            found.append(line)
+    return found
+
+
+def can_afford_a_line(state: State, seat: str) -> bool:
+    return bool(affordable_lines(state, seat))
+
+
+def may_surface_without_reef(state: State, seat: str) -> bool:
+    """Whether ``seat`` may Surface without closing anything: a player with no reef always may (our
+    ruling, wider than the rules file's "can afford no row or could place no tile": see the README)."""
+    return not state.reefs_of(seat)
+
+
+def fullest_row(state: State) -> str:
+    """The nursery row a Surface without a reef clears: the one holding most tiles, the first of them."""
+    rows = state.choosable_lines()[:NURSERY]
+    return max(rows, key=lambda row: (line_cost(state, row), -rows.index(row)))
 
 
 @dataclass
@@ -49,6 +69,10 @@ class Planting:
 
     line: str | None = None
     taken: list[str | None] = field(default_factory=list)
+    #: extra tiles taken before the line: they join ``taken`` after the line's tiles
+    early: list[str] = field(default_factory=list)
+    #: new reefs started this turn (at most one)
+    started: int = 0
     usable: Counter[str] = field(default_factory=Counter)
     discount: bool = False
     free_starts: int = 0
@@ -113,23 +137,14 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
                 "surface.same_reef", f"{space} is in a reef you already close", 0, step, ACTION_SURFACE
             )
         closing.append(reef.id)
-    if not closing:
-        if work.reefs_of(seat):
-            raise _fail(
-                "surface.nothing_closed",
-                "surfacing closes at least one of your reefs: name one space of each reef to close",
-                0,
-                step,
-                ACTION_SURFACE,
-            )
-        if can_afford_a_line(work, seat):
-            raise _fail(
-                "surface.must_plant",
-                "you have no reef and can afford a nursery line, so you must plant",
-                0,
-                step,
-                ACTION_SURFACE,
-            )
+    if not closing and work.reefs_of(seat):
+        raise _fail(
+            "surface.nothing_closed",
+            "surfacing closes at least one of your reefs: name one space of each reef to close",
+            0,
+            step,
+            ACTION_SURFACE,
+        )
     gained = 0
     said: list[str] = []
     for rid in closing:
@@ -146,7 +161,17 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
     work.players[seat] = replace(p, points=p.points + gained, coins=coins)
     closed = "closed " + ", ".join(said) if said else "closed nothing"
     text = f"{seat} surfaced: {closed}; {divers} divers home, income {coins - p.coins} coins (now {coins})"
-    return work, [Event(text, data={"action": "surface", "points": gained, "coins": coins - p.coins})]
+    data: dict[str, object] = {"action": "surface", "points": gained, "coins": coins - p.coins}
+    if not closing:
+        # our ruling: a Surface without a reef is no pass, it clears the fullest nursery row
+        row = fullest_row(work)
+        n = line_cost(work, row)
+        for s in line_slots(row):
+            work.nursery[s] = None
+        work.cleared += n
+        text += f"; {row} of the nursery ({plural(n, 'tile')}) goes out of the game"
+        data["cleared"] = row
+    return work, [Event(text, data=data)]
 
 
 # ------------------------------------------------------------------------------------------ plant
@@ -212,6 +237,14 @@ def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> Non
     line = step.plant.line
     if pl.line is not None:
         raise _fail("plant.twice", f"you already took {pl.line} this turn", i, step, ACTION_PLANT)
+    if line not in work.choosable_lines():
+        raise _fail(
+            "plant.rows_only",
+            f"this game plants rows only (the option 'lines' is 'rows'): choose a row, not {line}",
+            i,
+            step,
+            ACTION_PLANT,
+        )
     slots = line_slots(line)
     tiles = [work.nursery[s] for s in slots]
     held = [t for t in tiles if t is not None]
@@ -230,7 +263,7 @@ def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> Non
     for s in slots:
         work.nursery[s] = None
     work.players[seat] = replace(p, coins=p.coins - cost)
-    pl.line, pl.taken, pl.cost = line, list(held), cost
+    pl.line, pl.taken, pl.cost = line, [*held, *pl.early], cost
 
 
 def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> None:
@@ -267,22 +300,19 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
         pl.free_starts += 1
         said = "used a free-start shell"
     else:
-        if pl.line is None:
-            raise _fail(
-                "shell.extra_before_plant",
-                "an extra tile is taken after the line: put this shell after the 'plant' step",
-                i,
-                step,
-                ACTION_PLANT,
-            )
         assert not isinstance(step.shell, str)
         slot = (step.shell.row - 1) * NURSERY + step.shell.column - 1
         tile = work.nursery[slot]
         if tile is None:
             raise _fail("shell.empty_slot", f"nursery {slot_name(slot)} holds no tile", i, step, ACTION_PLANT)
         work.nursery[slot] = None
-        pl.taken.append(tile)
-        said = f"used an extra-tile shell (tile {len(pl.taken)}: {describe(tile)} from {slot_name(slot)})"
+        if pl.line is None:
+            # taken before the line: numbered after the line's tiles once the line is chosen
+            pl.early.append(tile)
+            said = f"used an extra-tile shell ({describe(tile)} from {slot_name(slot)}, before the line)"
+        else:
+            pl.taken.append(tile)
+            said = f"used an extra-tile shell (tile {len(pl.taken)}: {describe(tile)} from {slot_name(slot)})"
     pl.usable[kind] -= 1
     shells = list(p.shells)
     shells.remove(kind)
@@ -295,9 +325,12 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
     tile = pl.taken[n]
     assert tile is not None
     at = step.place.at
-    how = board.placement(work, seat, tile, at, pl.free_starts)
+    may_start = pl.started == 0 or work.new_reefs == "any"
+    how = board.placement(work, seat, tile, at, pl.free_starts, may_start=may_start)
     if isinstance(how, board.Refusal):
         raise _fail(how.code, how.message, i, step, ACTION_PLANT)
+    if how.starts:
+        pl.started += 1
     if how.free_start:
         pl.free_starts -= 1
     reef = board.place(work, seat, tile, at, how)
@@ -329,9 +362,10 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
 # ------------------------------------------------------------------------------------------ after a plant
 
 
-def finish_plant(work: State, chance: Chance) -> list[Event]:
+def finish_plant(work: State, chance: Chance, *, station_check: bool = True) -> list[Event]:
     """After the placements: refill (and a new station) when 3 or fewer tiles remain and the bag has
-    tiles; the station check; the end when the nursery is empty and the bag too."""
+    tiles; the station check; the end when the nursery is empty and the bag too. After a Surface that
+    cleared a row: the same without the station check (that follows a Plant only)."""
     events: list[Event] = []
     bag_total = sum(work.bag.values())
     if work.nursery_count() <= ECONOMY.refill_at_most and bag_total > 0:
@@ -345,10 +379,38 @@ def finish_plant(work: State, chance: Chance) -> list[Event]:
         events.append(
             Event(f"the nursery is refilled with {filled} tiles ({sum(work.bag.values())} left in the bag)")
         )
-    events += scoring.score_stations(work)
+    if station_check:
+        events += scoring.score_stations(work)
     if work.nursery_count() == 0 and sum(work.bag.values()) == 0:
         events += scoring.final_scoring(work)
     return events
+
+
+def free_start_spaces(state: State) -> list[str]:
+    """Empty start spaces of the active (revealed) stations."""
+    return sorted(
+        {q for spot, st in state.stations.items() if st.revealed for q in SEA_MAP.start[spot]}
+        - set(state.tiles)
+    )
+
+
+def open_station_if_shut(work: State, chance: Chance) -> list[Event]:
+    """After an action: when no start space of any active station is free, a reserved station is
+    revealed (at random among the reserved spots, if any), so that new reefs can still be started."""
+    if free_start_spaces(work):
+        return []
+    reserved = [s for s in sorted(work.stations) if not work.stations[s].revealed]
+    if not reserved:
+        return []
+    spot = choice(chance, "station", reserved)
+    st = work.stations[spot]
+    work.stations[spot] = replace(st, revealed=True)
+    return [
+        Event(
+            f"no start space is free: a new station is revealed at {spot}: {st.value.high}/{st.value.low}",
+            data={"station": spot},
+        )
+    ]
 
 
 def refill(work: State, chance: Chance) -> int:

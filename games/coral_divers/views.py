@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.i18n import _
+
 from .data import SEA_MAP
 from .scoring import reef_points, ring_full, strengths
 from .state import LINES, NURSERY, State, coral, has_clownfish
-from .turn import can_afford_a_line, line_cost
+from .turn import affordable_lines, free_start_spaces, line_cost, may_surface_without_reef
 
 TERRAIN = {".": "sea", "#": "cave", "S": "station"}
 
@@ -20,7 +22,7 @@ SHELL_EXAMPLES = {
     "pearl": "  # - shell: pearl        # +2 coins, any time in a Plant",
     "discount": "  # - shell: discount     # before 'plant': the line costs nothing",
     "free-start": "  # - shell: free-start   # your next new reef may start on any open space",
-    "extra-tile": "  # - shell: {kind: extra-tile, row: 3, column: 1}   # after 'plant'; numbered next",
+    "extra-tile": "  # - shell: {kind: extra-tile, row: 3, column: 1}   # +1 tile, numbered after the line's",
 }
 
 
@@ -127,6 +129,9 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         ],
         "nursery": [[_tile(state.nursery[r * NURSERY + c]) for c in range(NURSERY)] for r in range(NURSERY)],
         "line_costs": {line: line_cost(state, line) for line in LINES},
+        # the lines a Plant may take (the option ``lines``): rows, or rows and columns
+        "lines": list(state.choosable_lines()),
+        "columns_allowed": state.lines == "rows-and-columns",
         "bag": sum(state.bag.values()),
         "face_down": sorted(state.seabed),
         "final": state.final,
@@ -143,21 +148,26 @@ def template(state: State, seat: str) -> str:
     p = state.players[seat]
     mine = sorted(state.reefs_of(seat), key=lambda r: r.id)
     lines = ["  # Your turn: exactly one action, Plant or Surface (no passing)."]
-    affordable = can_afford_a_line(state, seat)
+    within = affordable_lines(state, seat)
+    affordable = bool(within)
     if affordable:
-        costs = ", ".join(f"{line} {line_cost(state, line)}" for line in LINES if line_cost(state, line))
+        costs = ", ".join(f"{line} {line_cost(state, line)}" for line in within)
+        # the example takes a line that holds tiles and that the player can afford: the one with most
+        suggested = max(within, key=lambda line: (line_cost(state, line), -within.index(line)))
         lines += [
-            f"  # PLANT: take every tile of one nursery line, 1 coin per tile (you have {p.coins}).",
-            f"  #   lines and costs: {costs}",
-            "  # - plant: {line: row 2}",
-            "  # then place or discard every taken tile (tile = its place in the line, 1-4):",
-            "  # - place: {tile: 1, at: e4}   # extend your reef, or start one on a station's start space",
-            "  # - discard: {tile: 2}         # -3 points",
+            "  # "
+            + _(
+                "PLANT: take every tile of one nursery line, 1 coin per tile (you have {coins}).",
+                coins=p.coins,
+            ),
+            "  #   " + _("lines you can afford and their costs: {costs}", costs=costs),
+            "  # - plant: {line: " + suggested + "}",
+            "  # " + _("then place or discard every taken tile (tile = its place in the line, 1-4):"),
+            "  # - place: {tile: 1, at: e4}   # "
+            + _("extend your reef, or start one on a station's start space (one new reef a turn)"),
+            "  # - discard: {tile: 2}         # " + _("-3 points"),
         ]
-        starts = sorted(
-            {q for spot, st in state.stations.items() if st.revealed for q in SEA_MAP.start[spot]}
-            - set(state.tiles)
-        )
+        starts = free_start_spaces(state)
         if starts:
             lines.append(
                 f"  #   free start spaces now: {', '.join(starts)} ({state.divers_on_board(seat)} divers)"
@@ -171,9 +181,13 @@ def template(state: State, seat: str) -> str:
             f"  #   your reefs: {spaces}",
             f"  # - surface: [{', '.join(min(r.cells) for r in mine)}]",
         ]
-    elif not affordable:
+    elif may_surface_without_reef(state, seat):
+        why = (
+            _("you can place no tile of a line you can afford") if affordable else _("you can afford no line")
+        )
         lines += [
-            "  # You can afford no line and have no reef: you surface without closing anything.",
-            "  - surface: []",
+            "  # "
+            + _("You have no reef and {why}: you may surface without closing anything, for income.", why=why),
+            "  - surface: []" if not affordable else "  # - surface: []",
         ]
     return "\n".join(lines) + "\n"

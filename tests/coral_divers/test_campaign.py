@@ -23,7 +23,7 @@ TURN_LIMIT = 600
 
 def check_invariants(state: State) -> None:
     discarded = sum(p.discarded for p in state.players.values())
-    tiles = sum(state.bag.values()) + state.nursery_count() + len(state.tiles) + discarded
+    tiles = sum(state.bag.values()) + state.nursery_count() + len(state.tiles) + discarded + state.cleared
     assert tiles == ALL_TILES, f"{tiles} tiles accounted for"
     held = sum(len(p.shells) + len(p.fish) + len(p.used) for p in state.players.values())
     assert len(state.seabed) + held == len(TOKENS)
@@ -79,3 +79,21 @@ def test_bot_games_keep_every_invariant_and_end(chunk: int) -> None:
     per = GAMES // CHUNKS
     lengths = [play_one(seed) for seed in range(chunk * per, (chunk + 1) * per)]
     assert all(length > 0 for length in lengths)
+
+
+def test_options_campaigns_end_and_keep_every_invariant() -> None:
+    """The rules file's cap and the columns option: a few bot games each, every invariant held."""
+    for seed in range(6):
+        n = 2 + seed % 3
+        chance = RandomChance(seed)
+        options = GAME.options_model(lines="rows-and-columns", new_reefs="one-a-turn")
+        state = GAME.setup(["ann", "bob", "cy", "dee"][:n], options, chance)
+        for _ in range(TURN_LIMIT):
+            if GAME.outcome(state) is not None:
+                break
+            ((seat, decision),) = GAME.pending(state).items()
+            parsed = GAME.order_model(decision).model_validate(GAME.bot(state, seat, chance))
+            GAME.check(state, seat, parsed)
+            state = GAME.resolve(state, {seat: parsed}, chance).state
+            check_invariants(state)
+        assert GAME.outcome(state) is not None

@@ -40,6 +40,7 @@ def test_a_column_is_a_line_too_and_tiles_are_numbered_down_it() -> None:
     nursery[1], nursery[9], nursery[13] = "fan", "brain", "tube"
     nursery[0] = nursery[4] = nursery[8] = nursery[12] = "staghorn"
     state = position(nursery=nursery, reefs=MINE)
+    state.lines = "rows-and-columns"  # the option: columns are lines only when it is chosen
     after, _ = play(
         state,
         {"plant": {"line": "column 2"}},

@@ -111,13 +111,14 @@ def test_check_agrees_with_resolve_on_random_orders() -> None:
         others = [GAME.resample_hidden(state, state.seat, RandomChance(k)) for k in range(2)]
         for _ in range(30):
             steps = (
-                [{"plant": {"line": rng.choice(["row 1", "column 2", "row 3"])}}]
+                [{"plant": {"line": rng.choice(["row 1", "row 2", "row 3", "column 2"])}}]
                 if rng.random() < 0.7
                 else []
             )
             steps += [random_step(rng, state) for _ in range(rng.randint(0, 5))]
             if not steps:
-                continue
+                # legal for a seat with no reef, refused for one with a reef
+                steps = [{"surface": []}]
             parsed = GAME.order_model(GAME.pending(state)[state.seat]).model_validate(steps)
             assert {verdict(o, parsed) for o in others} == {verdict(state, parsed)}
             try:

@@ -142,16 +142,16 @@ def test_an_extra_tile_comes_free_from_any_slot_and_is_numbered_next() -> None:
     assert "tile 3: staghorn from row 4 column 4" in events[0]
 
 
-def test_an_extra_tile_is_taken_after_the_line_from_a_slot_with_a_tile() -> None:
+def test_an_extra_tile_comes_from_a_slot_with_a_tile() -> None:
     state = position(nursery=line(["brain"]), reefs=MINE, shells={"red": ["extra-tile"]})
-    err = refused(
-        state, {"shell": {"kind": "extra-tile", "row": 2, "column": 1}}, {"plant": {"line": "row 1"}}
-    )
-    assert (err.code, err.step) == ("shell.extra_before_plant", 0)
     err = refused(
         state, {"plant": {"line": "row 1"}}, {"shell": {"kind": "extra-tile", "row": 1, "column": 1}}
     )
     assert (err.code, err.step) == ("shell.empty_slot", 1)
+    err = refused(
+        state, {"shell": {"kind": "extra-tile", "row": 3, "column": 1}}, {"plant": {"line": "row 1"}}
+    )
+    assert (err.code, err.step) == ("shell.empty_slot", 0)
 
 
 def test_a_fish_school_is_not_a_shell() -> None:

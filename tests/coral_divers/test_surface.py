@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import line, play, position, refused
+from games.coral_divers.turn import affordable_lines
+
+from .conftest import play, position, refused
 
 TWO = [("red", {"f4": "brain", "f3": "brain*", "f2": "brain"}), ("red", {"e5": "fan", "d5": "fan*"})]
 
@@ -70,18 +72,28 @@ def test_no_reef_and_no_affordable_line_surfaces_for_the_income() -> None:
     assert "red surfaced: closed nothing" in events[0]
 
 
-def test_no_reef_but_an_affordable_line_must_plant() -> None:
-    err = refused(position(nursery=line(["brain", "brain"]), coins=4), {"surface": []})
-    assert err.code == "surface.must_plant"
+def test_no_reef_surfaces_even_with_an_affordable_line_and_clears_the_fullest_row() -> None:
+    # our ruling (README 16): a player with no reef may always surface; the fullest row goes out
+    nursery: list[str | None] = ["tube", "tube", None, None, "brain", "brain", "fan", None]
+    nursery += [None] * 4 + ["tube", None, "tube", None]
+    state = position(nursery=nursery, coins=4)
+    after, events = play(state, {"surface": []})
+    assert after.players["red"].coins == 12
+    assert after.nursery[4:8] == [None] * 4 and after.cleared == 3
+    assert "row 2 of the nursery (3 tiles) goes out of the game" in events[0]
 
 
 def test_pearls_and_discounts_count_towards_affording_a_line() -> None:
     nursery = BLOCK  # every line with a tile costs 2
-    assert play(position(nursery=nursery, coins=1), {"surface": []})[0].players["red"].coins == 9
-    err = refused(position(nursery=nursery, coins=1, shells={"red": ["pearl"]}), {"surface": []})
-    assert err.code == "surface.must_plant"
-    err = refused(position(nursery=nursery, coins=0, shells={"red": ["discount"]}), {"surface": []})
-    assert err.code == "surface.must_plant"
+    assert affordable_lines(position(nursery=nursery, coins=1), "red") == []
+    assert affordable_lines(position(nursery=nursery, coins=1, shells={"red": ["pearl"]}), "red") == [
+        "row 1",
+        "row 2",
+    ]
+    assert affordable_lines(position(nursery=nursery, coins=0, shells={"red": ["discount"]}), "red") == [
+        "row 1",
+        "row 2",
+    ]
 
 
 def test_a_surface_does_not_trigger_station_scoring() -> None:
