@@ -133,6 +133,8 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "lines": list(state.choosable_lines()),
         "columns_allowed": state.lines == "rows-and-columns",
         "bag": sum(state.bag.values()),
+        # tiles a Surface without a reef put out of the game (README ruling 16)
+        "cleared": state.cleared,
         "face_down": sorted(state.seabed),
         "final": state.final,
         # the kinds of tokens never taken: shown only once the game is over
