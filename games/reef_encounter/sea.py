@@ -89,14 +89,20 @@ def feed_problem(state: State, seat: str, space: str) -> Problem:
     return None
 
 
+def polyps_back(state: State, final: bool) -> int:
+    """How many polyps a feeding returns to the bag (section 9 and 11): 4, 5 in a final feeding turn;
+    the advanced game one more (5, 6). The one place this number is decided: feeding, the template and
+    the view all read it here."""
+    return (5 if final else 4) + (1 if state.advanced else 0)
+
+
 def feed(state: State, seat: str, space: str, final: bool) -> str:
     """Feed the coral at ``space``: 4 (5 final; advanced 5/6) polyps to the bag, the rest and the
     shrimp to the parrotfish (the first shrimp ever fed goes onto the open sea instead)."""
     p = state.players[seat]
     c = coral(state, space)
     colour = state.polyps[space]
-    back = (5 if final else 4) + (1 if state.advanced else 0)
-    back = min(back, len(c))
+    back = min(polyps_back(state, final), len(c))
     for s in c:
         del state.polyps[s]
         if s in state.shrimp:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pbem.i18n import _
+
 from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
 from .reef import coral, face
+from .sea import polyps_back
 from .state import State
 
 
@@ -37,8 +40,8 @@ def template(state: State, seat: str) -> str:
         ]
     elif state.phase == "final":
         lines += [
-            "# your final feeding turn: feed one coral of 5+ polyps carrying your shrimp",
-            "# (5 polyps go back to the bag), e.g.",
+            "# " + _("your final feeding turn: feed one coral of 5+ polyps carrying your shrimp"),
+            "# " + _("({n} polyps go back to the bag), e.g.", n=polyps_back(state, final=True)),
             f"# - feed: {_owned_coral_space(state, seat)}",
             "# or do nothing:",
             "- pass",
@@ -55,7 +58,8 @@ def template(state: State, seat: str) -> str:
         bare = next((sp for sp in sorted(state.polyps) if sp not in guarded), here)
         lines += [
             "# steps run in the order written; action numbers as in the rules.",
-            "# (1, only first) feed a coral of 5+ polyps carrying your shrimp:",
+            "# " + _("(1, only first) feed a coral of 5+ polyps carrying your shrimp"),
+            "#   " + _("({n} polyps go back to the bag):", n=polyps_back(state, final=False)),
             f"#   - feed: {own}",
             "# (2, then 3) play a larva cube, then up to 4 polyps of its colour from",
             "#   behind your screen and any number of eaten ones from in front of it:",

@@ -55,7 +55,7 @@ class TurnRunner:
         self.placed: list[str] = []
         self.announced = False
         self.locked = False
-        #: set when the game ended during the turn (conditions 1, 2 or 4)
+        #: set when the game ended during the turn (conditions 1, 2, 3 or 4)
         self.ended = ""
         #: whether the end came from condition 1 or 2, which grants the others a final feeding turn
         self.final_turns = False
@@ -113,6 +113,10 @@ class TurnRunner:
         if "10" in self.done:
             raise self.fail("take.not_last", "taking from the open sea (action 10) ends the turn")
         getattr(self, "do_" + step.keyword)(step)
+        # condition 3 is checked after every step: the turn stops at the step that causes it (no
+        # action 10, no final turns)
+        if not self.ended and not any_legal_placement(self.state):
+            self.ended = "no polyp can be placed anywhere"
 
     def run(self, steps: Sequence[o.Step]) -> None:
         """Carry out a whole turn, end-of-turn checks included; raises :class:`RulesError`."""

@@ -10,6 +10,7 @@ from typing import Any
 from .data import BOARDS, COLUMNS, CORAL_COLOURS, OPEN_SEA, ROWS, TILES
 from .reef import face, values
 from .scoring import score
+from .sea import polyps_back
 from .state import State
 
 
@@ -81,6 +82,8 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "final_queue": list(state.final_queue),
         "end_reason": state.end_reason,
         "advanced": state.advanced,
+        # polyps a feeding returns to the bag, as the engine counts them (sea.polyps_back)
+        "polyps_back": {"feeding": polyps_back(state, False), "final_feeding": polyps_back(state, True)},
         "colour_order": list(CORAL_COLOURS),
         "boards": [_board(state, b) for b in state.boards],
         "open_sea": [
