@@ -128,6 +128,22 @@ def _choose_turn(state: State, seat: str) -> list[dict[str, Any]]:
     return steps
 
 
+def contract_ranking(state: State, seat: str) -> list[int]:
+    """Every card but the bot's own, best first: the most of its goods the bot already has (hold and
+    warehouse, its own knowledge only), then the lower number. Naming them all always satisfies the
+    rule that the list name more cards than the others hold."""
+    player = state.players[seat]
+    have = Counter({**player.warehouse})
+    have.update(player.hold)
+
+    def fit(card: int) -> int:
+        need = Counter(COMPONENTS.contracts[card - 1])
+        return sum(min(have[k], n) for k, n in need.items())
+
+    cards = [c for c in range(1, len(COMPONENTS.contracts) + 1) if c != player.contract]
+    return sorted(cards, key=lambda c: (-fit(c), c))
+
+
 def _parse(step: dict[str, Any]) -> Any:
     (keyword,) = step
     models = {"sail": Sail, "fish": Fish, "unload": Unload, "discard": Discard, "contract": Contract}
@@ -245,7 +261,7 @@ def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any
                 consider(fished[0], fished[1], 1)
     if state.options["contracts"] and player.contract is None and state.pile:
         # a contract card turns four matching goods into 7 points: worth an early action
-        consider(CONTRACT_WISH, [{"contract": 1}], 1)
+        consider(CONTRACT_WISH, [{"contract": contract_ranking(state, seat)}], 1)
     if actions_left < 2 and best is not None:
         return best[1]
     reposition: tuple[float, list[dict[str, Any]]] | None = None

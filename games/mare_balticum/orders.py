@@ -11,7 +11,7 @@ Shape only (names, types, which fields go together); legality is :mod:`.rules`' 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
 
@@ -29,6 +29,28 @@ PortName = Literal["kobenhavn", "gdansk", "riga", "stockholm", "sankt-peterburg"
 FishKind = Literal["salmon", "flatfish", "herring", "cod"]
 GoodsKind = Literal["salmon", "flatfish", "herring", "cod", "amber"]
 Token = Literal["x3", "x2", "x1", "x0", "tax"]
+
+
+def _flow(value: Any) -> str:
+    """YAML flow style, compact: ``{to: bornholm}``, ``[cod, amber]``."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def written(step: BaseModel) -> str:
+    """A step as the player wrote it, for error messages: only the fields they gave
+    (``sail: {to: bornholm}``, never the filled-in ``sail: {from: null, to: bornholm}``)."""
+    dumped = step.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    if isinstance(step, Step):
+        return f"{step.keyword}: {_flow(dumped[step.keyword])}"
+    return _flow(dumped)
 
 
 class _Shape(BaseModel):
@@ -73,19 +95,28 @@ class Discard(Step):
 
 
 class Contract(Step):
-    """Take the n-th card (1 = top) of the face-down contract pile (variant 2)."""
+    """``contract: [4, 2, 6]``: card numbers (1-6), best first; the first one still in the face-down
+    pile is taken (variant 2). An exchanged card goes back to the pile afterwards."""
 
-    contract: int = Field(ge=1, le=6)
+    contract: list[Annotated[int, Field(ge=1, le=6)]] = Field(min_length=1, max_length=6)
 
 
 class PortChoice(Step):
     port: PortName
 
 
+class TaxGood(_Shape):
+    """``{goods: cod, from: warehouse}``: one good of the tax and where it comes from (a bare ``cod``
+    comes from the hold while the hold has one, else from the warehouse)."""
+
+    goods: GoodsKind
+    from_: Literal["hold", "warehouse"] = Field(alias="from")
+
+
 class CompanyChoice(_Shape):
     token: Token
     fish: FishKind | None = None
-    discard: list[GoodsKind] | None = Field(None, max_length=2)
+    discard: list[GoodsKind | TaxGood] | None = Field(None, max_length=2)
 
     @model_validator(mode="after")
     def _fields_fit_token(self) -> CompanyChoice:

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from pbem.game import Chance, Event, RulesError, choice, draw_from_counts, shuffled
 
 from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, PORTS, TIME
-from .orders import Contract, Discard, Fish, Sail, Unload
+from .orders import Contract, Discard, Fish, Sail, Unload, written
 from .state import Player, State, add, as_list, total
 
 #: every demand slot on the board, in board order: (port, slot index)
@@ -142,7 +142,7 @@ class _Turn:
             message,
             step=self.index,
             action=getattr(step, "keyword", None),
-            quote=step.quote() if step is not None else None,  # type: ignore[attr-defined]
+            quote=written(step) if step is not None else None,
         )
 
     def say(self, text: str, to: str | None = None) -> None:
@@ -263,10 +263,12 @@ class _Turn:
                     self.fail("unload.slot_taken", f"the {slot} slot of {port} already holds {slots[first]}")
                 free = [first] + [i for i in free if i != first]
             for kind, index in zip(new, free, strict=False):
-                if marks[index] == -1 and counts[kind] < 2:
+                # the rulebook: "if the player's hold holds only 1 fish of that kind" (the hold, not the
+                # number unloaded)
+                if marks[index] == -1 and player.hold.get(kind, 0) < 2:
                     self.fail(
                         "unload.minus_one_single",
-                        f"the -1 slot of {port} cannot take {kind} when only one {kind} is unloaded",
+                        f"the -1 slot of {port} cannot take {kind} when your hold holds only one {kind}",
                     )
                 placed.append((kind, index))
         for kind, index in placed:
@@ -298,20 +300,43 @@ class _Turn:
             add(self.state.discarded, kind, n)
         self.say(f"{self.seat} discarded {', '.join(as_list(dict(counts), FISH))} from the hold")
 
-    def contract(self, position: int) -> None:
+    def contract(self, ranking: Sequence[int]) -> None:
+        """Rules "A turn", contract: the first card of ``ranking`` still in the pile is taken.
+
+        Whether the orders are legal never depends on the pile (which holds what the others do not):
+        the list must name more cards than the other players hold, so one of them is surely there."""
         state, player = self.state, self.player
         if not state.options["contracts"]:
             self.fail("contract.variant_off", "this game is played without contracts (option contracts)")
-        if position > len(state.pile):
-            self.fail("contract.no_such_card", f"the contract pile holds {len(state.pile)} card(s)")
-        card = state.pile.pop(position - 1)
+        repeated = sorted({c for c in ranking if ranking.count(c) > 1})
+        if repeated:
+            self.fail("contract.repeated", f"card {repeated[0]} is named twice; name each card once")
+        if player.contract in ranking:
+            self.fail(
+                "contract.own_card",
+                f"you hold card {player.contract} yourself; list only cards you would take instead",
+            )
+        others = sum(1 for s, p in state.players.items() if s != self.seat and p.contract is not None)
+        if len(ranking) <= others:
+            self.fail(
+                "contract.list_too_short",
+                f"the other players hold {others} contract card{'s' if others != 1 else ''}, so name at "
+                f"least {others + 1} cards, best first: one of them is then surely in the pile",
+            )
+        seen = sorted(state.pile)
+        card = next(c for c in ranking if c in state.pile)
+        state.pile.remove(card)
         if player.contract is not None:
+            # the exchanged card goes back afterwards: it was not there to be chosen
             state.pile.append(player.contract)
-            self.say(f"{self.seat} exchanged their contract card for card {position} of the pile")
+            self.say(f"{self.seat} exchanged their contract card for one from the pile")
         else:
-            self.say(f"{self.seat} took contract card {position} of the pile")
+            self.say(f"{self.seat} took a contract card from the pile")
         player.contract = card
-        self.say(f"your contract: {', '.join(COMPONENTS.contracts[card - 1])}", to=self.seat)
+        player.pile_seen = seen
+        cards = ", ".join(str(c) for c in seen)
+        goods = ", ".join(COMPONENTS.contracts[card - 1])
+        self.say(f"the pile held cards {cards}; you took card {card}: {goods}", to=self.seat)
 
 
 SPACE_ORDER = {space: i for i, space in enumerate((*AREAS, *PORTS))}

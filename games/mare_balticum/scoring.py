@@ -16,8 +16,9 @@ def score(state: State, seat: str) -> dict[str, Any]:
     """Rules "End", scoring: the hold is lost; warehouse fish score their company token's number,
     amber 1; variant 2 first sets aside complete contract sets worth 7 each.
 
-    Ruling: the set-aside count is chosen to score most (the fewest sets among equals), and the
-    tie-break counts every good in the warehouse, set aside or not."""
+    Ruling: the set-aside count is chosen to score most (the fewest sets among equals). The tie-break
+    counts the goods left in the warehouse: goods set aside for a contract have left it ("amelyek a
+    raktárában maradtak")."""
     player = state.players[seat]
     values = {fish: COMPONENTS.token_values.get(player.market.get(fish, ""), 0) for fish in FISH}
 
@@ -45,7 +46,7 @@ def score(state: State, seat: str) -> dict[str, Any]:
         "contract_sets": best_sets,
         "contract_points": contract_points,
         "hold_lost": total(player.hold),
-        "goods": total(player.warehouse),
+        "goods": total(rest),
         "total": contract_points + sum(line["points"] for line in lines),
     }
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pbem.game import Chance, Event, RulesError, draw_from_counts
 
 from .board import BOARD, COMPONENTS, FISH, GOODS, TIME
-from .orders import CompanyChoice
+from .orders import CompanyChoice, written
 from .state import State, add, as_list, total
 
 
@@ -100,7 +100,7 @@ def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
     """Rules "Time tokens": raise :class:`RulesError` if ``seat`` may not play ``choice``."""
     player = state.players[seat]
     token = choice.token
-    quote = f"company: {token}"
+    quote = "company: " + written(choice)
 
     def fail(code: str, message: str) -> None:
         raise RulesError(code, message, step=0, action="company", quote=quote)
@@ -122,10 +122,36 @@ def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
     discard = choice.discard or []
     if len(discard) != due:
         fail("company.tax_discard_count", f"tax discards {due} goods; you named {len(discard)}")
-    for kind, n in Counter(discard).items():
-        owned = player.hold.get(kind, 0) + player.warehouse.get(kind, 0)
-        if owned < n:
+    sources = tax_sources(state, seat, choice)
+    for (kind, where), n in Counter(sources).items():
+        place = player.hold if where == "hold" else player.warehouse
+        if place.get(kind, 0) < n:
+            owned = player.hold.get(kind, 0) + player.warehouse.get(kind, 0)
+            if where == "hold":
+                fail(
+                    "company.tax_not_in_hold",
+                    f"your hold has {place.get(kind, 0)} {kind}, not {n}"
+                    + (f": write `{{goods: {kind}, from: warehouse}}`" if player.warehouse.get(kind) else ""),
+                )
             fail("company.tax_not_owned", f"you have {owned} {kind} in hold and warehouse, not {n}")
+
+
+def tax_sources(state: State, seat: str, choice: CompanyChoice) -> list[tuple[str, str]]:
+    """Where each good of the tax comes from, ``(kind, "hold" | "warehouse")``, in the order named.
+
+    Rules file, Rulings: the payer chooses per good; the hold is the default. A bare name comes from
+    the hold while the hold still has one of that kind (amber never does), else from the warehouse."""
+    hold = dict(state.players[seat].hold)
+    sources = []
+    for item in choice.discard or []:
+        if isinstance(item, str):
+            kind, where = item, "hold" if hold.get(item, 0) > 0 else "warehouse"
+        else:
+            kind, where = item.goods, item.from_
+        if where == "hold":
+            hold[kind] = hold.get(kind, 0) - 1
+        sources.append((kind, where))
+    return sources
 
 
 def resolve_company(
@@ -146,9 +172,8 @@ def resolve_company(
         player.tax_paid = True
         from_hold: dict[str, int] = {}
         from_warehouse: dict[str, int] = {}
-        for kind in choice.discard or []:
-            # Ruling: a named fish leaves the hold first; warehouse goods are already banked.
-            if player.hold.get(kind):
+        for kind, where in tax_sources(state, seat, choice):
+            if where == "hold":
                 add(player.hold, kind, -1)
                 add(from_hold, kind)
                 add(state.discarded, kind)

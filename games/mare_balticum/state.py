@@ -52,6 +52,8 @@ class Player:
     taxed: Goods = field(default_factory=dict)
     #: the contract card held (1-based card number), variant 2
     contract: int | None = None
+    #: the cards that were in the pile when this player last took a contract (their own knowledge)
+    pile_seen: list[int] = field(default_factory=list)
 
     def copy(self) -> Player:
         return replace(
@@ -62,6 +64,7 @@ class Player:
             market=dict(self.market),
             tokens=list(self.tokens),
             taxed=dict(self.taxed),
+            pile_seen=list(self.pile_seen),
         )
 
 
@@ -143,6 +146,7 @@ def dump_state(state: State) -> dict[str, Any]:
                     "taxed": _sorted_goods(p.taxed),
                     "ships": list(p.ships),
                     "tokens": list(p.tokens),
+                    "pile_seen": list(p.pile_seen),
                 }
                 for seat, p in sorted(value.items())
             }
@@ -172,6 +176,8 @@ def load_state(data: dict[str, Any]) -> State:
                 "market": dict(p["market"]),
                 "tokens": list(p["tokens"]),
                 "taxed": dict(p["taxed"]),
+                # states saved before the ranked contract choice have none
+                "pile_seen": list(p.get("pile_seen", [])),
             }
         )
         for seat, p in data["players"].items()

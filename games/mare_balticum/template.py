@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pbem.i18n import _
+
 from .board import AMBER, BOARD, COMPONENTS, FISH, GOODS, PORTS
 from .rules import fleet_breaks
 from .seasons import tax_due
@@ -82,9 +84,20 @@ def _turn(state: State, seat: str) -> list[str]:
         lines.append("# discard (free): fish from your hold, e.g.")
         lines.append(f"# - discard: [{hold[0]}]")
     if state.options["contracts"]:
-        verb = "exchange yours for" if player.contract else "take"
-        lines.append(f"# contract: {verb} card n of the {len(state.pile)} face-down contracts")
-        lines.append("# - contract: 1")
+        others = sum(1 for s, p in state.players.items() if s != seat and p.contract is not None)
+        cards = [c for c in range(1, len(COMPONENTS.contracts) + 1) if c != player.contract]
+        if player.contract:
+            lines.append(
+                "# " + _("contract: exchange your card {card} for the first card", card=player.contract)
+            )
+        else:
+            lines.append("# " + _("contract: take the first card"))
+        k = others + 1
+        lines.append("#   " + _("of your list still in the pile ({n} face down);", n=len(state.pile)))
+        lines.append("#   " + _("list card numbers, best first, at least {k}:", k=k))
+        for c in cards:
+            lines.append(f"#   {c}: {', '.join(COMPONENTS.contracts[c - 1])}")
+        lines.append(f"# - contract: [{', '.join(str(c) for c in cards[: others + 1])}]")
     lines.append("[]  # no action; to act, replace this line by your steps")
     return lines
 
@@ -99,7 +112,10 @@ def _company(state: State, seat: str) -> list[str]:
         lines.append(f"#   {', '.join(free)}")
     if "tax" in player.tokens:
         due = tax_due(state, seat)
-        lines.append(f"# tax discards {due} goods, hold or warehouse (a fish: hold first)")
+        lines.append("# " + _("tax discards {due} goods: a bare name comes from the hold while", due=due))
+        lines.append(
+            "#   " + _("it has one; {example} from the warehouse", example="{goods: cod, from: warehouse}")
+        )
         lines.append(f"#   your hold: {_counts(player.hold, FISH)}")
         lines.append(f"#   your warehouse: {_counts(player.warehouse, GOODS)}")
     if len(player.tokens) == 1:

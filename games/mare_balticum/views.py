@@ -70,6 +70,8 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
             "market": {f: p.market.get(f) for f in FISH} if open_ else None,
             "tokens": list(p.tokens) if open_ else None,
             "contract": _contract(p.contract) if open_ else None,
+            # which cards were in the pile when this player last took a contract: their own knowledge
+            "pile_seen": list(p.pile_seen) if open_ else None,
             "score": score(state, s) if over else None,
         }
     waiting: list[str] = []
@@ -170,4 +172,8 @@ def resample_hidden(state: State, seat: str, chance: Chance) -> State:
             if new.players[s].contract is not None:
                 new.players[s].contract = unseen.pop()
         new.pile = unseen
+        for s in others:
+            # what another player saw in the pile is theirs alone: any cards of the same number
+            seen = state.players[s].pile_seen
+            new.players[s].pile_seen = sorted(shuffled(chance, "pile seen", range(1, 7))[: len(seen)])
     return new

@@ -120,7 +120,9 @@ def test_check_errors_do_not_depend_on_other_players_secrets(sample: list) -> No
     from pbem.game import RulesError
 
     probes = [
-        [{"contract": 6}],
+        [{"contract": [6]}],
+        [{"contract": [1, 2, 3, 4, 5, 6]}],
+        [{"contract": [6, 5, 4, 3]}],
         [{"unload": {"port": "gdansk", "fish": ["cod"]}}],
         [{"sail": {"to": "riga"}}],
     ]

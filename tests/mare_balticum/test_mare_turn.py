@@ -225,7 +225,7 @@ def test_a_turn_may_have_no_action() -> None:
 
 def test_contract_is_refused_without_variant_2() -> None:
     state = position()
-    assert rules_error(state, "red", [{"contract": 1}]).code == "contract.variant_off"
+    assert rules_error(state, "red", [{"contract": [1]}]).code == "contract.variant_off"
 
 
 def test_only_the_active_seat_may_play_a_turn() -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from games.mare_balticum import GAME
+from pbem.game import Decision
 
 from .helpers import position, rules_error, texts, turn
 
@@ -103,37 +107,57 @@ def test_one_unloading_may_place_two_demand_tokens() -> None:
 CONTRACTS = {"contracts": True}
 
 
-def test_contract_takes_the_nth_face_down_card() -> None:
+def test_contract_takes_the_first_listed_card_still_in_the_pile() -> None:
     state = position(options=CONTRACTS)
-    pile = list(state.pile)
-    after, events = turn(state, {"contract": 2})
-    assert after.players["red"].contract == pile[1]
-    assert after.pile == pile[:1] + pile[2:]
-    assert "red took contract card 2 of the pile" in texts(events, None)
-    mine = [t for t in texts(events, "red") if t.startswith("your contract:")]
-    assert mine and not [t for t in texts(events, "blue") if t.startswith("your contract:")]
+    state.players["blue"].contract = 4
+    state.pile = [c for c in state.pile if c != 4]
+    after, events = turn(state, {"contract": [4, 2, 5]})
+    assert after.players["red"].contract == 2 and 2 not in after.pile and len(after.pile) == 4
+    assert "red took a contract card from the pile" in texts(events, None)
+    mine = [t for t in texts(events, "red") if t.startswith("the pile held cards")]
+    assert mine == ["the pile held cards 1, 2, 3, 5, 6; you took card 2: cod, flatfish, amber, amber"]
+    # nothing about the pile or the card reaches another seat
+    assert not [t for t in texts(events, "blue") if "pile held" in t or "card 2" in t]
+    assert after.players["red"].pile_seen == [1, 2, 3, 5, 6]
 
 
-def test_contract_exchanges_the_card_held_which_goes_under_the_pile() -> None:
+def test_contract_exchanges_the_card_held_which_goes_back_afterwards() -> None:
     state = position(options=CONTRACTS)
-    pile = list(state.pile)
-    after, events = turn(state, {"contract": 1}, {"contract": 1})
-    assert after.players["red"].contract == pile[1]
-    assert after.pile == [*pile[2:], pile[0]]
-    assert "red exchanged their contract card for card 1 of the pile" in texts(events)
+    after, events = turn(state, {"contract": [3]}, {"contract": [5, 1]})
+    assert after.players["red"].contract == 5
+    # card 3 went back after the choice: it was not in the pile red saw the second time
+    assert 3 in after.pile and after.players["red"].pile_seen == [1, 2, 4, 5, 6]
+    assert "red exchanged their contract card for one from the pile" in texts(events)
 
 
-def test_contract_card_must_be_in_the_pile() -> None:
+def test_a_ranked_list_must_name_more_cards_than_the_others_hold() -> None:
     state = position(options=CONTRACTS)
-    after, _ = turn(state, {"contract": 6})
-    assert after.players["red"].contract == state.pile[5]
-    state.pile = state.pile[:3]
-    assert rules_error(state, "red", [{"contract": 4}]).code == "contract.no_such_card"
+    state.players["blue"].contract, state.players["green"].contract = 1, 2
+    state.pile = [3, 4, 5, 6]
+    err = rules_error(state, "red", [{"contract": [1, 2]}])
+    assert err.code == "contract.list_too_short"
+    assert "name at least 3 cards" in err.message
+    after, _ = turn(state, {"contract": [1, 2, 6]})
+    assert after.players["red"].contract == 6
+
+
+def test_a_ranked_list_names_each_card_once_and_not_ones_own() -> None:
+    state = position(options=CONTRACTS)
+    assert rules_error(state, "red", [{"contract": [2, 2]}]).code == "contract.repeated"
+    state.players["red"].contract = 3
+    state.pile = [c for c in state.pile if c != 3]
+    assert rules_error(state, "red", [{"contract": [3, 1]}]).code == "contract.own_card"
+
+
+def test_a_card_number_is_1_to_6() -> None:
+    with pytest.raises(ValidationError):
+        GAME.order_model(Decision("turn", "")).model_validate([{"contract": [7]}])
 
 
 def test_contract_counts_as_an_action() -> None:
     state = position(options=CONTRACTS)
-    err = rules_error(state, "red", [{"contract": 1}, {"contract": 1}, {"contract": 1}, {"contract": 1}])
+    steps = [{"contract": [1]}, {"contract": [2]}, {"contract": [3]}, {"contract": [4]}]
+    err = rules_error(state, "red", steps)
     assert err.code == "turn.too_many_actions"
 
 
