@@ -166,9 +166,11 @@ def template(state: State, seat: str) -> str:
             "  # - plant: {line: " + suggested + "}",
             "  # " + _("then place or discard every taken tile (tile = its place in the line, 1-4):"),
             "  # - place: {tile: 1, at: e4}   # "
-            + _("extend your reef, or start one on a station's start space (one new reef a turn)"),
+            + _("extend your reef, or start one on a station's start space"),
             "  # - discard: {tile: 2}         # " + _("-3 points"),
         ]
+        if state.new_reefs == "one-a-turn":
+            lines.append("  #   " + _("(this game's option: at most one new reef a turn)"))
         starts = free_start_spaces(state)
         if starts:
             lines.append(

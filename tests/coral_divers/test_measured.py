@@ -5,6 +5,8 @@ scoring above -3. The figures are printed (``pytest -s``)."""
 
 from __future__ import annotations
 
+import pytest
+
 from proof import coral
 
 from .conftest import line, position
@@ -41,3 +43,20 @@ def test_a_no_reef_turn_is_scored_by_what_the_engine_accepts() -> None:
     # cheapest line with every tile discarded: row 1 holds one brain (row 2 four tubes)
     state = position(nursery=line(["brain"]), reefs=[("red", {"f4": "fan"})])
     assert coral.best_no_reef_score(state, "red") == -3
+
+
+def test_the_proof_part_prints_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    from proof.__main__ import main
+
+    assert main(["--only", "coral", "--scale", "0.003"]) == 0
+    out = capsys.readouterr().out
+    for name in (
+        "coral.games: 3",
+        "coral.unfinished: 0",
+        "coral.plants_discarding_every_tile_pct: ",
+        "coral.lowest_final_score: ",
+        "coral.worst_no_reef_turn: 0",
+        "coral.goals_missed: 0",
+        "coral_capped.lowest_final_score: ",
+    ):
+        assert name in out, name

@@ -123,6 +123,12 @@ def test_the_cap_counts_a_free_start_reef_too() -> None:
     assert (err.code, err.step) == ("place.one_new_reef", 3)
 
 
+def test_the_template_mentions_the_cap_only_when_it_applies() -> None:
+    state = position(nursery=line(["brain"]))
+    assert "at most one new reef a turn" not in GAME.template(state, "red")
+    assert "at most one new reef a turn" in GAME.template(capped(state), "red")
+
+
 def test_the_cap_is_an_option() -> None:
     options = GAME.options_model.model_validate({"new_reefs": "one-a-turn"})
     assert GAME.setup(["ann", "bob"], options, FirstChance()).new_reefs == "one-a-turn"
