@@ -194,3 +194,13 @@ def test_the_extra_growth_polyp_comes_from_the_bonus_row_then_the_bag() -> None:
 def test_the_grown_starfish_space_is_taken_for_the_rest_of_the_turn() -> None:
     err = rejected(starfish_position(), [{"larva": "pink"}, {"place": "Bd5"}, {"place": STAR}, TAKE])
     assert (err.code, err.step) == ("place.occupied", 2)
+
+
+def test_the_template_s_limit_of_polyps_per_larva_is_the_engine_s() -> None:
+    state = make_state(screens={"purple": {"pink": 6}}, larvae={"purple": {"pink": 1}}, advanced=True)
+    (said,) = re.findall(r"up to (\d+) polyps of its colour", GAME.template(state, "purple"))
+    spaces = ["Bd5", "Bd6", "Bc6", "Bb6", "Bc5"][: int(said) + 1]
+    after, _ = turn(state, [{"larva": "pink"}, *({"place": s} for s in spaces[:-1]), TAKE])
+    assert sum(1 for c in after.polyps.values() if c == "pink") == int(said)
+    err = rejected(state, [{"larva": "pink"}, *({"place": s} for s in spaces), TAKE])
+    assert (err.code, err.step) == ("place.limit", int(said) + 1)
