@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError
+from pbem.i18n import T_
 
 from . import bot as _bot
 from . import template as _template
@@ -73,11 +74,11 @@ class MareBalticum:
         pend = self.pending(state)
         if seat not in pend:
             if state.phase == "over":
-                raise RulesError("decision.game_over", "the game is over; no orders are due")
-            raise RulesError("decision.not_pending", f"{seat} owes no orders now")
+                raise RulesError("decision.game_over", T_("the game is over; no orders are due"))
+            raise RulesError("decision.not_pending", T_("{seat} owes no orders now", seat=seat))
         kind = pend[seat].kind
         if not isinstance(orders, order_model(pend[seat])):
-            raise RulesError("decision.wrong_kind", f"orders for a {kind} decision are due now")
+            raise RulesError("decision.wrong_kind", T_("orders for a {kind} decision are due now", kind=kind))
         return kind
 
     def check(self, state: State, seat: str, orders: BaseModel) -> None:
@@ -94,7 +95,9 @@ class MareBalticum:
         pend = self.pending(state)
         missing = [seat for seat in pend if seat not in orders]
         if missing:
-            raise RulesError("decision.missing_orders", f"orders still due from {', '.join(missing)}")
+            raise RulesError(
+                "decision.missing_orders", T_("orders still due from {seats}", seats=", ".join(missing))
+            )
         for seat, given in orders.items():
             self._expect(state, seat, given)
         new = state.copy()

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from pbem.game import Chance, Event, RulesError, draw_from_counts
+from pbem.i18n import T_
 
 from .board import BOARD, COMPONENTS, FISH, GOODS, TIME
 from .orders import CompanyChoice
@@ -106,26 +107,35 @@ def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
         raise RulesError(code, message, step=0, action="company", quote=quote)
 
     if token not in player.tokens:
-        fail("company.token_used", f"you have played your {token} token already")
+        fail("company.token_used", T_("you have played your {token} token already", token=token))
     if token != "tax":
         if choice.fish in player.market:
-            fail("company.slot_taken", f"your {choice.fish} slot already holds a company token")
+            fail("company.slot_taken", T_("your {fish} slot already holds a company token", fish=choice.fish))
         return
     have = total(player.hold) + total(player.warehouse)
     if len(player.tokens) > 1 and have < 2:
         fail(
             "company.tax_needs_two_goods",
-            f"tax needs two goods to discard and you have {have}; it may be played with fewer "
-            "only as your last company token",
+            T_(
+                "tax needs two goods to discard and you have {have}; it may be played with fewer "
+                "only as your last company token",
+                have=have,
+            ),
         )
     due = tax_due(state, seat)
     discard = choice.discard or []
     if len(discard) != due:
-        fail("company.tax_discard_count", f"tax discards {due} goods; you named {len(discard)}")
+        fail(
+            "company.tax_discard_count",
+            T_("tax discards {due} goods; you named {n}", due=due, n=len(discard)),
+        )
     for kind, n in Counter(discard).items():
         owned = player.hold.get(kind, 0) + player.warehouse.get(kind, 0)
         if owned < n:
-            fail("company.tax_not_owned", f"you have {owned} {kind} in hold and warehouse, not {n}")
+            fail(
+                "company.tax_not_owned",
+                T_("you have {owned} {kind} in hold and warehouse, not {n}", owned=owned, kind=kind, n=n),
+            )
 
 
 def resolve_company(
