@@ -32,6 +32,7 @@ import io
 import logging
 import re
 import sys
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -261,6 +262,18 @@ def ngettext(singular: str, plural_form: str, n: int, /, **params: Any) -> str:
     """The singular or plural form for ``n`` in the current language; ``{n}`` is filled in too."""
     original = singular if n == 1 else plural_form
     return _fill(plural(singular, plural_form, n), original, {"n": n, **params})
+
+
+def comment(
+    message: str, /, *, lead: str = "# ", follow: str | None = None, width: int = 76, **params: Any
+) -> list[str]:
+    """``message`` in the current language as comment lines of an order template: wrapped to
+    ``width``, the first line led by ``lead``, the others by ``follow`` (default: ``lead``). One
+    message per sentence, so a translator sees it whole (CJK text, without spaces, stays one line)."""
+    text = _(message, **params) if params else gettext(message)
+    follow = lead if follow is None else follow
+    lines = textwrap.wrap(text, width - len(lead), break_on_hyphens=False, break_long_words=False) or [""]
+    return [lead + lines[0], *(follow + line for line in lines[1:])]
 
 
 def N_(message: str, /) -> str:

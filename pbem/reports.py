@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -66,15 +67,17 @@ def context(
     decision = game.pending(state).get(seat) if seat else None
     if decision is not None and order_text is None:
         order_text = template_for(game, state, game_id, seat or "", turn + 1)
+    if decision is not None:  # the game's words, in the reader's language (marked N_/T_ by the game)
+        decision = replace(decision, prompt=i18n._(decision.prompt))
     result = game.outcome(state)
     outcome = None
     if result is not None:
         outcome = {
-            "reason": result.reason,
+            "reason": i18n._(result.reason),
             "scores": dict(result.scores),
             "places": dict(result.places),
             "ranking": result.ranking(),
-            "tie_breaks": list(result.tie_breaks),
+            "tie_breaks": [i18n._(t) for t in result.tie_breaks],
         }
     colours = view.get("colours") if isinstance(view, dict) else None
     return {
@@ -304,9 +307,11 @@ def preview(game: Game, row: GameRow, state: Any, seat: str, order_text: str, re
     """What ``pbem check`` shows for legal orders: the seat's table as it stands, with the orders as
     read where the template would be. Nothing is resolved: a trial resolution would let a player
     probe the bag or another seat's hidden holdings."""
-    note = (
-        f"Preview: these orders for turn {row.turn + 1} are legal (receipt {receipt[:12]}). "
-        "Nothing is stored; the table shows the game as it stands now."
+    note = i18n._(
+        "Preview: these orders for turn {turn} are legal (receipt {receipt}). "
+        "Nothing is stored; the table shows the game as it stands now.",
+        turn=row.turn + 1,
+        receipt=receipt[:12],
     )
     ctx = context(game, row.id, state, row.turn, seat, [], status_note=note, order_text=order_text)
     return render(game.name, "txt", ctx)

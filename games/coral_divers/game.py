@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError, choice, shuffled
-from pbem.i18n import T_
+from pbem.i18n import N_, T_
 
 from . import bot, turn, views
 from . import state as st
@@ -22,7 +22,7 @@ from .orders import Surface, TurnOrders
 from .state import COLOURS, Player, State, Station
 
 TURN = Decision(
-    "turn", "Your turn: Plant (take a nursery line and place its tiles) or Surface (close reefs)."
+    "turn", N_("Your turn: Plant (take a nursery line and place its tiles) or Surface (close reefs).")
 )
 
 
@@ -118,7 +118,7 @@ class CoralDivers:
         if state.final is None or state.places is None:
             return None
         return Outcome(
-            reason="the nursery is empty and the bag cannot refill it",
+            reason=N_("the nursery is empty and the bag cannot refill it"),
             scores={s: state.final[s]["total"] for s in state.seats},
             places=dict(state.places),
             tie_breaks=tuple(state.tie_breaks),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.i18n import comment
+
 from .data import SEA_MAP
 from .scoring import reef_points, ring_full, strengths
 from .state import LINES, NURSERY, State, coral, has_clownfish
@@ -142,15 +144,21 @@ def template(state: State, seat: str) -> str:
         return "  []\n"
     p = state.players[seat]
     mine = sorted(state.reefs_of(seat), key=lambda r: r.id)
-    lines = ["  # Your turn: exactly one action, Plant or Surface (no passing)."]
+    lines = comment("Your turn: exactly one action, Plant or Surface (no passing).", lead="  # ")
     affordable = can_afford_a_line(state, seat)
     if affordable:
         costs = ", ".join(f"{line} {line_cost(state, line)}" for line in LINES if line_cost(state, line))
         lines += [
-            f"  # PLANT: take every tile of one nursery line, 1 coin per tile (you have {p.coins}).",
-            f"  #   lines and costs: {costs}",
+            *comment(
+                "PLANT: take every tile of one nursery line, 1 coin per tile (you have {coins}).",
+                lead="  # ",
+                coins=p.coins,
+            ),
+            *comment("lines and costs: {costs}", lead="  #   ", costs=costs),
             "  # - plant: {line: row 2}",
-            "  # then place or discard every taken tile (tile = its place in the line, 1-4):",
+            *comment(
+                "then place or discard every taken tile (tile = its place in the line, 1-4):", lead="  # "
+            ),
             "  # - place: {tile: 1, at: e4}   # extend your reef, or start one on a station's start space",
             "  # - discard: {tile: 2}         # -3 points",
         ]
@@ -159,21 +167,28 @@ def template(state: State, seat: str) -> str:
             - set(state.tiles)
         )
         if starts:
-            lines.append(
-                f"  #   free start spaces now: {', '.join(starts)} ({state.divers_on_board(seat)} divers)"
+            lines += comment(
+                "free start spaces now: {spaces} ({divers} divers)",
+                lead="  #   ",
+                spaces=", ".join(starts),
+                divers=state.divers_on_board(seat),
             )
         for kind in sorted(set(p.shells)):
             lines.append(SHELL_EXAMPLES[kind])
     if mine:
         spaces = ", ".join(f"{min(r.cells)} ({r.coral}, {len(r.cells)})" for r in mine)
         lines += [
-            "  # SURFACE instead: close reefs (one space of each) for points, then income.",
-            f"  #   your reefs: {spaces}",
+            *comment(
+                "SURFACE instead: close reefs (one space of each) for points, then income.", lead="  # "
+            ),
+            *comment("your reefs: {spaces}", lead="  #   ", spaces=spaces),
             f"  # - surface: [{', '.join(min(r.cells) for r in mine)}]",
         ]
     elif not affordable:
         lines += [
-            "  # You can afford no line and have no reef: you surface without closing anything.",
+            *comment(
+                "You can afford no line and have no reef: you surface without closing anything.", lead="  # "
+            ),
             "  - surface: []",
         ]
     return "\n".join(lines) + "\n"

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError
-from pbem.i18n import T_
+from pbem.i18n import N_, T_
 
 from . import bot as _bot
 from . import template as _template
@@ -32,9 +32,10 @@ class Options(BaseModel):
 
 
 PROMPTS = {
-    "port": "Choose the port for your first ship.",
-    "turn": "Your turn: up to 3 actions (sail, fish, unload{contract}); discards are free.",
-    "company": "Time token {n}: choose one of your company tokens (all players at once).",
+    "port": N_("Choose the port for your first ship."),
+    "turn": N_("Your turn: up to 3 actions (sail, fish, unload); discards are free."),
+    "turn-contracts": N_("Your turn: up to 3 actions (sail, fish, unload, contract); discards are free."),
+    "company": N_("Time token {n}: choose one of your company tokens (all players at once)."),
 }
 
 
@@ -59,10 +60,10 @@ class MareBalticum:
         if state.phase == "port":
             return {state.active: Decision("port", PROMPTS["port"])}
         if state.phase == "turn":
-            extra = ", contract" if state.options["contracts"] else ""
-            return {state.active: Decision("turn", PROMPTS["turn"].format(contract=extra))}
+            prompt = PROMPTS["turn-contracts" if state.options["contracts"] else "turn"]
+            return {state.active: Decision("turn", prompt)}
         if state.phase == "company":
-            prompt = PROMPTS["company"].format(n=state.time_track)
+            prompt = T_(PROMPTS["company"], n=state.time_track)
             return {seat: Decision("company", prompt) for seat in state.order}
         return {}
 

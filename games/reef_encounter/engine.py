@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pbem.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
-from pbem.i18n import T_
+from pbem.i18n import N_, T_
 
 from . import orders as o
 from .data import CORAL_COLOURS
@@ -29,9 +29,13 @@ class Options(BaseModel):
     starting_player: str | None = None
 
 
-SETUP = Decision("setup", "Setup: put one of your polyps into your parrotfish and choose two larva cubes.")
-TURN = Decision("turn", "Your turn: actions 1-9 in any legal order, then take from the open sea (action 10).")
-FINAL = Decision("final_feeding", "Your final feeding turn: feed one coral to your parrotfish, or pass.")
+SETUP = Decision(
+    "setup", N_("Setup: put one of your polyps into your parrotfish and choose two larva cubes.")
+)
+TURN = Decision(
+    "turn", N_("Your turn: actions 1-9 in any legal order, then take from the open sea (action 10).")
+)
+FINAL = Decision("final_feeding", N_("Your final feeding turn: feed one coral to your parrotfish, or pass."))
 
 
 class ReefEncounter:
