@@ -37,6 +37,7 @@ def template_for(game: Game, state: Any, game_id: str, seat: str, turn: int) -> 
     decision = game.pending(state).get(seat)
     if decision is None:
         return None
+    decision = replace(decision, prompt=i18n._(decision.prompt))  # in the reader's language
     return order_template(
         title=game.title,
         game_id=game_id,

@@ -68,7 +68,9 @@ def carry_out(state: State, seat: str, steps: list[object]) -> tuple[State, list
     if state.over:
         raise RulesError("turn.game_over", T_("the game is over"))
     if seat != state.seat:
-        raise RulesError("turn.not_yours", T_("it is {seat}'s turn, not {seat}'s", seat=seat))
+        raise RulesError(
+            "turn.not_yours", T_("it is {active}'s turn, not {seat}'s", active=state.seat, seat=seat)
+        )
     if not steps:
         raise RulesError("turn.empty", T_("a turn is one action, Plant or Surface; passing is not allowed"))
     work = state.copy()

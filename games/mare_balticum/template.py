@@ -72,7 +72,7 @@ def _turn(state: State, seat: str) -> list[str]:
                 lines.append(f"# - fish: {{at: {area}, goods: {goods}}}")
         later = [(area, goods) for area, goods in dict.fromkeys(fishing) if full and goods != AMBER]
         if later:
-            lines += comment("  your hold is full (5 fish): after a discard, e.g.")
+            lines += comment("your hold is full (5 fish): after a discard, e.g.", lead="#   ")
             lines += [f"#   - fish: {{at: {area}, goods: {goods}}}" for area, goods in later]
     hold = as_list(player.hold, FISH)
     for port in (s for s in player.ships if s in BOARD.ports):
@@ -86,8 +86,10 @@ def _turn(state: State, seat: str) -> list[str]:
         if wanted:
             lines.append(f"# - unload: {{port: {port}, fish: [{', '.join(wanted)}]}}")
         if state.options["demand"] == "placed" and None in slots:
-            lines += comment("  a fish no slot names here puts its demand token on a free slot;")
-            lines += comment("  add `slot: 0` or `slot: -1` to choose the slot (-1 costs one fish)")
+            lines += comment("a fish no slot names here puts its demand token on a free slot;", lead="#   ")
+            lines += comment(
+                "add `slot: 0` or `slot: -1` to choose the slot (-1 costs one fish)", lead="#   "
+            )
     if hold:
         lines += comment("discard (free): fish from your hold, e.g.")
         lines.append(f"# - discard: [{hold[0]}]")
@@ -98,7 +100,7 @@ def _turn(state: State, seat: str) -> list[str]:
             )
         else:
             lines += comment("contract: take card n of the {n} face-down contracts", n=len(state.pile))
-        lines += comment("- contract: 1")
+        lines.append("# - contract: 1")
     lines.append("[]  # no action; to act, replace this line by your steps")
     return lines
 
