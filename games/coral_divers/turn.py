@@ -365,7 +365,12 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
     else:
         work.players[seat] = replace(p, shells=tuple(sorted((*p.shells, token))))
         what = f"{'an' if token[0] in 'aeiou' else 'a'} {token} shell"
-    return [Event(f"{seat} took the seabed token at {at}: {what}", data={"token": token, "at": at})]
+    return [
+        Event(
+            T_("{seat} took the seabed token at {at}: {what}", seat=seat, at=at, what=what),
+            data={"token": token, "at": at},
+        )
+    ]
 
 
 # ------------------------------------------------------------------------------------------ after a plant
@@ -382,7 +387,16 @@ def finish_plant(work: State, chance: Chance) -> list[Event]:
             spot = choice(chance, "station", reserved)
             st = work.stations[spot]
             work.stations[spot] = replace(st, revealed=True)
-            events.append(Event(f"a new station is revealed at {spot}: {st.value.high}/{st.value.low}"))
+            events.append(
+                Event(
+                    T_(
+                        "a new station is revealed at {spot}: {high}/{low}",
+                        spot=spot,
+                        high=st.value.high,
+                        low=st.value.low,
+                    )
+                )
+            )
         filled = refill(work, chance)
         events.append(
             Event(f"the nursery is refilled with {filled} tiles ({sum(work.bag.values())} left in the bag)")

@@ -112,7 +112,7 @@ class MareBalticum:
             seat = state.active
             play_turn(new, seat, _orders_list(orders[seat]), events)
             if not events:
-                events.append(Event(f"{seat} took no action"))
+                events.append(Event(T_("{seat} took no action", seat=seat)))
             after_turn(new, chance, events)
         else:
             choices = {}

@@ -107,7 +107,7 @@ def place_first_ship(state: State, seat: str, port: str, events: list[Event]) ->
     player.ships = [port]
     player.supply -= 1
     state.placed += 1
-    events.append(Event(f"{seat} put a first ship into {port}"))
+    events.append(Event(T_("{seat} put a first ship into {port}", seat=seat, port=port)))
     if state.placed == len(state.order):
         state.phase = "turn"
 
@@ -213,9 +213,9 @@ class _Turn:
         player.ships = sorted(ships, key=SPACE_ORDER.__getitem__)
         if origin is None:
             player.supply -= 1
-            self.say(f"{self.seat} sailed a new ship to {to}")
+            self.say(T_("{seat} sailed a new ship to {to}", seat=self.seat, to=to))
         else:
-            self.say(f"{self.seat} sailed from {origin} to {to}")
+            self.say(T_("{seat} sailed from {origin} to {to}", seat=self.seat, origin=origin, to=to))
 
     def fish(self, step: Fish) -> None:
         at, goods, player = step.fish.at, step.fish.goods, self.player
@@ -231,8 +231,12 @@ class _Turn:
             )
         add(self.state.board[at], goods, -1)
         add(player.warehouse if goods == AMBER else player.hold, goods)
-        where = "into the warehouse" if goods == AMBER else "into the hold"
-        self.say(f"{self.seat} fished {goods} at {at} ({where})")
+        if goods == AMBER:
+            self.say(
+                T_("{seat} fished {goods} at {at} (into the warehouse)", seat=self.seat, goods=goods, at=at)
+            )
+        else:
+            self.say(T_("{seat} fished {goods} at {at} (into the hold)", seat=self.seat, goods=goods, at=at))
 
     def unload(self, step: Unload) -> None:
         port, fish, slot = step.unload.port, step.unload.fish, step.unload.slot
@@ -331,7 +335,15 @@ class _Turn:
         for kind, index in placed:
             slots[index] = kind
             add(state.demand_supply, kind, -1)
-            self.say(f"{self.seat} put a {kind} demand token on the {marks[index]} slot of {port}")
+            self.say(
+                T_(
+                    "{seat} put a {kind} demand token on the {slot} slot of {port}",
+                    seat=self.seat,
+                    kind=kind,
+                    slot=marks[index],
+                    port=port,
+                )
+            )
         parts = []
         for kind in kinds:
             n = counts[kind]
@@ -372,9 +384,17 @@ class _Turn:
         card = state.pile.pop(position - 1)
         if player.contract is not None:
             state.pile.append(player.contract)
-            self.say(f"{self.seat} exchanged their contract card for card {position} of the pile")
+            self.say(
+                T_(
+                    "{seat} exchanged their contract card for card {position} of the pile",
+                    seat=self.seat,
+                    position=position,
+                )
+            )
         else:
-            self.say(f"{self.seat} took contract card {position} of the pile")
+            self.say(
+                T_("{seat} took contract card {position} of the pile", seat=self.seat, position=position)
+            )
         player.contract = card
         self.say(f"your contract: {', '.join(COMPONENTS.contracts[card - 1])}", to=self.seat)
 

@@ -23,7 +23,7 @@ def after_turn(state: State, chance: Chance, events: list[Event]) -> None:
     state.turns_done += 1
     if state.end_after is not None and state.turns_done >= state.end_after:
         state.phase = "over"
-        events.append(Event("the Baltic freezes over: the game is over"))
+        events.append(Event(T_("the Baltic freezes over: the game is over")))
         return
     refill(state, 0, None, chance, events)
 
@@ -51,7 +51,7 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
                 if got:
                     filled.append(f"{area.name} {', '.join(got)}")
                 report()
-                events.append(Event("the bag is empty: refills stop"))
+                events.append(Event(T_("the bag is empty: refills stop")))
                 state.phase = "turn"
                 state.refill_at, state.refill_owed = None, 0
                 return
@@ -69,9 +69,11 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
                 state.end_after = (last // n + 2) * n
                 events.append(
                     Event(
-                        f"the sixth time token is drawn: winter comes; the game ends after "
-                        f"{state.end_after - state.turns_done} more turns "
-                        f"(this round, then one full round)"
+                        T_(
+                            "the sixth time token is drawn: winter comes; the game ends after {n} more "
+                            "turns (this round, then one full round)",
+                            n=state.end_after - state.turns_done,
+                        )
                     )
                 )
                 continue
@@ -79,7 +81,12 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
                 filled.append(f"{area.name} {', '.join(got)}")
             report()
             events.append(
-                Event(f"time token {state.time_track} is drawn: every player chooses a company token")
+                Event(
+                    T_(
+                        "time token {time_track} is drawn: every player chooses a company token",
+                        time_track=state.time_track,
+                    )
+                )
             )
             state.phase = "company"
             state.refill_at, state.refill_owed = area.index, need
@@ -150,8 +157,14 @@ def resolve_company(
         if choice.token != "tax":
             assert choice.fish is not None
             player.market[choice.fish] = choice.token
-            events.append(Event(f"{seat} put a company token face down on the {choice.fish} slot"))
-            events.append(Event(f"you put {choice.token} on {choice.fish}", to=seat))
+            events.append(
+                Event(
+                    T_("{seat} put a company token face down on the {fish} slot", seat=seat, fish=choice.fish)
+                )
+            )
+            events.append(
+                Event(T_("you put {token} on {fish}", token=choice.token, fish=choice.fish), to=seat)
+            )
             continue
         player.tax_paid = True
         from_hold: dict[str, int] = {}
@@ -173,10 +186,17 @@ def resolve_company(
             n = total(from_warehouse)
             parts.append(f"{n} good{'s' if n > 1 else ''} from the warehouse")
         paid = " and ".join(parts) if parts else "nothing (no goods left)"
-        events.append(Event(f"{seat} played the tax token and discarded {paid}"))
+        events.append(Event(T_("{seat} played the tax token and discarded {paid}", seat=seat, paid=paid)))
         if from_warehouse:
             mine = ", ".join(as_list(from_warehouse, GOODS))
-            events.append(Event(f"you paid tax with {mine} from your warehouse", to=seat))
-    events.append(Event(f"time token {state.time_track} goes onto the time track; the refill goes on"))
+            events.append(Event(T_("you paid tax with {mine} from your warehouse", mine=mine), to=seat))
+    events.append(
+        Event(
+            T_(
+                "time token {time_track} goes onto the time track; the refill goes on",
+                time_track=state.time_track,
+            )
+        )
+    )
     assert state.refill_at is not None
     refill(state, state.refill_at, state.refill_owed, chance, events)

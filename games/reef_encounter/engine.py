@@ -101,11 +101,13 @@ class ReefEncounter:
             new.end_reason = runner.ended
             if runner.final_turns:
                 new.final_queue = turn_order(new.seats, seat)[1:]
-                events.append(Event(f"the game ends: {runner.ended}; the others get a final feeding turn"))
+                events.append(
+                    Event(T_("the game ends: {why}; the others get a final feeding turn", why=runner.ended))
+                )
                 self._next_final(new)
             else:
                 new.phase = "over"
-                events.append(Event(f"the game ends: {runner.ended}"))
+                events.append(Event(T_("the game ends: {why}", why=runner.ended)))
         else:
             new.active = new.next_seat(seat)
         return new, events

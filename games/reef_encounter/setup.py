@@ -116,5 +116,5 @@ def resolve_setup(state: State, orders: Mapping[str, Setup]) -> list[Event]:
         left = {k: v for k, v in p.screen.items() if v}
         events.append(Event(f"behind your screen: {_counts_text(left)} polyps", to=seat))
     state.phase = "play"
-    events.append(Event(f"{state.active} starts"))
+    events.append(Event(T_("{seat} starts", seat=state.active)))
     return events

@@ -241,7 +241,7 @@ class TurnRunner:
         self.player.shrimp -= 1
         self.state.shrimp[step.shrimp] = self.seat
         self.done.add("4")
-        self.say(f"{self.seat} put a new shrimp on {step.shrimp}")
+        self.say(T_("{seat} put a new shrimp on {space}", seat=self.seat, space=step.shrimp))
 
     def landing_problem(self, space: str, origin: str | None) -> tuple[str, str] | None:
         """Why one of our shrimp may not go onto ``space`` (coming from ``origin``, or the screen)."""
@@ -280,15 +280,24 @@ class TurnRunner:
         if dst == "screen":
             del self.state.shrimp[src]
             self.player.shrimp += 1
-            self.say(f"{self.seat} took their shrimp on {src} back behind the screen")
+            self.say(T_("{seat} took their shrimp on {src} back behind the screen", seat=self.seat, src=src))
             return
         problem = self.landing_problem(dst, src)
         if problem:
             raise self.fail(*problem)
         del self.state.shrimp[src]
         self.state.shrimp[dst] = self.seat
-        where = "" if dst in self.state.polyps else " (empty rock)"
-        self.say(f"{self.seat} moved their shrimp from {src} to {dst}{where}")
+        if dst in self.state.polyps:
+            self.say(T_("{seat} moved their shrimp from {src} to {dst}", seat=self.seat, src=src, dst=dst))
+        else:
+            self.say(
+                T_(
+                    "{seat} moved their shrimp from {src} to {dst} (empty rock)",
+                    seat=self.seat,
+                    src=src,
+                    dst=dst,
+                )
+            )
 
     def do_larva_for_polyp(self, step: o.LarvaForPolyp) -> None:
         self.close_larva()
@@ -356,7 +365,7 @@ class TurnRunner:
 def final_feeding(state: State, seat: str, step: o.Step) -> list[Event]:
     """A final feeding turn (section 9): feed one coral returning 5 (advanced 6) polyps, or pass."""
     if isinstance(step, o.Pass):
-        return [Event(f"{seat} passed their final feeding turn")]
+        return [Event(T_("{seat} passed their final feeding turn", seat=seat))]
     if not isinstance(step, o.Feed):
         raise RulesError("final.step", T_("a final feeding turn is feed: … or pass"), step=0)
     problem = feed_problem(state, seat, step.feed)
