@@ -89,3 +89,16 @@ def test_a_wrong_password_changes_no_language(engine: Engine) -> None:
     [answer] = sent(engine)
     assert "do not match" in text_of(answer)
     assert answer["Content-Language"] == "en"
+
+
+def test_a_reminder_is_written_in_the_seats_language(engine: Engine, known_words: dict[str, str]) -> None:
+    from pbem.cron.notices import send_notice
+
+    game = new_game(engine)
+    ask(engine, f"language: zh\ngame: {game.id}\nplayer: blue\npassword: {game.passwords['blue']}\n")
+    before = len(sent(engine))
+    for seat in ("red", "blue"):
+        assert send_notice(engine, SETTINGS, "reminder", game.id, seat, epoch=0, turn=1, now=START)
+    reminders = {m["To"]: m for m in sent(engine)[before:]}
+    assert reminders["bob@example.org"]["Content-Language"] == "zh"
+    assert reminders["ann@example.org"]["Content-Language"] == "en"
