@@ -232,10 +232,24 @@ def report(
         row = game_row(session, game_id)
         number = row.turn if turn is None else turn
         if not 0 <= number <= row.turn:
-            raise UserError(f"game {game_id} has turns 0 to {row.turn}; there is no turn {number}")
+            raise UserError(
+                i18n._(
+                    "game {game} has turns 0 to {last}; there is no turn {turn}",
+                    game=game_id,
+                    last=row.turn,
+                    turn=number,
+                )
+            )
         names = [s.name for s in seat_rows(session, game_id)]
         if seat is not None and seat not in names:
-            raise UserError(f"game {game_id} has no seat {seat!r}; its seats are {', '.join(names)}")
+            raise UserError(
+                i18n._(
+                    "game {game} has no seat '{seat}'; its seats are {seats}",
+                    game=game_id,
+                    seat=seat,
+                    seats=", ".join(names),
+                )
+            )
         wanted = [seat or ""]
         if seat is None and row.status == "finished" and turn is not None:
             wanted = ["", *names]
@@ -256,7 +270,14 @@ def report(
         found = {r.seat: unpack(r.html_z if kind == "html" else r.text_z) for r in rows}
     missing = [s or "public" for s in wanted if s not in found]
     if missing:
-        raise UserError(f"game {game_id} has no stored report of turn {number} for {', '.join(missing)}")
+        raise UserError(
+            i18n._(
+                "game {game} has no stored report of turn {turn} for {seats}",
+                game=game_id,
+                turn=number,
+                seats=", ".join(missing),
+            )
+        )
     return combine([(s or None, found[s]) for s in wanted], kind)
 
 
