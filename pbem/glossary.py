@@ -16,7 +16,9 @@ language is a :class:`GlossaryError` naming the file and the term, not a silent 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +102,41 @@ def load_glossary(folder: Path) -> Glossary:
         if extra:
             raise GlossaryError(f"{path}: has term(s) {', '.join(extra)} that en.yaml does not")
     return Glossary(terms, sources)
+
+
+@cache
+def _cached(folder: Path) -> Glossary:
+    return load_glossary(folder)
+
+
+def aliases(folder: Path, keys: Iterable[str]) -> dict[str, str]:
+    """Every language's word for each of ``keys`` (casefolded, also without its accents' case), mapped
+    to the key itself: the keyword the order grammar knows (``sárga`` → ``yellow``). A word that would
+    mean two keys is a :class:`GlossaryError`: an alias must never change what an order means."""
+    glossary = _cached(Path(folder).resolve())
+    found: dict[str, str] = {}
+    for key in keys:
+        for lang in LANGUAGES:
+            word = _folded(glossary.word(key, lang))
+            if found.get(word, key) != key:
+                raise GlossaryError(f"{folder}: {word!r} would mean both {found[word]} and {key}")
+            found[word] = key
+    return found
+
+
+def _folded(word: str) -> str:
+    # Russian is written with ё or е alike (жёлтый, желтый)
+    return word.strip().casefold().replace("ё", "е")
+
+
+def alias_validator(folder: Path, keys: Iterable[str]) -> Callable[[Any], Any]:
+    """A pydantic ``BeforeValidator`` function: a glossary word of one of ``keys``, in any language,
+    becomes its keyword; anything else is left for the field's own validation (and its message)."""
+    table = aliases(folder, tuple(keys))
+
+    def to_keyword(value: Any) -> Any:
+        if isinstance(value, str):
+            return table.get(_folded(value), value)
+        return value
+
+    return to_keyword
