@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup services demo test test-fast bench proof lint clean
+.PHONY: setup services demo test test-fast bench proof lint clean i18n
 
 setup: $(STAMP)
 
@@ -42,6 +42,12 @@ proof: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check pbem games tests proof bench
 	$(BIN)/ruff format --check pbem games tests proof bench
+
+# The gettext catalogs (pbem.i18n), one set per package (the host, each game): pybabel extract from the
+# Python code and the Jinja templates (babel.cfg), update every language's .po, compile the .mo files
+# (committed; tests/i18n checks them against the .po). See pbem/catalogs.py.
+i18n: $(STAMP)
+	$(BIN)/python -m pbem.catalogs
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite .pytest_cache .hypothesis

@@ -19,7 +19,7 @@ from sqlmodel import Session
 
 from pbem import clock
 from pbem.codec import canonical_json, pack_json
-from pbem.create import check_game_id, check_seats, store_game
+from pbem.create import check_game_id, check_languages, check_seats, store_game
 from pbem.errors import UserError
 from pbem.history import TurnRecord, game_row, seat_rows, settle
 from pbem.models import GameRow
@@ -37,6 +37,7 @@ SUFFIXES = (".yaml", ".yml", ".json")
 class Player(BaseModel):
     seat: str
     email: str = ""
+    language: str | None = None  # None: the game's
 
 
 class Archive(BaseModel):
@@ -82,12 +83,16 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
             "status": row.status,
             "turn": row.turn,
             "state_sha256": row.state_sha256,
+            "language": row.language,
         }
     return {
         "format": FORMAT,
         "version": VERSION,
         "game": game,
-        "players": [{"seat": s.name, "email": s.email} for s in seats],
+        "players": [
+            {"seat": s.name, "email": s.email, **({"language": s.language} if s.language else {})}
+            for s in seats
+        ],
         "turns": [t.model_dump(mode="json") for t in record.turns],
     }
 
@@ -146,6 +151,8 @@ def import_archive(
     game = game_for(record)
     players = [(p.seat, p.email) for p in archive.players]
     check_seats(game, players)
+    seat_languages = {p.seat: p.language for p in archive.players if p.language}
+    language, languages = check_languages(archive.game.get("language"), seat_languages, players)
     steps = list(replay(record))
     problems = [p for step in steps for p in step.problems]
     if problems or len(steps) != len(record.turns):
@@ -170,8 +177,9 @@ def import_archive(
         created_at=when,
         state_z=pack_json(setup.state_data),
         state_sha256=setup.state_sha256,
+        language=language,
     )
     try:
-        return new_id, store_game(engine, game, row, players, turns)
+        return new_id, store_game(engine, game, row, players, turns, languages=languages)
     except UserError as exc:
         raise UserError(f"{exc}; import it under another id (--id)") from None

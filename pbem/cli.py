@@ -65,6 +65,8 @@ def parse_duration(text: str) -> int:
     epilog=_example(
         "pbem new reef-encounter --id reef-7 --player red=ann@example.org --player blue=bo@example.org "
         "--deadline 48h",
+        "pbem new reef-encounter --id reef-8 --player ann=ann@example.org --player bo=bo@example.org "
+        "--lang hu --lang ann=cs",
         "pbem new   [dim](lists the installed games)[/dim]",
     )
 )
@@ -92,6 +94,12 @@ def new(
     shuffle_seats: Annotated[
         bool, typer.Option(help="Seat the players in an order drawn from the seed.")
     ] = False,
+    lang: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--lang", help="The game's language (en, hu, cs, zh, ru), or a seat's as SEAT=LANG; repeat."
+        ),
+    ] = None,
     as_json: AsJson = False,
     db: Db = None,
     now: NowOption = None,
@@ -122,6 +130,7 @@ def new(
         abandon_after=abandon_after,
         require_from_match=require_from_match,
         now=parse_now(now) if now else None,
+        **_languages(lang or []),
     )
     emails = dict(seats)
     if as_json:
@@ -139,6 +148,17 @@ def new(
     typer.echo(f"created {game_id} ({game}); passwords, shown this once:")
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {emails[seat]:<32} {password}")
+
+
+def _languages(values: list[str]) -> dict[str, Any]:
+    """``--lang hu --lang ann=cs`` as create_game's ``language`` and ``seat_languages``."""
+    game_language = [v for v in values if "=" not in v]
+    if len(game_language) > 1:
+        raise typer.BadParameter(f"one game language, not {', '.join(game_language)}; a seat's is SEAT=LANG")
+    return {
+        "language": game_language[0] if game_language else None,
+        "seat_languages": dict(_pair(v, "--lang") for v in values if "=" in v),
+    }
 
 
 def _read_input(path: str) -> bytes:
@@ -214,17 +234,24 @@ def process(
 
 
 @app.command(
-    epilog=_example("pbem report reef-7 --player red", "pbem report reef-7 --turn 3 --format html > t3.html")
+    epilog=_example(
+        "pbem report reef-7 --player red",
+        "pbem report reef-7 --turn 3 --format html > t3.html",
+        "pbem report reef-7 --player red --lang hu",
+    )
 )
 def report(
     game_id: Annotated[str, typer.Argument(help="The game.")],
     player: Annotated[str | None, typer.Option(help="Whose report (default: the public one).")] = None,
     turn: Annotated[int | None, typer.Option(help="After which turn (default: the latest).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="text or html.")] = "text",
+    lang: Annotated[
+        str | None, typer.Option("--lang", help="Render it anew in this language: en, hu, cs, zh, ru.")
+    ] = None,
     db: Db = None,
 ) -> None:
     """Print a report: a player's, or the public one; once the game is over, --turn alone shows all."""
-    typer.echo(reports.report(connect(db), game_id, player, turn=turn, fmt=fmt), nl=False)
+    typer.echo(reports.report(connect(db), game_id, player, turn=turn, fmt=fmt, lang=lang), nl=False)
 
 
 @app.command(epilog=_example("pbem status", "pbem status reef-7 --json"))
@@ -339,7 +366,11 @@ def template(
     typer.echo(orders.template(connect(db), game_id, player, suggest=suggest), nl=False)
 
 
-@app.command(epilog=_example("pbem demo", "pbem demo --game coral-divers --players 4 --seed 7 --out /tmp/cd"))
+@app.command(
+    epilog=_example(
+        "pbem demo", "pbem demo --game coral-divers --players 4 --seed 7 --out /tmp/cd", "pbem demo --lang hu"
+    )
+)
 def demo(
     game: Annotated[str, typer.Option(help="The game to play.")] = DEFAULT_GAME,
     players: Annotated[int | None, typer.Option(help="How many bot players.")] = None,
@@ -348,9 +379,12 @@ def demo(
         str | None, typer.Option("--db", help="Database URL (default: a fresh file in --out).")
     ] = None,
     out: Annotated[Path, typer.Option(help="Where the reports go.")] = Path("demo-out"),
+    lang: Annotated[
+        str | None, typer.Option("--lang", help="The language every player reads: en, hu, cs, zh, ru.")
+    ] = None,
 ) -> None:
     """Play a whole game with bots through submit and process; write every report to disk."""
-    run_demo(game_type=game, players=players, seed=seed, db_url=db, out=out, say=typer.echo)
+    run_demo(game_type=game, players=players, seed=seed, db_url=db, out=out, say=typer.echo, language=lang)
 
 
 def _mount_layers() -> None:

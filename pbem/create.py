@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from pbem import clock, passwords, registry
+from pbem import clock, i18n, passwords, registry
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack_json
 from pbem.errors import UserError
@@ -62,6 +62,22 @@ def check_seats(game: Game, players: list[tuple[str, str]]) -> None:
         )
 
 
+def check_languages(
+    language: str | None, seat_languages: dict[str, str] | None, players: list[tuple[str, str]]
+) -> tuple[str, dict[str, str]]:
+    """The game's language and each seat's (normalised), or a :class:`UserError` naming the bad one."""
+    names = [name for name, _email in players]
+    try:
+        game_language = i18n.check_language(language or i18n.DEFAULT_LANGUAGE)
+        seats = {seat: i18n.check_language(code) for seat, code in (seat_languages or {}).items()}
+    except i18n.UnknownLanguage as exc:
+        raise UserError(str(exc)) from None
+    unknown = [seat for seat in seats if seat not in names]
+    if unknown:
+        raise UserError(f"--lang {unknown[0]}=…: there is no seat {unknown[0]!r}; seats: {', '.join(names)}")
+    return game_language, seats
+
+
 def create_game(
     engine: Engine,
     game_type: str,
@@ -76,15 +92,20 @@ def create_game(
     abandon_after: int | None = None,
     require_from_match: bool = False,
     now: datetime | None = None,
+    language: str | None = None,
+    seat_languages: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """Create game ``game_id`` of ``game_type`` with these (seat, email) players, in seating order.
 
     Returns each seat's password: shown once, stored only as a salted hash. Raises :class:`UserError`
     for anything a person must fix (unknown game, bad id or seat, wrong count, bad option, id taken).
+    ``language`` is the game's (observers, and seats with none of their own); ``seat_languages`` each
+    seat's own.
     """
     game = registry.require(game_type)
     check_game_id(game_id)
     check_seats(game, players)
+    game_language, languages = check_languages(language, seat_languages, players)
     if nmr not in NMR_POLICIES:
         raise UserError(f"missed-orders policy {nmr!r}: use one of {', '.join(NMR_POLICIES)}")
     if turn_seconds is not None and turn_seconds <= 0:
@@ -114,9 +135,10 @@ def create_game(
         nmr=nmr,
         abandon_after=abandon_after,
         require_from_match=require_from_match,
+        language=game_language,
     )
     setup = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
-    return store_game(engine, game, row, players, [(setup, when)])
+    return store_game(engine, game, row, players, [(setup, when)], languages=languages)
 
 
 def store_game(
@@ -125,9 +147,12 @@ def store_game(
     row: GameRow,
     players: list[tuple[str, str]],
     turns: list[tuple[TurnRecord, datetime]],
+    *,
+    languages: dict[str, str] | None = None,
 ) -> dict[str, str]:
-    """Write a new game in one transaction: its row, its seats with new passwords, and its turns from
-    the setup on (each with its reports). Returns each seat's password."""
+    """Write a new game in one transaction: its row, its seats with new passwords (and ``languages``,
+    the seats' own), and its turns from the setup on (each with its reports). Returns each seat's
+    password."""
     issued = {name: passwords.generate() for name, _ in players}
     with Session(engine) as session:
         if session.get(GameRow, row.id) is not None:
@@ -141,6 +166,7 @@ def store_game(
                     position=position,
                     email=email,
                     password_hash=passwords.hash_password(issued[name]),
+                    language=(languages or {}).get(name),
                 )
             )
         try:

@@ -33,9 +33,11 @@ def run_demo(
     db_url: str | None = None,
     out: Path = Path("demo-out"),
     say: Callable[[str], None] = print,
+    language: str | None = None,
 ) -> Path:
     """Play one game of ``game_type`` to the end with bots and write its reports under ``out``;
-    returns the index page. Without ``db_url``, a fresh SQLite file in ``out``."""
+    returns the index page. Without ``db_url``, a fresh SQLite file in ``out``. ``language``: the
+    game's, which every seat reads."""
     game = registry.require(game_type)
     count = players or min(max(3, game.min_players), game.max_players)
     if not game.min_players <= count <= game.max_players:
@@ -50,7 +52,7 @@ def run_demo(
     engine = connect(db_url)
     game_id = f"demo-{seed}"
     seats = [(name, f"{name}@example.org") for name in NAMES[:count]]
-    issued = create_game(engine, game.name, game_id, seats, seed=seed)
+    issued = create_game(engine, game.name, game_id, seats, seed=seed, language=language)
     say(f"{game.title}: game {game_id} with {', '.join(issued)} (seed {seed}), database {db_url}")
     for _ in range(MAX_TURNS):
         [entry] = status(engine, game_id)

@@ -35,14 +35,22 @@ JSON = Any
 
 
 class GameError(Exception):
-    """Base of every error a game raises on purpose. ``code`` is stable; ``message`` is for players."""
+    """Base of every error a game raises on purpose. ``code`` is stable; ``message`` is for players,
+    in the reader's language: an engine writes it with ``pbem.i18n.T_`` (message and parameters) and
+    it is translated each time it is read, in the current language (:func:`pbem.i18n.language`)."""
 
     kind: ClassVar[str] = "error"
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
-        self.message = message
+        self.text = message  # as the engine wrote it: English, perhaps a pbem.i18n.Text
+
+    @property
+    def message(self) -> str:
+        from pbem.i18n import _
+
+        return _(self.text)
 
     def __str__(self) -> str:
         return f"{self.message} [{self.code}]"
@@ -167,9 +175,18 @@ class Event:
     text: str
     to: str | None = None
     data: Mapping[str, JSON] = field(default_factory=dict)
+    #: fills the ``{name}`` placeholders of ``text``, which is then a message (marked with ``N_``)
+    #: translated for each reader by :meth:`words`
+    params: Mapping[str, JSON] = field(default_factory=dict)
 
     def visible_to(self, seat: str | None) -> bool:
         return self.to is None or self.to == seat
+
+    def words(self) -> str:
+        """``text`` in the current language (:mod:`pbem.i18n`), its placeholders filled."""
+        from pbem.i18n import _
+
+        return _(self.text, **self.params)
 
 
 @dataclass(frozen=True)

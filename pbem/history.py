@@ -20,6 +20,7 @@ from pbem import registry
 from pbem.codec import canonical_json, pack_json, sha256_hex, unpack_json
 from pbem.errors import UserError
 from pbem.game import Event, Game
+from pbem.i18n import N_, Text
 from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
 
 
@@ -74,13 +75,29 @@ def turn_events(by_bot: Sequence[str], game_events: Sequence[Event]) -> list[Eve
     missed-orders policy or a game master's ``--fill-missing``), then the game's own. Live turns and
     replays both build them here, so their reports agree."""
     notes = [
-        Event(f"{seat} sent no orders for this turn: the bot played for {seat}.") for seat in sorted(by_bot)
+        Event(N_("{seat} sent no orders for this turn: the bot played for {seat}."), params={"seat": seat})
+        for seat in sorted(by_bot)
     ]
     return notes + list(game_events)
 
 
 def dump_events(events: Sequence[Event]) -> list[dict[str, Any]]:
-    return [{"text": e.text, "to": e.to, "data": dict(e.data)} for e in events]
+    # the text as English words; its message and parameters only when there are some (so the events
+    # of games stored before them read the same), for rendering them anew in another language
+    return [{"text": e.text, "to": e.to, "data": dict(e.data), **_message_of(e)} for e in events]
+
+
+def _message_of(event: Event) -> dict[str, Any]:
+    if isinstance(event.text, Text):
+        return {"msgid": event.text.msgid, "params": {**event.text.params, **event.params}}
+    return {"params": dict(event.params)} if event.params else {}
+
+
+def load_event(entry: dict[str, Any]) -> Event:
+    """An event as :func:`dump_events` stored it, its words translatable again."""
+    params = entry.get("params") or {}
+    text = Text(entry["msgid"], params) if "msgid" in entry else entry["text"]
+    return Event(text, entry.get("to"), entry.get("data") or {}, {} if "msgid" in entry else params)
 
 
 @dataclass(frozen=True)

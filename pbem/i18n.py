@@ -14,20 +14,71 @@ English, the source language of every catalog.
 A message whose words must wait for the reader (a rules error raised by an engine, a notice stored
 with a game) is marked with :func:`N_` where it is written and translated with :func:`_` where it is
 shown, so extraction finds it and the reader still gets their own language.
+
+Catalogs: one gettext catalog set per package, Babel-extracted (``make i18n``): the host's
+``pbem/locale/<lang>/LC_MESSAGES/pbem.po`` (Python of ``pbem/`` and the shared ``templates/base.*``),
+and each game's ``games/<g>/locale/<lang>/LC_MESSAGES/<g>.po`` (its Python and its own template folder,
+so a game's words and its glossary travel with the game). The compiled ``.mo`` files are committed
+beside them (a test checks they match the ``.po``), so a wheel and a checkout both carry them; a
+catalog with no ``.mo`` is compiled from its ``.po`` when first loaded.
+
+A translation whose placeholders are not the original's (``{turn}``, ``%(turn)s``) is dropped when its
+catalog loads, so the reader gets the English text rather than a crash.
 """
 
 from __future__ import annotations
 
+import io
+import logging
+import re
+import sys
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import UTC, datetime, tzinfo
+from functools import cache
+from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
+
+from babel import Locale
+from babel.dates import format_date, format_time
+from babel.numbers import format_decimal
+from babel.support import Translations
+
+log = logging.getLogger(__name__)
 
 #: the languages a player may read, English first (the catalogs' source language)
 LANGUAGES: tuple[str, ...] = ("en", "hu", "cs", "zh", "ru")
 DEFAULT_LANGUAGE = "en"
+#: each language's name in itself, for help texts and the ``language:`` mail command's answer
+NAMES: dict[str, str] = {"en": "English", "hu": "magyar", "cs": "čeština", "zh": "中文", "ru": "русский"}
+#: Babel's locale for each language (Chinese is Simplified)
+BABEL_LOCALES: dict[str, str] = {"en": "en", "hu": "hu", "cs": "cs", "zh": "zh_Hans_CN", "ru": "ru"}
+#: the host's catalog folder and domain
+HOST_LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+HOST_DOMAIN = "pbem"
 
 _current: ContextVar[str] = ContextVar("pbem_language", default=DEFAULT_LANGUAGE)
+
+
+class UnknownLanguage(ValueError):
+    """A language code that is not one of :data:`LANGUAGES`; the message says which are."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(f"unknown language {code!r}: use one of {', '.join(LANGUAGES)}")
+        self.code = code
+
+
+def check_language(code: str) -> str:
+    """``code`` normalised (``HU`` → ``hu``, ``zh-CN`` → ``zh``), or :class:`UnknownLanguage`."""
+    norm = str(code).strip().lower().replace("_", "-")
+    if norm not in LANGUAGES:
+        norm = norm.split("-", 1)[0]
+    if norm not in LANGUAGES:
+        raise UnknownLanguage(code)
+    return norm
 
 
 def current_language() -> str:
@@ -36,10 +87,10 @@ def current_language() -> str:
 
 @contextmanager
 def language(code: str | None) -> Iterator[str]:
-    """Within the block, :func:`_` answers in ``code`` (``None``: English)."""
+    """Within the block, :func:`_` answers in ``code`` (``None`` or ``""``: English)."""
     code = code or DEFAULT_LANGUAGE
     if code not in LANGUAGES:
-        raise ValueError(f"unknown language {code!r}: one of {', '.join(LANGUAGES)}")
+        raise UnknownLanguage(code)
     token = _current.set(code)
     try:
         yield code
@@ -47,9 +98,106 @@ def language(code: str | None) -> Iterator[str]:
         _current.reset(token)
 
 
-def _translations(code: str) -> Any:
-    """The catalogs of ``code`` (host and games merged); English needs none."""
-    return None
+# ------------------------------------------------------------------------------------------- catalogs
+
+_BRACE = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?:[!:][^{}]*)?\}")
+_PERCENT = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)[-#0 +]*\d*(?:\.\d+)?[sdifrxXeEgGc]")
+
+
+def placeholders(text: str) -> frozenset[str]:
+    """The named placeholders of ``text``: ``{name}`` (Python code) and ``%(name)s`` (templates).
+
+    >>> sorted(placeholders("Turn {turn}: %(seat)s, {{literal}}"))
+    ['%(seat)s', '{turn}']
+    """
+    braces = {f"{{{m}}}" for m in _BRACE.findall(text.replace("{{", "").replace("}}", ""))}
+    return frozenset(braces | {f"%({m})s" for m in _PERCENT.findall(text)})
+
+
+def catalog_dirs() -> list[tuple[Path, str]]:
+    """(locale folder, domain) of the host and of every registered game that ships catalogs."""
+    from pbem import registry
+
+    found = [(HOST_LOCALE_DIR, HOST_DOMAIN)]
+    for game in registry.games().values():
+        module = sys.modules.get(type(game).__module__)
+        package = (module.__package__ or "") if module else ""
+        root = sys.modules.get(package)
+        files = getattr(root, "__file__", None) if root else None
+        if files is None:
+            continue
+        folder = Path(files).resolve().parent / "locale"
+        domain = package.rsplit(".", 1)[-1]
+        if folder.is_dir() and (folder, domain) not in found:
+            found.append((folder, domain))
+    return found
+
+
+def _load(folder: Path, domain: str, code: str) -> Translations | None:
+    """One catalog: its ``.mo``, or its ``.po`` compiled in memory when no ``.mo`` is there."""
+    base = folder / code / "LC_MESSAGES" / domain
+    mo, po = base.with_suffix(".mo"), base.with_suffix(".po")
+    if mo.is_file():
+        data = mo.read_bytes()
+    elif po.is_file():
+        data = compile_po(po)
+    else:
+        return None
+    translations = Translations(io.BytesIO(data), domain=domain)
+    _drop_unsafe(translations, f"{base}")
+    return translations
+
+
+def compile_po(po: Path) -> bytes:
+    """The ``.mo`` bytes of ``po``, fuzzy entries left out (as ``pybabel compile`` does)."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with po.open("rb") as handle:
+        catalog = read_po(handle)
+    out = io.BytesIO()
+    write_mo(out, catalog, use_fuzzy=False)
+    return out.getvalue()
+
+
+def _drop_unsafe(translations: Translations, where: str) -> None:
+    """Remove every translation that names a placeholder its original does not have, or is empty."""
+    catalog: dict[Any, str] = translations._catalog  # type: ignore[attr-defined]
+    originals: dict[str, frozenset[str]] = {}
+    for key in list(catalog):
+        if key == "":
+            continue  # the header
+        msgid = key[0] if isinstance(key, tuple) else key
+        # a plural entry's msgid is "singular\x00plural"; either form may name the placeholders
+        allowed = originals.setdefault(msgid, placeholders(msgid.replace("\x00", " ")))
+        if not catalog[key] or not placeholders(catalog[key]) <= allowed:
+            log.warning("%s: translation of %r dropped: its placeholders differ", where, msgid)
+            del catalog[key]
+
+
+@cache
+def _translations(code: str) -> Translations | None:
+    """The catalogs of ``code``, the host's and every registered game's merged; English needs none."""
+    if code == DEFAULT_LANGUAGE:
+        return None
+    merged: Translations | None = None
+    for folder, domain in catalog_dirs():
+        loaded = _load(folder, domain, code)
+        if loaded is None:
+            continue
+        if merged is None:
+            merged = loaded
+        else:
+            merged.merge(loaded)
+    return merged
+
+
+def reload() -> None:
+    """Forget the loaded catalogs (after ``make i18n``, or a game registered later)."""
+    _translations.cache_clear()
+
+
+# ------------------------------------------------------------------------------------------- messages
 
 
 def gettext(message: str, /) -> str:
@@ -66,20 +214,107 @@ def plural(singular: str, plural_form: str, n: int, /) -> str:
     return singular if n == 1 else plural_form
 
 
+def _fill(text: str, original: str, params: dict[str, Any]) -> str:
+    try:
+        return text.format(**params)
+    except (KeyError, IndexError, ValueError):  # a translation that slipped past the load-time check
+        return original.format(**params)
+
+
+class Text(str):
+    """An English text that remembers its message and parameters (made by :func:`T_`), so the words
+    can be put in any reader's language later: ``_(text)`` translates it. Everywhere else it is the
+    plain English string (compared, joined, hashed, dumped to JSON as that)."""
+
+    msgid: str
+    params: dict[str, Any]
+
+    def __new__(cls, msgid: str, params: dict[str, Any] | None = None) -> Text:
+        params = dict(params or {})
+        obj = super().__new__(cls, _fill(msgid, msgid, params) if params else msgid)
+        obj.msgid = msgid
+        obj.params = params
+        return obj
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Text, (self.msgid, self.params))
+
+
+def T_(message: str, /, **params: Any) -> Text:
+    """Marks ``message`` for the catalogs and keeps ``params``: the English text now, any language
+    when shown (``_(text)``). For what an engine says without knowing its reader (a rules error, an
+    event): ``T_("you have no {colour} larva cube behind your screen", colour=colour)``."""
+    return Text(message, params)
+
+
 def _(message: str, /, **params: Any) -> str:
     """``message`` in the current language, its ``{name}`` placeholders filled from ``params``.
 
     Python code writes ``{name}`` placeholders; templates use Jinja's own ``%(name)s`` (its ``_()``
-    and ``{% trans %}`` fill them in)."""
+    and ``{% trans %}`` fill them in). A :class:`Text` brings its own message and parameters."""
+    if isinstance(message, Text):
+        return _(message.msgid, **{**message.params, **params})
     text = gettext(message)
-    return text.format(**params) if params else text
+    return _fill(text, message, params) if params else text
 
 
 def ngettext(singular: str, plural_form: str, n: int, /, **params: Any) -> str:
     """The singular or plural form for ``n`` in the current language; ``{n}`` is filled in too."""
-    return plural(singular, plural_form, n).format(n=n, **params)
+    original = singular if n == 1 else plural_form
+    return _fill(plural(singular, plural_form, n), original, {"n": n, **params})
+
+
+def comment(
+    message: str, /, *, lead: str = "# ", follow: str | None = None, width: int = 76, **params: Any
+) -> list[str]:
+    """``message`` in the current language as comment lines of an order template: wrapped to
+    ``width``, the first line led by ``lead``, the others by ``follow`` (default: ``lead``). One
+    message per sentence, so a translator sees it whole (CJK text, without spaces, stays one line)."""
+    text = _(message, **params) if params else gettext(message)
+    follow = lead if follow is None else follow
+    lines = textwrap.wrap(text, width - len(lead), break_on_hyphens=False, break_long_words=False) or [""]
+    return [lead + lines[0], *(follow + line for line in lines[1:])]
 
 
 def N_(message: str, /) -> str:
     """Marks ``message`` for the catalogs without translating it now (see the module's docstring)."""
     return message
+
+
+# -------------------------------------------------------------------------------------------- formats
+
+
+def babel_locale(code: str | None = None) -> Locale:
+    """Babel's locale of ``code`` (default: the current language)."""
+    return Locale.parse(BABEL_LOCALES[code or current_language()])
+
+
+def format_number(value: float | int) -> str:
+    """``1,234`` / ``1 234`` / ``1 234``: a number as the current language writes it."""
+    return format_decimal(value, locale=babel_locale())
+
+
+def format_deadline(moment: datetime | None, tz: str | tzinfo | None = None) -> str | None:
+    """A deadline in the current language's date and time, in ``tz`` (default UTC), naming its zone
+    (and UTC beside another zone's time, as :func:`pbem.cron.deadlines.show_deadline` does).
+
+    >>> format_deadline(datetime(2026, 11, 30, 18, 0, tzinfo=UTC))
+    'Nov 30, 2026 18:00 UTC'
+    >>> with language("hu"):
+    ...     format_deadline(datetime(2026, 11, 30, 18, 0, tzinfo=UTC), "Europe/Budapest")
+    '2026. nov. 30. 19:00 CET (18:00 UTC)'
+    """
+    if moment is None:
+        return None
+    zone = ZoneInfo(tz) if isinstance(tz, str) else tz or UTC
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    local = aware.astimezone(zone)
+    loc = babel_locale()
+    shown = f"{format_date(local, 'medium', locale=loc)} {format_time(local, 'HH:mm', locale=loc)}"
+    if local.utcoffset() == aware.astimezone(UTC).utcoffset() and getattr(zone, "key", "UTC") in _UTC_NAMES:
+        return f"{shown} UTC"
+    in_utc = format_time(aware.astimezone(UTC), "HH:mm", locale=loc)
+    return f"{shown} {local.tzname()} ({in_utc} UTC)"
+
+
+_UTC_NAMES = ("UTC", "Etc/UTC", "Etc/GMT", "GMT")

@@ -48,6 +48,8 @@ class GameRow(SQLModel, table=True):
     # a host that claimed this game for processing, until when (tick on PostgreSQL uses row locks too)
     claimed_by: str | None = Field(default=None, max_length=128)
     claimed_until: datetime | None = None
+    # the language of the public report (observers) and of every seat that chose none (issue 15)
+    language: str = Field(default="en", max_length=8, sa_column_kwargs={"server_default": "en"})
 
 
 class SeatRow(SQLModel, table=True):
@@ -65,6 +67,7 @@ class SeatRow(SQLModel, table=True):
     password_hash: str = Field(max_length=256)
     misses: int = 0
     abandoned: bool = False
+    language: str | None = Field(default=None, max_length=8)  # None: the game's (issue 15)
 
 
 class ObserverRow(SQLModel, table=True):

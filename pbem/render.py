@@ -16,6 +16,8 @@ The context of a report (what a template may use):
 - ``deadline``: the next deadline as text with its time zone, or ``None``
 - ``status_note``: a line from the host ("paused by the game master"), or ``None``
 - ``outcome``: ``{reason, scores, places, ranking, tie_breaks}`` once the game is over, else ``None``
+- ``language``: the reader's language code (``en``, ``hu``, ``cs``, ``zh``, ``ru``; for ``<html lang>``);
+  every ``_()`` of the template answers in it
 """
 
 from __future__ import annotations

@@ -8,19 +8,21 @@ turn, and stored; reading a report later never re-renders it.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, insert
 from sqlmodel import Session, select
 
-from pbem import clock
-from pbem.codec import pack, unpack
+from pbem import clock, i18n
+from pbem.codec import pack, unpack, unpack_json
 from pbem.envelope import order_template
 from pbem.errors import UserError
 from pbem.game import Event, Game
-from pbem.history import game_row, seat_rows
-from pbem.models import GameRow, ReportRow
+from pbem.history import game_of, game_row, load_event, seat_rows
+from pbem.models import GameRow, ReportRow, TurnRow
 from pbem.render import render
 from pbem.tables import TableCache
 
@@ -35,6 +37,7 @@ def template_for(game: Game, state: Any, game_id: str, seat: str, turn: int) -> 
     decision = game.pending(state).get(seat)
     if decision is None:
         return None
+    decision = replace(decision, prompt=i18n._(decision.prompt))  # in the reader's language
     return order_template(
         title=game.title,
         game_id=game_id,
@@ -53,25 +56,29 @@ def context(
     seat: str | None,
     events: Sequence[Event],
     *,
-    deadline: str | None = None,
+    deadline: str | datetime | None = None,
     status_note: str | None = None,
     order_text: str | None = None,
 ) -> dict[str, Any]:
-    """The report context documented in :mod:`pbem.render`, for the state after turn ``turn``.
-    ``order_text`` replaces the template of what to send next (a preview shows the checked orders)."""
+    """The report context documented in :mod:`pbem.render`, for the state after turn ``turn``, in the
+    current language (:func:`pbem.i18n.language`): events and a ``deadline`` given as a moment are
+    put in its words. ``order_text`` replaces the template of what to send next (a preview shows the
+    checked orders)."""
     view = game.view(state, seat)
     decision = game.pending(state).get(seat) if seat else None
     if decision is not None and order_text is None:
         order_text = template_for(game, state, game_id, seat or "", turn + 1)
+    if decision is not None:  # the game's words, in the reader's language (marked N_/T_ by the game)
+        decision = replace(decision, prompt=i18n._(decision.prompt))
     result = game.outcome(state)
     outcome = None
     if result is not None:
         outcome = {
-            "reason": result.reason,
+            "reason": i18n._(result.reason),
             "scores": dict(result.scores),
             "places": dict(result.places),
             "ranking": result.ranking(),
-            "tie_breaks": list(result.tie_breaks),
+            "tie_breaks": [i18n._(t) for t in result.tie_breaks],
         }
     colours = view.get("colours") if isinstance(view, dict) else None
     return {
@@ -79,10 +86,11 @@ def context(
         "seat": seat,
         "colour": colours.get(seat) if seat and isinstance(colours, dict) else None,
         "view": view,
-        "events": [{"turn": turn, "text": e.text} for e in events if e.visible_to(seat)],
+        "events": [{"turn": turn, "text": e.words()} for e in events if e.visible_to(seat)],
         "decision": decision,
         "order_template": order_text if decision is not None else None,
-        "deadline": deadline,
+        "deadline": i18n.format_deadline(deadline) if isinstance(deadline, datetime) else deadline,
+        "language": i18n.current_language(),
         "status_note": status_note,
         "outcome": outcome,
     }
@@ -103,16 +111,22 @@ def render_reports(
     state: Any,
     turn: int,
     events: Sequence[Event],
-    deadline: str | None,
+    deadline: str | datetime | None,
+    *,
+    languages: Mapping[str, str | None] | None = None,
+    public_language: str | None = None,
 ) -> list[tuple[str, str, str]]:
     """(seat, plain text, HTML) of every seat's report and the public one (seat ``""``), after
-    ``turn``. Pure: the turn driver renders before it takes the game's lock. The HTML table is rendered
-    once for all who see the same one (:mod:`pbem.tables`)."""
+    ``turn``, each in its reader's language: ``languages[seat]``, else ``public_language`` (the
+    game's, which the public report is in). Pure: the turn driver renders before it takes the game's
+    lock. The HTML table is rendered once for all who see the same one in the same language
+    (:mod:`pbem.tables`)."""
     tables = TableCache(game.name)
     rendered = []
     for seat in [*seats, None]:
-        ctx = context(game, game_id, state, turn, seat, events, deadline=deadline)
-        text, page = render_pair(game, ctx, tables=tables)
+        with i18n.language((languages or {}).get(seat or "") or public_language):
+            ctx = context(game, game_id, state, turn, seat, events, deadline=deadline)
+            text, page = render_pair(game, ctx, tables=tables)
         rendered.append((seat or "", text, page))
     return rendered
 
@@ -141,9 +155,33 @@ def store_reports(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     session.execute(insert(ReportRow), list(rows))
 
 
-def shown_deadline(status: str, deadline_at: Any) -> str | None:
-    """The deadline as reports show it: only while the game is active."""
-    return clock.show(deadline_at) if status == "active" else None
+def shown_deadline(status: str, deadline_at: Any) -> datetime | None:
+    """The deadline reports show (each in its reader's words): only while the game is active."""
+    return clock.utc(deadline_at) if status == "active" and deadline_at is not None else None
+
+
+def seat_languages(session: Session, game_id: str) -> dict[str, str | None]:
+    """Each seat's own language (``None``: the game's)."""
+    return {s.name: s.language for s in seat_rows(session, game_id)}
+
+
+def reader_languages(session: Session, game_id: str) -> dict[str, str]:
+    """The language each reader of ``game_id`` reads: every seat's (its own, else the game's), and
+    the game's for the public report's readers (key ``""``). Empty for an unknown game."""
+    row = session.get(GameRow, game_id)
+    if row is None:
+        return {}
+    found = {seat: own or row.language for seat, own in seat_languages(session, game_id).items()}
+    return {**found, "": row.language}
+
+
+def reader_language(engine: Engine, game_id: str | None, seat: str | None) -> str:
+    """The language to write to ``seat`` of ``game_id`` in (``None``: its observers); English when the
+    game or seat is not known (a reply to a stranger)."""
+    if not game_id:
+        return i18n.DEFAULT_LANGUAGE
+    with Session(engine) as session:
+        return reader_languages(session, game_id).get(seat or "", i18n.DEFAULT_LANGUAGE)
 
 
 def write_reports(
@@ -151,9 +189,17 @@ def write_reports(
 ) -> None:
     """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``, as the
     game row stands now."""
-    seats = [s.name for s in seat_rows(session, row.id)]
+    languages = seat_languages(session, row.id)
     rendered = render_reports(
-        game, row.id, seats, state, turn, events, shown_deadline(row.status, row.deadline_at)
+        game,
+        row.id,
+        list(languages),
+        state,
+        turn,
+        events,
+        shown_deadline(row.status, row.deadline_at),
+        languages=languages,
+        public_language=row.language,
     )
     store_reports(session, report_rows(row.id, row.epoch, turn, rendered))
 
@@ -167,25 +213,48 @@ def report_format(fmt: str) -> str:
 
 
 def report(
-    engine: Engine, game_id: str, seat: str | None, *, turn: int | None = None, fmt: str = "txt"
+    engine: Engine,
+    game_id: str,
+    seat: str | None,
+    *,
+    turn: int | None = None,
+    fmt: str = "txt",
+    lang: str | None = None,
 ) -> str:
     """The stored report of ``seat`` (``None``: the public one) after ``turn`` (default: the latest).
 
     Once the game is over, the public report of any turn shows everything: each seat's own report of
-    that turn, one after the other.
+    that turn, one after the other. With ``lang``, the report is rendered anew in that language from
+    the turn's stored state and events (the stored one is in its reader's language).
     """
     kind = report_format(fmt)
     with Session(engine) as session:
         row = game_row(session, game_id)
         number = row.turn if turn is None else turn
         if not 0 <= number <= row.turn:
-            raise UserError(f"game {game_id} has turns 0 to {row.turn}; there is no turn {number}")
+            raise UserError(
+                i18n._(
+                    "game {game} has turns 0 to {last}; there is no turn {turn}",
+                    game=game_id,
+                    last=row.turn,
+                    turn=number,
+                )
+            )
         names = [s.name for s in seat_rows(session, game_id)]
         if seat is not None and seat not in names:
-            raise UserError(f"game {game_id} has no seat {seat!r}; its seats are {', '.join(names)}")
+            raise UserError(
+                i18n._(
+                    "game {game} has no seat '{seat}'; its seats are {seats}",
+                    game=game_id,
+                    seat=seat,
+                    seats=", ".join(names),
+                )
+            )
         wanted = [seat or ""]
         if seat is None and row.status == "finished" and turn is not None:
             wanted = ["", *names]
+        if lang is not None:
+            return _rendered_in(session, row, number, wanted, kind, lang)
         # After a rollback, the turns before it keep the reports of the epoch they were played in; the
         # newest epoch's report of a turn is the one that stands.
         rows = session.exec(
@@ -201,8 +270,42 @@ def report(
         found = {r.seat: unpack(r.html_z if kind == "html" else r.text_z) for r in rows}
     missing = [s or "public" for s in wanted if s not in found]
     if missing:
-        raise UserError(f"game {game_id} has no stored report of turn {number} for {', '.join(missing)}")
+        raise UserError(
+            i18n._(
+                "game {game} has no stored report of turn {turn} for {seats}",
+                game=game_id,
+                turn=number,
+                seats=", ".join(missing),
+            )
+        )
     return combine([(s or None, found[s]) for s in wanted], kind)
+
+
+def _rendered_in(session: Session, row: GameRow, number: int, wanted: list[str], kind: str, lang: str) -> str:
+    """The reports of ``wanted`` seats after turn ``number``, rendered anew in language ``lang``."""
+    try:
+        code = i18n.check_language(lang)
+    except i18n.UnknownLanguage as exc:
+        raise UserError(str(exc)) from None
+    game = game_of(row)
+    stored = session.exec(
+        select(TurnRow)
+        .where(TurnRow.game_id == row.id, TurnRow.number == number, TurnRow.epoch <= row.epoch)
+        .where(TurnRow.undone == False)  # noqa: E712 - SQL, not Python
+        .order_by(TurnRow.epoch.desc())  # type: ignore[attr-defined]
+    ).first()
+    if stored is None:
+        raise UserError(f"game {row.id} has no stored turn {number}")
+    state = game.load_state(unpack_json(stored.state_z))
+    events = [load_event(entry) for entry in unpack_json(stored.events_z)]
+    deadline = shown_deadline(row.status, row.deadline_at) if number == row.turn else None
+    with i18n.language(code):
+        rendered = []
+        for seat in wanted:
+            ctx = context(game, row.id, state, number, seat or None, events, deadline=deadline)
+            text, page = render_pair(game, ctx)
+            rendered.append((seat or None, page if kind == "html" else text))
+    return combine(rendered, kind)
 
 
 def combine(reports: list[tuple[str | None, str]], kind: str) -> str:
@@ -226,9 +329,11 @@ def preview(game: Game, row: GameRow, state: Any, seat: str, order_text: str, re
     """What ``pbem check`` shows for legal orders: the seat's table as it stands, with the orders as
     read where the template would be. Nothing is resolved: a trial resolution would let a player
     probe the bag or another seat's hidden holdings."""
-    note = (
-        f"Preview: these orders for turn {row.turn + 1} are legal (receipt {receipt[:12]}). "
-        "Nothing is stored; the table shows the game as it stands now."
+    note = i18n._(
+        "Preview: these orders for turn {turn} are legal (receipt {receipt}). "
+        "Nothing is stored; the table shows the game as it stands now.",
+        turn=row.turn + 1,
+        receipt=receipt[:12],
     )
     ctx = context(game, row.id, state, row.turn, seat, [], status_note=note, order_text=order_text)
     return render(game.name, "txt", ctx)

@@ -29,6 +29,7 @@ from typing import Any
 from jinja2 import Template, nodes
 from jinja2.runtime import Context
 
+from pbem.i18n import current_language
 from pbem.render import _template, environment
 
 _BLOCK = "table"
@@ -131,14 +132,15 @@ class TableCache:
     """Renders one turn's reports, each distinct table of each format once."""
 
     game_name: str
-    tables: dict[tuple[str, bytes], str] = field(default_factory=dict)
+    tables: dict[tuple[str, str, bytes], str] = field(default_factory=dict)
     rendered: int = 0  # how many tables were rendered (the rest were reused)
 
     def render(self, ctx: dict[str, Any], fmt: str = "html") -> str:
         """The report of ``ctx`` (``html`` or ``txt``), its table taken from an earlier report that
         reads the same."""
         template = _template(self.game_name, fmt)
-        key = (fmt, table_key(self.game_name, ctx, fmt))
+        # the language too: the same table in other words is another table
+        key = (fmt, current_language(), table_key(self.game_name, ctx, fmt))
         context = template.new_context(dict(ctx))
         blocks = context.blocks.get(_BLOCK)
         if blocks:
@@ -147,7 +149,7 @@ class TableCache:
         return _render(template, context)
 
     def _capture(
-        self, block: Callable[[Context], Iterator[str]], key: tuple[str, bytes]
+        self, block: Callable[[Context], Iterator[str]], key: tuple[str, str, bytes]
     ) -> Callable[[Context], Iterator[str]]:
         def capture(context: Context) -> Iterator[str]:
             text = "".join(block(context))

@@ -122,7 +122,8 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
             return None
         number = row.turn + 1
         waiting = list(session.exec(select(SubmissionRow).where(accepted_orders(game_id, row.epoch, number))))
-        seats = [seat.name for seat in seat_rows(session, game_id)]
+        languages = {seat.name: seat.language for seat in seat_rows(session, game_id)}
+        seats = list(languages)
         session.expunge(row)
     given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
     missing = [seat for seat in pending if seat not in given]
@@ -150,7 +151,17 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
     )
     after = after_turn_values(game, row, record, now)
     deadline = shown_deadline(after.get("status", row.status), after.get("deadline_at", row.deadline_at))
-    rendered = render_reports(game, game_id, seats, new_state, number, record.events, deadline)
+    rendered = render_reports(
+        game,
+        game_id,
+        seats,
+        new_state,
+        number,
+        record.events,
+        deadline,
+        languages=languages,
+        public_language=row.language,
+    )
     return _Prepared(
         game=game,
         row=row,

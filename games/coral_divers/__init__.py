@@ -9,8 +9,15 @@ True
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from pbem.glossary import load_glossary
+
 from .game import CoralDivers
 
 GAME = CoralDivers()
 
-__all__ = ["GAME", "CoralDivers"]
+#: the game's own words in every language (data/glossary/), checked as the package loads
+GLOSSARY = load_glossary(Path(__file__).resolve().parent / "data" / "glossary")
+
+__all__ = ["GAME", "GLOSSARY", "CoralDivers"]

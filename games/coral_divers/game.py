@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError, choice, shuffled
+from pbem.i18n import N_, T_
 
 from . import bot, turn, views
 from . import state as st
@@ -21,7 +22,7 @@ from .orders import Surface, TurnOrders
 from .state import COLOURS, Player, State, Station
 
 TURN = Decision(
-    "turn", "Your turn: Plant (take a nursery line and place its tiles) or Surface (close reefs)."
+    "turn", N_("Your turn: Plant (take a nursery line and place its tiles) or Surface (close reefs).")
 )
 
 
@@ -50,10 +51,12 @@ class CoralDivers:
     def setup(self, seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
         seats = tuple(seats)
         if not self.min_players <= len(seats) <= self.max_players or len(set(seats)) != len(seats):
-            raise RulesError("setup.seats", "Coral Divers is for 2 to 4 players with distinct seat names")
+            raise RulesError("setup.seats", T_("Coral Divers is for 2 to 4 players with distinct seat names"))
         first = getattr(options, "starting_player", None)
         if first is not None and first not in seats:
-            raise RulesError("setup.starting_player", f"starting_player {first!r} is not one of the seats")
+            raise RulesError(
+                "setup.starting_player", T_("starting_player {first!r} is not one of the seats", first=first)
+            )
         bag = dict(TILE_COUNTS)
         state = State(
             seats=seats,
@@ -90,7 +93,9 @@ class CoralDivers:
 
     def order_model(self, decision: Decision) -> type[RootModel]:
         if decision.kind != "turn":
-            raise RulesError("turn.unknown_decision", f"Coral Divers has no {decision.kind!r} decision")
+            raise RulesError(
+                "turn.unknown_decision", T_("Coral Divers has no {kind!r} decision", kind=decision.kind)
+            )
         return TurnOrders
 
     def check(self, state: State, seat: str, orders: BaseModel) -> None:
@@ -99,7 +104,7 @@ class CoralDivers:
     def resolve(self, state: State, orders: Mapping[str, BaseModel], chance: Chance) -> Resolution:
         seat = state.seat
         if set(orders) != {seat}:
-            raise RulesError("turn.not_yours", f"only {seat} acts now")
+            raise RulesError("turn.not_yours", T_("only {seat} acts now", seat=seat))
         steps = list(orders[seat].root)  # type: ignore[attr-defined]
         work, events = turn.carry_out(state, seat, steps)
         events = list(events)
@@ -123,7 +128,7 @@ class CoralDivers:
         if state.final is None or state.places is None:
             return None
         return Outcome(
-            reason="the nursery is empty and the bag cannot refill it",
+            reason=N_("the nursery is empty and the bag cannot refill it"),
             scores={s: state.final[s]["total"] for s in state.seats},
             places=dict(state.places),
             tie_breaks=tuple(state.tie_breaks),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbem.game import Event
+from pbem.i18n import T_
 
 from .data import ECONOMY, SEA_MAP
 from .state import Reef, State
@@ -152,5 +153,5 @@ def final_scoring(state: State) -> list[Event]:
         f"{parts[s]['reefs']}, shells {parts[s]['shells']}, fish {parts[s]['fish']})"
         for s in state.seats
     )
-    events.append(Event(f"the game is over: {summary}"))
+    events.append(Event(T_("the game is over: {summary}", summary=summary)))
     return events

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from pbem.game import Chance, Event, RulesError, choice, draw_from_counts
+from pbem.i18n import T_
 
 from . import board, scoring
 from .data import ECONOMY, SEA_MAP
@@ -89,11 +90,13 @@ def carry_out(state: State, seat: str, steps: list[object]) -> tuple[State, list
     """Apply ``seat``'s steps to a copy of ``state``; raise :class:`RulesError` at the first illegal
     one. Returns the new state (before any refill or station check) and the events so far."""
     if state.over:
-        raise RulesError("turn.game_over", "the game is over")
+        raise RulesError("turn.game_over", T_("the game is over"))
     if seat != state.seat:
-        raise RulesError("turn.not_yours", f"it is {state.seat}'s turn, not {seat}'s")
+        raise RulesError(
+            "turn.not_yours", T_("it is {active}'s turn, not {seat}'s", active=state.seat, seat=seat)
+        )
     if not steps:
-        raise RulesError("turn.empty", "a turn is one action, Plant or Surface; passing is not allowed")
+        raise RulesError("turn.empty", T_("a turn is one action, Plant or Surface; passing is not allowed"))
     work = state.copy()
     surfaces = [i for i, s in enumerate(steps) if isinstance(s, Surface)]
     if surfaces:
@@ -102,7 +105,10 @@ def carry_out(state: State, seat: str, steps: list[object]) -> tuple[State, list
             i = surfaces[0] or 1
             raise _fail(
                 "turn.one_action",
-                "a turn is exactly one action: Surface stands alone, without plant, place, discard or shells",
+                T_(
+                    "a turn is exactly one action: Surface stands alone, without plant, place, "
+                    "discard or shells"
+                ),
                 i,
                 steps[i],
                 ACTION_SURFACE,
@@ -127,20 +133,24 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
             )
             raise _fail(
                 "surface.not_your_reef",
-                f"{space} holds {whose}, not one of your reefs",
+                T_("{space} holds {whose}, not one of your reefs", space=space, whose=whose),
                 0,
                 step,
                 ACTION_SURFACE,
             )
         if reef.id in closing:
             raise _fail(
-                "surface.same_reef", f"{space} is in a reef you already close", 0, step, ACTION_SURFACE
+                "surface.same_reef",
+                T_("{space} is in a reef you already close", space=space),
+                0,
+                step,
+                ACTION_SURFACE,
             )
         closing.append(reef.id)
     if not closing and work.reefs_of(seat):
         raise _fail(
             "surface.nothing_closed",
-            "surfacing closes at least one of your reefs: name one space of each reef to close",
+            T_("surfacing closes at least one of your reefs: name one space of each reef to close"),
             0,
             step,
             ACTION_SURFACE,
@@ -201,14 +211,19 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
     if pl.line is None:
         raise RulesError(
             "plant.no_line",
-            "a Plant takes a nursery line: add a step such as 'plant: {line: row 2}' (or surface instead)",
+            T_(
+                "a Plant takes a nursery line: add a step such as 'plant: {line: row 2}' (or surface instead)"
+            ),
             action=ACTION_PLANT,
         )
     left = [str(n + 1) for n, t in enumerate(pl.taken) if t is not None]
     if left:
         raise RulesError(
             "plant.tiles_left",
-            f"every taken tile must be placed or discarded; still in hand: tile {', '.join(left)}",
+            T_(
+                "every taken tile must be placed or discarded; still in hand: tile {left}",
+                left=", ".join(left),
+            ),
             action=ACTION_PLANT,
         )
     cost = "free (discount)" if pl.discount else f"for {pl.cost} coin{'s' if pl.cost != 1 else ''}"
@@ -218,7 +233,9 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
 
 def _taken(pl: Planting, i: int, step: Place | Discard, number: int) -> int:
     if pl.line is None:
-        raise _fail("place.before_plant", "choose a nursery line with 'plant' first", i, step, ACTION_PLANT)
+        raise _fail(
+            "place.before_plant", T_("choose a nursery line with 'plant' first"), i, step, ACTION_PLANT
+        )
     if number > len(pl.taken):
         raise _fail(
             "place.no_such_tile",
@@ -229,18 +246,29 @@ def _taken(pl: Planting, i: int, step: Place | Discard, number: int) -> int:
             ACTION_PLANT,
         )
     if pl.taken[number - 1] is None:
-        raise _fail("place.tile_used", f"tile {number} is already placed or discarded", i, step, ACTION_PLANT)
+        raise _fail(
+            "place.tile_used",
+            T_("tile {number} is already placed or discarded", number=number),
+            i,
+            step,
+            ACTION_PLANT,
+        )
     return number - 1
 
 
 def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> None:
     line = step.plant.line
     if pl.line is not None:
-        raise _fail("plant.twice", f"you already took {pl.line} this turn", i, step, ACTION_PLANT)
+        raise _fail(
+            "plant.twice", T_("you already took {line} this turn", line=pl.line), i, step, ACTION_PLANT
+        )
     if line not in work.choosable_lines():
         raise _fail(
             "plant.rows_only",
-            f"this game plants rows only (the option 'lines' is 'rows'): choose a row, not {line}",
+            T_(
+                "this game plants rows only (the option 'lines' is 'rows'): choose a row, not {line}",
+                line=line,
+            ),
             i,
             step,
             ACTION_PLANT,
@@ -249,13 +277,21 @@ def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> Non
     tiles = [work.nursery[s] for s in slots]
     held = [t for t in tiles if t is not None]
     if not held:
-        raise _fail("plant.empty_line", f"{line} of the nursery holds no tile", i, step, ACTION_PLANT)
+        raise _fail(
+            "plant.empty_line", T_("{line} of the nursery holds no tile", line=line), i, step, ACTION_PLANT
+        )
     cost = 0 if pl.discount else len(held)
     p = work.players[seat]
     if cost > p.coins:
         raise _fail(
             "plant.cannot_afford",
-            f"{line} holds {len(held)} tiles and costs {cost} coins; you have {p.coins}",
+            T_(
+                "{line} holds {n} tiles and costs {cost} coins; you have {coins}",
+                line=line,
+                n=len(held),
+                cost=cost,
+                coins=p.coins,
+            ),
             i,
             step,
             ACTION_PLANT,
@@ -271,7 +307,10 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
     if pl.usable[kind] <= 0:
         raise _fail(
             "shell.not_held",
-            f"you have no unused {kind} shell (a shell taken this turn can be used from your next turn)",
+            T_(
+                "you have no unused {kind} shell (a shell taken this turn can be used from your next turn)",
+                kind=kind,
+            ),
             i,
             step,
             ACTION_PLANT,
@@ -281,14 +320,14 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
         if pl.line is not None:
             raise _fail(
                 "shell.discount_late",
-                "a discount must be used before choosing the line",
+                T_("a discount must be used before choosing the line"),
                 i,
                 step,
                 ACTION_PLANT,
             )
         if pl.discount:
             raise _fail(
-                "shell.discount_twice", "a discount is already in use this turn", i, step, ACTION_PLANT
+                "shell.discount_twice", T_("a discount is already in use this turn"), i, step, ACTION_PLANT
             )
         pl.discount = True
         said = "used a discount shell"
@@ -304,7 +343,13 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
         slot = (step.shell.row - 1) * NURSERY + step.shell.column - 1
         tile = work.nursery[slot]
         if tile is None:
-            raise _fail("shell.empty_slot", f"nursery {slot_name(slot)} holds no tile", i, step, ACTION_PLANT)
+            raise _fail(
+                "shell.empty_slot",
+                T_("nursery {slot} holds no tile", slot=slot_name(slot)),
+                i,
+                step,
+                ACTION_PLANT,
+            )
         work.nursery[slot] = None
         if pl.line is None:
             # taken before the line: numbered after the line's tiles once the line is chosen
@@ -356,7 +401,12 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
     else:
         work.players[seat] = replace(p, shells=tuple(sorted((*p.shells, token))))
         what = f"{'an' if token[0] in 'aeiou' else 'a'} {token} shell"
-    return [Event(f"{seat} took the seabed token at {at}: {what}", data={"token": token, "at": at})]
+    return [
+        Event(
+            T_("{seat} took the seabed token at {at}: {what}", seat=seat, at=at, what=what),
+            data={"token": token, "at": at},
+        )
+    ]
 
 
 # ------------------------------------------------------------------------------------------ after a plant
@@ -374,7 +424,16 @@ def finish_plant(work: State, chance: Chance, *, station_check: bool = True) -> 
             spot = choice(chance, "station", reserved)
             st = work.stations[spot]
             work.stations[spot] = replace(st, revealed=True)
-            events.append(Event(f"a new station is revealed at {spot}: {st.value.high}/{st.value.low}"))
+            events.append(
+                Event(
+                    T_(
+                        "a new station is revealed at {spot}: {high}/{low}",
+                        spot=spot,
+                        high=st.value.high,
+                        low=st.value.low,
+                    )
+                )
+            )
         filled = refill(work, chance)
         events.append(
             Event(f"the nursery is refilled with {filled} tiles ({sum(work.bag.values())} left in the bag)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.i18n import _
+from pbem.i18n import _, comment
 
 from .data import SEA_MAP
 from .scoring import reef_points, ring_full, strengths
@@ -149,7 +149,7 @@ def template(state: State, seat: str) -> str:
         return "  []\n"
     p = state.players[seat]
     mine = sorted(state.reefs_of(seat), key=lambda r: r.id)
-    lines = ["  # Your turn: exactly one action, Plant or Surface (no passing)."]
+    lines = comment("Your turn: exactly one action, Plant or Surface (no passing).", lead="  # ")
     within = affordable_lines(state, seat)
     affordable = bool(within)
     if affordable:
@@ -157,32 +157,39 @@ def template(state: State, seat: str) -> str:
         # the example takes a line that holds tiles and that the player can afford: the one with most
         suggested = max(within, key=lambda line: (line_cost(state, line), -within.index(line)))
         lines += [
-            "  # "
-            + _(
+            *comment(
                 "PLANT: take every tile of one nursery line, 1 coin per tile (you have {coins}).",
+                lead="  # ",
                 coins=p.coins,
             ),
-            "  #   " + _("lines you can afford and their costs: {costs}", costs=costs),
+            *comment("lines you can afford and their costs: {costs}", lead="  #   ", costs=costs),
             "  # - plant: {line: " + suggested + "}",
-            "  # " + _("then place or discard every taken tile (tile = its place in the line, 1-4):"),
+            *comment(
+                "then place or discard every taken tile (tile = its place in the line, 1-4):", lead="  # "
+            ),
             "  # - place: {tile: 1, at: e4}   # "
             + _("extend your reef, or start one on a station's start space"),
             "  # - discard: {tile: 2}         # " + _("-3 points"),
         ]
         if state.new_reefs == "one-a-turn":
-            lines.append("  #   " + _("(this game's option: at most one new reef a turn)"))
+            lines += comment("(this game's option: at most one new reef a turn)", lead="  #   ")
         starts = free_start_spaces(state)
         if starts:
-            lines.append(
-                f"  #   free start spaces now: {', '.join(starts)} ({state.divers_on_board(seat)} divers)"
+            lines += comment(
+                "free start spaces now: {spaces} ({divers} divers)",
+                lead="  #   ",
+                spaces=", ".join(starts),
+                divers=state.divers_on_board(seat),
             )
         for kind in sorted(set(p.shells)):
             lines.append(SHELL_EXAMPLES[kind])
     if mine:
         spaces = ", ".join(f"{min(r.cells)} ({r.coral}, {len(r.cells)})" for r in mine)
         lines += [
-            "  # SURFACE instead: close reefs (one space of each) for points, then income.",
-            f"  #   your reefs: {spaces}",
+            *comment(
+                "SURFACE instead: close reefs (one space of each) for points, then income.", lead="  # "
+            ),
+            *comment("your reefs: {spaces}", lead="  #   ", spaces=spaces),
             f"  # - surface: [{', '.join(min(r.cells) for r in mine)}]",
         ]
     elif may_surface_without_reef(state, seat):
@@ -190,8 +197,11 @@ def template(state: State, seat: str) -> str:
             _("you can place no tile of a line you can afford") if affordable else _("you can afford no line")
         )
         lines += [
-            "  # "
-            + _("You have no reef and {why}: you may surface without closing anything, for income.", why=why),
+            *comment(
+                "You have no reef and {why}: you may surface without closing anything, for income.",
+                lead="  # ",
+                why=why,
+            ),
             "  - surface: []" if not affordable else "  # - surface: []",
         ]
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError
+from pbem.i18n import N_, T_
 
 from . import bot as _bot
 from . import template as _template
@@ -31,9 +32,10 @@ class Options(BaseModel):
 
 
 PROMPTS = {
-    "port": "Choose the port for your first ship.",
-    "turn": "Your turn: up to 3 actions (sail, fish, unload{contract}); discards are free.",
-    "company": "Time token {n}: choose one of your company tokens (all players at once).",
+    "port": N_("Choose the port for your first ship."),
+    "turn": N_("Your turn: up to 3 actions (sail, fish, unload); discards are free."),
+    "turn-contracts": N_("Your turn: up to 3 actions (sail, fish, unload, contract); discards are free."),
+    "company": N_("Time token {n}: choose one of your company tokens (all players at once)."),
 }
 
 
@@ -58,10 +60,10 @@ class MareBalticum:
         if state.phase == "port":
             return {state.active: Decision("port", PROMPTS["port"])}
         if state.phase == "turn":
-            extra = ", contract" if state.options["contracts"] else ""
-            return {state.active: Decision("turn", PROMPTS["turn"].format(contract=extra))}
+            prompt = PROMPTS["turn-contracts" if state.options["contracts"] else "turn"]
+            return {state.active: Decision("turn", prompt)}
         if state.phase == "company":
-            prompt = PROMPTS["company"].format(n=state.time_track)
+            prompt = T_(PROMPTS["company"], n=state.time_track)
             return {seat: Decision("company", prompt) for seat in state.order}
         return {}
 
@@ -73,11 +75,11 @@ class MareBalticum:
         pend = self.pending(state)
         if seat not in pend:
             if state.phase == "over":
-                raise RulesError("decision.game_over", "the game is over; no orders are due")
-            raise RulesError("decision.not_pending", f"{seat} owes no orders now")
+                raise RulesError("decision.game_over", T_("the game is over; no orders are due"))
+            raise RulesError("decision.not_pending", T_("{seat} owes no orders now", seat=seat))
         kind = pend[seat].kind
         if not isinstance(orders, order_model(pend[seat])):
-            raise RulesError("decision.wrong_kind", f"orders for a {kind} decision are due now")
+            raise RulesError("decision.wrong_kind", T_("orders for a {kind} decision are due now", kind=kind))
         return kind
 
     def check(self, state: State, seat: str, orders: BaseModel) -> None:
@@ -94,7 +96,9 @@ class MareBalticum:
         pend = self.pending(state)
         missing = [seat for seat in pend if seat not in orders]
         if missing:
-            raise RulesError("decision.missing_orders", f"orders still due from {', '.join(missing)}")
+            raise RulesError(
+                "decision.missing_orders", T_("orders still due from {seats}", seats=", ".join(missing))
+            )
         for seat, given in orders.items():
             self._expect(state, seat, given)
         new = state.copy()
@@ -108,7 +112,7 @@ class MareBalticum:
             seat = state.active
             play_turn(new, seat, _orders_list(orders[seat]), events)
             if not events:
-                events.append(Event(f"{seat} took no action"))
+                events.append(Event(T_("{seat} took no action", seat=seat)))
             after_turn(new, chance, events)
         else:
             choices = {}

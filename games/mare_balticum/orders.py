@@ -11,11 +11,13 @@ Shape only (names, types, which fields go together); legality is :mod:`.rules`' 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, model_validator
 
 from pbem.game import Decision
+from pbem.glossary import alias_validator
 from pbem.steps import Step, steps_model
 
 Space = Literal[
@@ -26,8 +28,11 @@ Space = Literal[
     "gulf-of-finland-east", "kobenhavn", "gdansk", "riga", "stockholm", "sankt-peterburg",
 ]  # fmt: skip
 PortName = Literal["kobenhavn", "gdansk", "riga", "stockholm", "sankt-peterburg"]
-FishKind = Literal["salmon", "flatfish", "herring", "cod"]
-GoodsKind = Literal["salmon", "flatfish", "herring", "cod", "amber"]
+#: goods may be written in the player's language too (``goods: lazac``); they are read as their keyword
+_GOODS = ("salmon", "flatfish", "herring", "cod", "amber")
+_ALIAS = BeforeValidator(alias_validator(Path(__file__).resolve().parent / "data" / "glossary", _GOODS))
+FishKind = Annotated[Literal["salmon", "flatfish", "herring", "cod"], _ALIAS]
+GoodsKind = Annotated[Literal["salmon", "flatfish", "herring", "cod", "amber"], _ALIAS]
 Token = Literal["x3", "x2", "x1", "x0", "tax"]
 
 

@@ -14,6 +14,7 @@ from typing import NoReturn
 from pydantic import BaseModel
 
 from pbem.game import Chance, Event, RulesError, choice, draw_from_counts, shuffled
+from pbem.i18n import T_
 
 from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, PORTS, TIME
 from .orders import Contract, Discard, Fish, Sail, Unload, written
@@ -54,13 +55,16 @@ def setup(seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
     seats = list(seats)
     n = len(seats)
     if n not in COMPONENTS.ships:
-        raise RulesError("setup.players", f"Mare Balticum is for 3 to 5 players, not {n}")
+        raise RulesError("setup.players", T_("Mare Balticum is for 3 to 5 players, not {n}", n=n))
     if len(set(seats)) != n:
-        raise RulesError("setup.seats", "every seat needs a name of its own")
+        raise RulesError("setup.seats", T_("every seat needs a name of its own"))
     opts = options.model_dump()
     starting = opts.get("starting_player") or choice(chance, "starting player", seats)
     if starting not in seats:
-        raise RulesError("setup.starting_player", f"the starting player {starting!r} is not one of {seats}")
+        raise RulesError(
+            "setup.starting_player",
+            T_("the starting player {starting!r} is not one of {seats}", starting=starting, seats=seats),
+        )
     first = seats.index(starting)
     players = {
         seat: Player(seat=seat, colour=COMPONENTS.colours[i], ships=[], supply=COMPONENTS.ships[n])
@@ -103,7 +107,7 @@ def place_first_ship(state: State, seat: str, port: str, events: list[Event]) ->
     player.ships = [port]
     player.supply -= 1
     state.placed += 1
-    events.append(Event(f"{seat} put a first ship into {port}"))
+    events.append(Event(T_("{seat} put a first ship into {port}", seat=seat, port=port)))
     if state.placed == len(state.order):
         state.phase = "turn"
 
@@ -154,7 +158,7 @@ class _Turn:
             if not isinstance(self.step, Discard):
                 self.actions += 1
                 if self.actions > COMPONENTS.actions_per_turn:
-                    self.fail("turn.too_many_actions", "a turn has at most 3 actions (discards are free)")
+                    self.fail("turn.too_many_actions", T_("a turn has at most 3 actions (discards are free)"))
             if isinstance(self.step, Sail):
                 self.sail(self.step)
             elif isinstance(self.step, Fish):
@@ -171,63 +175,83 @@ class _Turn:
     def sail(self, step: Sail) -> None:
         to, origin, player = step.sail.to, step.sail.from_, self.player
         if to in player.ships:
-            self.fail("sail.own_ship_there", f"you already have a ship on {to}")
+            self.fail("sail.own_ship_there", T_("you already have a ship on {to}", to=to))
         if player.supply:
             if origin is not None:
                 self.fail(
                     "sail.new_ship_first",
-                    f"{player.supply} of your ships are still in your supply, so a sail puts a new ship "
-                    f"on the board: write `sail: {{to: {to}}}`",
+                    T_(
+                        "{supply} of your ships are still in your supply, so a sail puts a new ship on "
+                        "the board: write `sail: {{to: {to}}}`",
+                        supply=player.supply,
+                        to=to,
+                    ),
                 )
             ships = [*player.ships, to]
         else:
             if origin is None:
                 self.fail(
                     "sail.from_needed",
-                    f"all your ships are on the board: say which one sails, `sail: {{from: ..., to: {to}}}`",
+                    T_(
+                        "all your ships are on the board: say which one sails, `sail: {{from: ..., to: "
+                        "{to}}}`",
+                        to=to,
+                    ),
                 )
             if origin not in player.ships:
-                self.fail("sail.no_ship_there", f"you have no ship on {origin}")
+                self.fail("sail.no_ship_there", T_("you have no ship on {origin}", origin=origin))
             ships = [s for s in player.ships if s != origin] + [to]
         broken = fleet_breaks(ships, to)
         if broken is not None:
             self.fail(
                 "sail.fleet",
-                f"afterwards your ship on {broken} would have no other ship of yours next to it",
+                T_(
+                    "afterwards your ship on {broken} would have no other ship of yours next to it",
+                    broken=broken,
+                ),
             )
         player.ships = sorted(ships, key=SPACE_ORDER.__getitem__)
         if origin is None:
             player.supply -= 1
-            self.say(f"{self.seat} sailed a new ship to {to}")
+            self.say(T_("{seat} sailed a new ship to {to}", seat=self.seat, to=to))
         else:
-            self.say(f"{self.seat} sailed from {origin} to {to}")
+            self.say(T_("{seat} sailed from {origin} to {to}", seat=self.seat, origin=origin, to=to))
 
     def fish(self, step: Fish) -> None:
         at, goods, player = step.fish.at, step.fish.goods, self.player
         if at not in player.ships:
-            self.fail("fish.no_ship", f"you have no ship on {at}")
+            self.fail("fish.no_ship", T_("you have no ship on {at}", at=at))
         if at in BOARD.ports:
-            self.fail("fish.port", f"{at} is a port; ports hold no goods")
+            self.fail("fish.port", T_("{at} is a port; ports hold no goods", at=at))
         if not self.state.board[at].get(goods):
-            self.fail("fish.no_goods", f"there is no {goods} on {at}")
+            self.fail("fish.no_goods", T_("there is no {goods} on {at}", goods=goods, at=at))
         if goods != AMBER and total(player.hold) >= COMPONENTS.hold_limit:
-            self.fail("fish.hold_full", "your hold is full (5 fish): discard fish first (`discard: [cod]`)")
+            self.fail(
+                "fish.hold_full", T_("your hold is full (5 fish): discard fish first (`discard: [cod]`)")
+            )
         add(self.state.board[at], goods, -1)
         add(player.warehouse if goods == AMBER else player.hold, goods)
-        where = "into the warehouse" if goods == AMBER else "into the hold"
-        self.say(f"{self.seat} fished {goods} at {at} ({where})")
+        if goods == AMBER:
+            self.say(
+                T_("{seat} fished {goods} at {at} (into the warehouse)", seat=self.seat, goods=goods, at=at)
+            )
+        else:
+            self.say(T_("{seat} fished {goods} at {at} (into the hold)", seat=self.seat, goods=goods, at=at))
 
     def unload(self, step: Unload) -> None:
         port, fish, slot = step.unload.port, step.unload.fish, step.unload.slot
         state, player = self.state, self.player
         if port not in BOARD.ports:
-            self.fail("unload.not_a_port", f"{port} is a sea area; unload in a port")
+            self.fail("unload.not_a_port", T_("{port} is a sea area; unload in a port", port=port))
         if port not in player.ships:
-            self.fail("unload.no_ship", f"you have no ship in {port}")
+            self.fail("unload.no_ship", T_("you have no ship in {port}", port=port))
         counts = Counter(fish)
         for kind, n in counts.items():
             if player.hold.get(kind, 0) < n:
-                self.fail("unload.not_in_hold", f"your hold has {player.hold.get(kind, 0)} {kind}, not {n}")
+                self.fail(
+                    "unload.not_in_hold",
+                    T_("your hold has {held} {kind}, not {n}", held=player.hold.get(kind, 0), kind=kind, n=n),
+                )
         kinds = list(counts)  # in order of first mention
         slots = state.demand[port]
         marks = port_marks(port)
@@ -235,32 +259,67 @@ class _Turn:
         placed_mode = state.options["demand"] == "placed"
         if not placed_mode:
             if slot is not None:
-                self.fail("unload.slot_unused", "`slot` only matters when ports start empty (demand: placed)")
+                self.fail(
+                    "unload.slot_unused", T_("`slot` only matters when ports start empty (demand: placed)")
+                )
             for kind in kinds:
                 if kind not in slots:
-                    self.fail("unload.not_demanded", f"{port} does not take {kind}; it takes {_names(slots)}")
+                    self.fail(
+                        "unload.not_demanded",
+                        T_(
+                            "{port} does not take {kind}; it takes {takes}",
+                            port=port,
+                            kind=kind,
+                            takes=_names(slots),
+                        ),
+                    )
         else:
             new = [k for k in kinds if k not in slots]
             if not new and slot is not None:
-                self.fail("unload.slot_unused", f"no new demand token goes to {port}: leave out `slot`")
+                self.fail(
+                    "unload.slot_unused",
+                    T_("no new demand token goes to {port}: leave out `slot`", port=port),
+                )
             for kind in new:
                 if not state.demand_supply.get(kind):
                     self.fail(
                         "unload.not_demanded",
-                        f"{port} does not take {kind}, and both {kind} demand tokens lie in other ports",
+                        T_(
+                            "{port} does not take {kind}, and both {kind} demand tokens lie in other ports",
+                            port=port,
+                            kind=kind,
+                        ),
                     )
             free = [i for i, held in enumerate(slots) if held is None]
             if len(new) > len(free):
                 self.fail(
                     "unload.no_free_slot",
-                    f"{port} takes {_names(slots)} and has no free slot for {' and '.join(new[len(free) :])}",
+                    T_(
+                        "{port} takes {takes} and has no free slot for {kinds}",
+                        port=port,
+                        takes=_names(slots),
+                        kinds=" and ".join(new[len(free) :]),
+                    ),
                 )
             if slot is not None and new:
                 if slot not in marks:
-                    self.fail("unload.no_such_slot", f"{port} has no {slot} slot, only {list(marks)}")
+                    self.fail(
+                        "unload.no_such_slot",
+                        T_(
+                            "{port} has no {slot} slot, only {slots}", port=port, slot=slot, slots=list(marks)
+                        ),
+                    )
                 first = marks.index(slot)
                 if slots[first] is not None:
-                    self.fail("unload.slot_taken", f"the {slot} slot of {port} already holds {slots[first]}")
+                    self.fail(
+                        "unload.slot_taken",
+                        T_(
+                            "the {slot} slot of {port} already holds {token}",
+                            slot=slot,
+                            port=port,
+                            token=slots[first],
+                        ),
+                    )
                 free = [first] + [i for i in free if i != first]
             for kind, index in zip(new, free, strict=False):
                 # the rulebook: "if the player's hold holds only 1 fish of that kind" (the hold, not the
@@ -268,13 +327,25 @@ class _Turn:
                 if marks[index] == -1 and player.hold.get(kind, 0) < 2:
                     self.fail(
                         "unload.minus_one_single",
-                        f"the -1 slot of {port} cannot take {kind} when your hold holds only one {kind}",
+                        T_(
+                            "the -1 slot of {port} cannot take {kind} when your hold holds only one {kind}",
+                            port=port,
+                            kind=kind,
+                        ),
                     )
                 placed.append((kind, index))
         for kind, index in placed:
             slots[index] = kind
             add(state.demand_supply, kind, -1)
-            self.say(f"{self.seat} put a {kind} demand token on the {marks[index]} slot of {port}")
+            self.say(
+                T_(
+                    "{seat} put a {kind} demand token on the {slot} slot of {port}",
+                    seat=self.seat,
+                    kind=kind,
+                    slot=marks[index],
+                    port=port,
+                )
+            )
         parts = []
         for kind in kinds:
             n = counts[kind]
@@ -293,7 +364,13 @@ class _Turn:
         for kind, n in counts.items():
             if self.player.hold.get(kind, 0) < n:
                 self.fail(
-                    "discard.not_in_hold", f"your hold has {self.player.hold.get(kind, 0)} {kind}, not {n}"
+                    "discard.not_in_hold",
+                    T_(
+                        "your hold has {held} {kind}, not {n}",
+                        held=self.player.hold.get(kind, 0),
+                        kind=kind,
+                        n=n,
+                    ),
                 )
         for kind, n in counts.items():
             add(self.player.hold, kind, -n)
@@ -307,21 +384,30 @@ class _Turn:
         the list must name more cards than the other players hold, so one of them is surely there."""
         state, player = self.state, self.player
         if not state.options["contracts"]:
-            self.fail("contract.variant_off", "this game is played without contracts (option contracts)")
+            self.fail("contract.variant_off", T_("this game is played without contracts (option contracts)"))
         repeated = sorted({c for c in ranking if ranking.count(c) > 1})
         if repeated:
-            self.fail("contract.repeated", f"card {repeated[0]} is named twice; name each card once")
+            self.fail(
+                "contract.repeated", T_("card {card} is named twice; name each card once", card=repeated[0])
+            )
         if player.contract in ranking:
             self.fail(
                 "contract.own_card",
-                f"you hold card {player.contract} yourself; list only cards you would take instead",
+                T_(
+                    "you hold card {card} yourself; list only cards you would take instead",
+                    card=player.contract,
+                ),
             )
         others = sum(1 for s, p in state.players.items() if s != self.seat and p.contract is not None)
         if len(ranking) <= others:
             self.fail(
                 "contract.list_too_short",
-                f"the other players hold {others} contract card{'s' if others != 1 else ''}, so name at "
-                f"least {others + 1} cards, best first: one of them is then surely in the pile",
+                T_(
+                    "the other players hold {others} contract card(s), so name at least {k} cards, best "
+                    "first: one of them is then surely in the pile",
+                    others=others,
+                    k=others + 1,
+                ),
             )
         seen = sorted(state.pile)
         card = next(c for c in ranking if c in state.pile)
@@ -329,14 +415,22 @@ class _Turn:
         if player.contract is not None:
             # the exchanged card goes back afterwards: it was not there to be chosen
             state.pile.append(player.contract)
-            self.say(f"{self.seat} exchanged their contract card for one from the pile")
+            self.say(T_("{seat} exchanged their contract card for one from the pile", seat=self.seat))
         else:
-            self.say(f"{self.seat} took a contract card from the pile")
+            self.say(T_("{seat} took a contract card from the pile", seat=self.seat))
         player.contract = card
         player.pile_seen = seen
         cards = ", ".join(str(c) for c in seen)
         goods = ", ".join(COMPONENTS.contracts[card - 1])
-        self.say(f"the pile held cards {cards}; you took card {card}: {goods}", to=self.seat)
+        self.say(
+            T_(
+                "the pile held cards {cards}; you took card {card}: {goods}",
+                cards=cards,
+                card=card,
+                goods=goods,
+            ),
+            to=self.seat,
+        )
 
 
 SPACE_ORDER = {space: i for i, space in enumerate((*AREAS, *PORTS))}

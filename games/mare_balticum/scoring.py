@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pbem.game import Outcome
+from pbem.i18n import N_
 
 from .board import AMBER, COMPONENTS, FISH, GOODS
 from .state import State, total
@@ -74,7 +75,7 @@ def outcome(state: State) -> Outcome:
             + ("; equal goods share" if shared else "")
         )
     return Outcome(
-        reason="winter: the sixth time token and a last full round are over",
+        reason=N_("winter: the sixth time token and a last full round are over"),
         scores={seat: sheet["total"] for seat, sheet in sheets.items()},
         places=places,
         tie_breaks=tie_breaks,

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from pbem.game import Chance, Event, RulesError, draw_from_counts
+from pbem.i18n import T_
 
 from .board import BOARD, COMPONENTS, FISH, GOODS, TIME
 from .orders import CompanyChoice, written
@@ -22,7 +23,7 @@ def after_turn(state: State, chance: Chance, events: list[Event]) -> None:
     state.turns_done += 1
     if state.end_after is not None and state.turns_done >= state.end_after:
         state.phase = "over"
-        events.append(Event("the Baltic freezes over: the game is over"))
+        events.append(Event(T_("the Baltic freezes over: the game is over")))
         return
     refill(state, 0, None, chance, events)
 
@@ -50,7 +51,7 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
                 if got:
                     filled.append(f"{area.name} {', '.join(got)}")
                 report()
-                events.append(Event("the bag is empty: refills stop"))
+                events.append(Event(T_("the bag is empty: refills stop")))
                 state.phase = "turn"
                 state.refill_at, state.refill_owed = None, 0
                 return
@@ -68,9 +69,11 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
                 state.end_after = (last // n + 2) * n
                 events.append(
                     Event(
-                        f"the sixth time token is drawn: winter comes; the game ends after "
-                        f"{state.end_after - state.turns_done} more turns "
-                        f"(this round, then one full round)"
+                        T_(
+                            "the sixth time token is drawn: winter comes; the game ends after {n} more "
+                            "turns (this round, then one full round)",
+                            n=state.end_after - state.turns_done,
+                        )
                     )
                 )
                 continue
@@ -78,7 +81,12 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
                 filled.append(f"{area.name} {', '.join(got)}")
             report()
             events.append(
-                Event(f"time token {state.time_track} is drawn: every player chooses a company token")
+                Event(
+                    T_(
+                        "time token {time_track} is drawn: every player chooses a company token",
+                        time_track=state.time_track,
+                    )
+                )
             )
             state.phase = "company"
             state.refill_at, state.refill_owed = area.index, need
@@ -106,34 +114,53 @@ def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
         raise RulesError(code, message, step=0, action="company", quote=quote)
 
     if token not in player.tokens:
-        fail("company.token_used", f"you have played your {token} token already")
+        fail("company.token_used", T_("you have played your {token} token already", token=token))
     if token != "tax":
         if choice.fish in player.market:
-            fail("company.slot_taken", f"your {choice.fish} slot already holds a company token")
+            fail("company.slot_taken", T_("your {fish} slot already holds a company token", fish=choice.fish))
         return
     have = total(player.hold) + total(player.warehouse)
     if len(player.tokens) > 1 and have < 2:
         fail(
             "company.tax_needs_two_goods",
-            f"tax needs two goods to discard and you have {have}; it may be played with fewer "
-            "only as your last company token",
+            T_(
+                "tax needs two goods to discard and you have {have}; it may be played with fewer "
+                "only as your last company token",
+                have=have,
+            ),
         )
     due = tax_due(state, seat)
     discard = choice.discard or []
     if len(discard) != due:
-        fail("company.tax_discard_count", f"tax discards {due} goods; you named {len(discard)}")
+        fail(
+            "company.tax_discard_count",
+            T_("tax discards {due} goods; you named {n}", due=due, n=len(discard)),
+        )
     sources = tax_sources(state, seat, choice)
     for (kind, where), n in Counter(sources).items():
         place = player.hold if where == "hold" else player.warehouse
         if place.get(kind, 0) < n:
             owned = player.hold.get(kind, 0) + player.warehouse.get(kind, 0)
+            if where == "hold" and player.warehouse.get(kind):
+                fail(
+                    "company.tax_not_in_hold",
+                    T_(
+                        "your hold has {have} {kind}, not {n}: write `{example}`",
+                        have=place.get(kind, 0),
+                        kind=kind,
+                        n=n,
+                        example=f"{{goods: {kind}, from: warehouse}}",
+                    ),
+                )
             if where == "hold":
                 fail(
                     "company.tax_not_in_hold",
-                    f"your hold has {place.get(kind, 0)} {kind}, not {n}"
-                    + (f": write `{{goods: {kind}, from: warehouse}}`" if player.warehouse.get(kind) else ""),
+                    T_("your hold has {have} {kind}, not {n}", have=place.get(kind, 0), kind=kind, n=n),
                 )
-            fail("company.tax_not_owned", f"you have {owned} {kind} in hold and warehouse, not {n}")
+            fail(
+                "company.tax_not_owned",
+                T_("you have {owned} {kind} in hold and warehouse, not {n}", owned=owned, kind=kind, n=n),
+            )
 
 
 def tax_sources(state: State, seat: str, choice: CompanyChoice) -> list[tuple[str, str]]:
@@ -166,8 +193,14 @@ def resolve_company(
         if choice.token != "tax":
             assert choice.fish is not None
             player.market[choice.fish] = choice.token
-            events.append(Event(f"{seat} put a company token face down on the {choice.fish} slot"))
-            events.append(Event(f"you put {choice.token} on {choice.fish}", to=seat))
+            events.append(
+                Event(
+                    T_("{seat} put a company token face down on the {fish} slot", seat=seat, fish=choice.fish)
+                )
+            )
+            events.append(
+                Event(T_("you put {token} on {fish}", token=choice.token, fish=choice.fish), to=seat)
+            )
             continue
         player.tax_paid = True
         from_hold: dict[str, int] = {}
@@ -188,10 +221,17 @@ def resolve_company(
             n = total(from_warehouse)
             parts.append(f"{n} good{'s' if n > 1 else ''} from the warehouse")
         paid = " and ".join(parts) if parts else "nothing (no goods left)"
-        events.append(Event(f"{seat} played the tax token and discarded {paid}"))
+        events.append(Event(T_("{seat} played the tax token and discarded {paid}", seat=seat, paid=paid)))
         if from_warehouse:
             mine = ", ".join(as_list(from_warehouse, GOODS))
-            events.append(Event(f"you paid tax with {mine} from your warehouse", to=seat))
-    events.append(Event(f"time token {state.time_track} goes onto the time track; the refill goes on"))
+            events.append(Event(T_("you paid tax with {mine} from your warehouse", mine=mine), to=seat))
+    events.append(
+        Event(
+            T_(
+                "time token {time_track} goes onto the time track; the refill goes on",
+                time_track=state.time_track,
+            )
+        )
+    )
     assert state.refill_at is not None
     refill(state, state.refill_at, state.refill_owed, chance, events)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.i18n import _
+from pbem.i18n import comment
 
 from .board import AMBER, BOARD, COMPONENTS, FISH, GOODS, PORTS
 from .rules import fleet_breaks
@@ -19,33 +19,37 @@ def template(state: State, seat: str) -> str:
     elif state.phase == "company":
         lines = _company(state, seat)
     else:
-        lines = ["# nothing is asked of you now", "[]"]
+        lines = [*comment("nothing is asked of you now"), "[]"]
     return "".join(f"  {line}\n" for line in lines)
 
 
 def _port(state: State) -> list[str]:
     taken = {p: state.ships_on(p) for p in PORTS if state.ships_on(p)}
     lines = [
-        "# Put your first ship into a port (several players may share one):",
+        *comment("Put your first ship into a port (several players may share one):"),
         f"#   {', '.join(PORTS)}",
     ]
     if taken:
-        lines.append("# ships already there:")
+        lines += comment("ships already there:")
         lines += [f"#   {port}: {', '.join(seats)}" for port, seats in taken.items()]
-    lines += ["# Remove the # of one line:", "# - port: gdansk"]
+    lines += [*comment("Remove the # of one line:"), "# - port: gdansk"]
     return lines
 
 
 def _turn(state: State, seat: str) -> list[str]:
     player = state.players[seat]
-    lines = ["# Up to 3 actions, in the order written; discards are free, anywhere."]
+    lines = comment("Up to 3 actions, in the order written; discards are free, anywhere.")
     mine = set(player.ships)
     if player.supply:
         targets = [
             s for s in (*BOARD.adjacent,) if s not in mine and fleet_breaks([*player.ships, s], s) is None
         ]
-        lines.append(f"# sail: a new ship ({player.supply} in supply) next to one of yours, e.g.")
-        lines.append(f"# - sail: {{to: {targets[0]}}}" if targets else "#   (no space fits now)")
+        lines += comment(
+            "sail: a new ship ({supply} in supply) next to one of yours, e.g.", supply=player.supply
+        )
+        lines.append(
+            f"# - sail: {{to: {targets[0]}}}" if targets else comment("(no space fits now)", lead="#   ")[0]
+        )
     else:
         example = next(
             (
@@ -56,45 +60,57 @@ def _turn(state: State, seat: str) -> list[str]:
             ),
             None,
         )
-        lines.append("# sail: move a ship; then each ship must be next to another of yours")
+        lines += comment("sail: move a ship; then each ship must be next to another of yours")
         if example:
             lines.append(f"# - sail: {{from: {example[0]}, to: {example[1]}}}")
     fishing = [(a, g) for a in player.ships if a in state.board for g in as_list(state.board[a], GOODS)]
     full = total(player.hold) >= COMPONENTS.hold_limit
     if fishing:
-        lines.append("# fish: a goods token where you have a ship (amber: to the warehouse)")
+        lines += comment("fish: a goods token where you have a ship (amber: to the warehouse)")
         for area, goods in dict.fromkeys(fishing):
             if not full or goods == AMBER:
                 lines.append(f"# - fish: {{at: {area}, goods: {goods}}}")
         later = [(area, goods) for area, goods in dict.fromkeys(fishing) if full and goods != AMBER]
         if later:
-            lines.append("#   your hold is full (5 fish): after a discard, e.g.")
+            lines += comment("your hold is full (5 fish): after a discard, e.g.", lead="#   ")
             lines += [f"#   - fish: {{at: {area}, goods: {goods}}}" for area, goods in later]
     hold = as_list(player.hold, FISH)
     for port in (s for s in player.ships if s in BOARD.ports):
         slots = state.demand[port]
         wanted = [f for f in hold if f in slots]
-        lines.append(f"# unload at {port} (takes {', '.join(f for f in slots if f) or 'nothing yet'}):")
+        takes = ", ".join(f for f in slots if f)
+        if takes:
+            lines += comment("unload at {port} (takes {takes}):", port=port, takes=takes)
+        else:
+            lines += comment("unload at {port} (takes nothing yet):", port=port)
         if wanted:
             lines.append(f"# - unload: {{port: {port}, fish: [{', '.join(wanted)}]}}")
         if state.options["demand"] == "placed" and None in slots:
-            lines.append("#   a fish no slot names here puts its demand token on a free slot;")
-            lines.append("#   add `slot: 0` or `slot: -1` to choose the slot (-1 costs one fish)")
+            lines += comment("a fish no slot names here puts its demand token on a free slot;", lead="#   ")
+            lines += comment(
+                "add `slot: 0` or `slot: -1` to choose the slot (-1 costs one fish)", lead="#   "
+            )
     if hold:
-        lines.append("# discard (free): fish from your hold, e.g.")
+        lines += comment("discard (free): fish from your hold, e.g.")
         lines.append(f"# - discard: [{hold[0]}]")
     if state.options["contracts"]:
         others = sum(1 for s, p in state.players.items() if s != seat and p.contract is not None)
         cards = [c for c in range(1, len(COMPONENTS.contracts) + 1) if c != player.contract]
         if player.contract:
-            lines.append(
-                "# " + _("contract: exchange your card {card} for the first card", card=player.contract)
+            lines += comment(
+                "contract: exchange your card {card} for the first card of your list still in the pile "
+                "({n} face down); list card numbers, best first, at least {k}:",
+                card=player.contract,
+                n=len(state.pile),
+                k=others + 1,
             )
         else:
-            lines.append("# " + _("contract: take the first card"))
-        k = others + 1
-        lines.append("#   " + _("of your list still in the pile ({n} face down);", n=len(state.pile)))
-        lines.append("#   " + _("list card numbers, best first, at least {k}:", k=k))
+            lines += comment(
+                "contract: take the first card of your list still in the pile ({n} face down); list card "
+                "numbers, best first, at least {k}:",
+                n=len(state.pile),
+                k=others + 1,
+            )
         for c in cards:
             lines.append(f"#   {c}: {', '.join(COMPONENTS.contracts[c - 1])}")
         lines.append(f"# - contract: [{', '.join(str(c) for c in cards[: others + 1])}]")
@@ -106,20 +122,26 @@ def _company(state: State, seat: str) -> list[str]:
     player = state.players[seat]
     free = [f for f in FISH if f not in player.market]
     numbers = [t for t in player.tokens if t != "tax"]
-    lines = [f"# Time token {state.time_track}: play one company token: {', '.join(player.tokens)}"]
+    lines = comment(
+        "Time token {time}: play one company token: {tokens}",
+        time=state.time_track,
+        tokens=", ".join(player.tokens),
+    )
     if numbers:
-        lines.append("# a number token goes face down on a free market slot:")
+        lines += comment("a number token goes face down on a free market slot:")
         lines.append(f"#   {', '.join(free)}")
     if "tax" in player.tokens:
         due = tax_due(state, seat)
-        lines.append("# " + _("tax discards {due} goods: a bare name comes from the hold while", due=due))
-        lines.append(
-            "#   " + _("it has one; {example} from the warehouse", example="{goods: cod, from: warehouse}")
+        lines += comment(
+            "tax discards {due} goods: a bare name comes from the hold while it has one; {example} "
+            "from the warehouse",
+            due=due,
+            example="{goods: cod, from: warehouse}",
         )
-        lines.append(f"#   your hold: {_counts(player.hold, FISH)}")
-        lines.append(f"#   your warehouse: {_counts(player.warehouse, GOODS)}")
+        lines += comment("your hold: {goods}", lead="#   ", goods=_counts(player.hold, FISH))
+        lines += comment("your warehouse: {goods}", lead="#   ", goods=_counts(player.warehouse, GOODS))
     if len(player.tokens) == 1:
-        lines.append("# your last token; this is the order:")
+        lines += comment("your last token; this is the order:")
         if numbers:
             return [*lines, f"- company: {{token: {numbers[0]}, fish: {free[0]}}}"]
         owned = as_list(player.hold, FISH) + as_list(player.warehouse, GOODS)

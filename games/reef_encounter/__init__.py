@@ -4,6 +4,13 @@ The rules implemented are ``shared/rules/reef-encounter.md``; the order grammar 
 README. ``GAME`` is what the host's ``pbem.games`` entry point names.
 """
 
+from pathlib import Path
+
+from pbem.glossary import load_glossary
+
 from .engine import GAME, Options, ReefEncounter
 
-__all__ = ["GAME", "Options", "ReefEncounter"]
+#: the game's own words in every language (data/glossary/), checked as the package loads
+GLOSSARY = load_glossary(Path(__file__).resolve().parent / "data" / "glossary")
+
+__all__ = ["GAME", "GLOSSARY", "Options", "ReefEncounter"]

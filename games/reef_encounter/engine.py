@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pbem.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
+from pbem.i18n import N_, T_
 
 from . import orders as o
 from .data import CORAL_COLOURS
@@ -28,9 +29,13 @@ class Options(BaseModel):
     starting_player: str | None = None
 
 
-SETUP = Decision("setup", "Setup: put one of your polyps into your parrotfish and choose two larva cubes.")
-TURN = Decision("turn", "Your turn: actions 1-9 in any legal order, then take from the open sea (action 10).")
-FINAL = Decision("final_feeding", "Your final feeding turn: feed one coral to your parrotfish, or pass.")
+SETUP = Decision(
+    "setup", N_("Setup: put one of your polyps into your parrotfish and choose two larva cubes.")
+)
+TURN = Decision(
+    "turn", N_("Your turn: actions 1-9 in any legal order, then take from the open sea (action 10).")
+)
+FINAL = Decision("final_feeding", N_("Your final feeding turn: feed one coral to your parrotfish, or pass."))
 
 
 class ReefEncounter:
@@ -43,7 +48,7 @@ class ReefEncounter:
 
     def setup(self, seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
         if not self.min_players <= len(seats) <= self.max_players or len(set(seats)) != len(seats):
-            raise GameError("setup.seats", "Reef Encounter needs 2 to 4 seats with distinct names")
+            raise GameError("setup.seats", T_("Reef Encounter needs 2 to 4 seats with distinct names"))
         opts = options if isinstance(options, Options) else Options.model_validate(options.model_dump())
         return new_game(seats, opts.advanced, opts.starting_player, chance)
 
@@ -63,7 +68,7 @@ class ReefEncounter:
     def _steps(self, state: State, seat: str, orders: Any) -> tuple[str, list[o.Step]]:
         decision = self.pending(state).get(seat)
         if decision is None:
-            raise RulesError("turn.not_pending", f"no orders are due from {seat} now")
+            raise RulesError("turn.not_pending", T_("no orders are due from {seat} now", seat=seat))
         model = self.order_model(decision)
         if not isinstance(orders, model):
             raw = orders.model_dump(mode="json", by_alias=True) if isinstance(orders, BaseModel) else orders
@@ -73,7 +78,7 @@ class ReefEncounter:
                 first = exc.errors()[0]
                 raise RulesError(
                     "orders.shape",
-                    f"these are not {decision.kind} orders: {first['msg']}",
+                    T_("these are not {kind} orders: {problem}", kind=decision.kind, problem=first["msg"]),
                     action=decision.kind,
                 ) from None
         return decision.kind, list(orders.root)
@@ -96,11 +101,13 @@ class ReefEncounter:
             new.end_reason = runner.ended
             if runner.final_turns:
                 new.final_queue = turn_order(new.seats, seat)[1:]
-                events.append(Event(f"the game ends: {runner.ended}; the others get a final feeding turn"))
+                events.append(
+                    Event(T_("the game ends: {why}; the others get a final feeding turn", why=runner.ended))
+                )
                 self._next_final(new)
             else:
                 new.phase = "over"
-                events.append(Event(f"the game ends: {runner.ended}"))
+                events.append(Event(T_("the game ends: {why}", why=runner.ended)))
         else:
             new.active = new.next_seat(seat)
         return new, events
@@ -120,7 +127,9 @@ class ReefEncounter:
         pend = self.pending(state)
         missing = sorted(set(pend) - set(orders))
         if missing:
-            raise RulesError("turn.missing_orders", f"orders still due from {', '.join(missing)}")
+            raise RulesError(
+                "turn.missing_orders", T_("orders still due from {seats}", seats=", ".join(missing))
+            )
         if state.phase == "setup":
             new = state.clone()
             chosen = {}

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
+from pbem.glossary import alias_validator
 from pbem.steps import Step, steps_model
 
 from .data import TILES
 
-Colour = Literal["grey", "orange", "pink", "white", "yellow"]
-Alga = Literal["blue", "green", "purple", "red"]
+_GLOSSARY = Path(__file__).resolve().parent / "data" / "glossary"
+#: a colour may be written in the player's language too (``larva: sárga``); it is read as its keyword
+Colour = Annotated[
+    Literal["grey", "orange", "pink", "white", "yellow"],
+    BeforeValidator(alias_validator(_GLOSSARY, ("grey", "orange", "pink", "white", "yellow"))),
+]
+Alga = Annotated[
+    Literal["blue", "green", "purple", "red"],
+    BeforeValidator(alias_validator(_GLOSSARY, ("blue", "green", "purple", "red"))),
+]
 Space = Annotated[str, StringConstraints(pattern=r"^[A-D][a-g][1-6]$")]
 TileName = Literal[tuple(sorted(TILES))]  # type: ignore[valid-type]
 

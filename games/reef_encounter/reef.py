@@ -6,7 +6,9 @@ copy. Legality questions return a ``(code, message)`` problem or ``None``; they 
 
 from __future__ import annotations
 
-from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, TILE_OF, TILES, Face, a
+from pbem.i18n import T_
+
+from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, TILE_OF, TILES, Face
 from .state import State
 
 Problem = tuple[str, str] | None
@@ -108,35 +110,56 @@ def is_sand(space: str) -> bool:
 def placement_problem(state: State, space: str, colour: str) -> Problem:
     """Why a ``colour`` polyp may not go on ``space`` now (growth or attack), or ``None``."""
     if not board_in_play(state, space):
-        return "space.not_in_play", f"reef board {space[0]} is not in this game"
+        return "space.not_in_play", T_("reef board {board} is not in this game", board=space[0])
     if is_sand(space):
-        return "place.deep_sand", f"{space} is deep sand: no polyp ever grows there"
+        return "place.deep_sand", T_("{space} is deep sand: no polyp ever grows there", space=space)
     target = state.polyps.get(space)
     if space in state.shrimp and target is None:
-        return "place.shrimp", f"a shrimp stands on {space}"
+        return "place.shrimp", T_("a shrimp stands on {space}", space=space)
     if target == colour:
-        return "place.occupied", f"{space} already holds {a(colour)} polyp"
+        return "place.occupied", T_(
+            "{space} already holds a polyp of that colour ({colour})", space=space, colour=colour
+        )
     if target is not None:
         sizes = [len(c) for c in adjacent_corals(state, space, colour)]
         if not sizes:
-            return "attack.not_adjacent", f"no {colour} coral touches {space}, so it cannot attack there"
+            return "attack.not_adjacent", T_(
+                "no {colour} coral touches {space}, so it cannot attack there", colour=colour, space=space
+            )
         if max(sizes) < 2:
             return (
                 "attack.too_small",
-                f"{a(colour)} coral needs at least 2 polyps before it can attack {space}",
+                T_(
+                    "{colour} corals need at least 2 polyps before they can attack {space}",
+                    colour=colour,
+                    space=space,
+                ),
             )
         if not beats(state, colour, target):
-            return "attack.weaker", f"{colour} does not beat {target} now, so it cannot attack {space}"
+            return "attack.weaker", T_(
+                "{colour} does not beat {target} now, so it cannot attack {space}",
+                colour=colour,
+                target=target,
+                space=space,
+            )
         guard = protector(state, space)
         if guard is not None:
             owner = state.shrimp[guard]
             return (
                 "attack.protected",
-                f"the {target} polyp on {space} is protected by {owner}'s shrimp on {guard}",
+                T_(
+                    "the {target} polyp on {space} is protected by {owner}'s shrimp on {guard}",
+                    target=target,
+                    space=space,
+                    owner=owner,
+                    guard=guard,
+                ),
             )
     if shrimp_block(state, space, colour):
-        return "place.shrimp_block", (
-            f"{a(colour)} polyp on {space} would join two {colour} corals that each carry a shrimp"
+        return "place.shrimp_block", T_(
+            "a polyp on {space} would join two {colour} corals that each carry a shrimp",
+            space=space,
+            colour=colour,
         )
     return None
 

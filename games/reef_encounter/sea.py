@@ -7,6 +7,7 @@ caller has already checked legality with the matching ``*_problem`` function.
 from __future__ import annotations
 
 from pbem.game import Chance, draw_from_counts
+from pbem.i18n import T_
 
 from .data import OPEN_SEA, TILES, a
 from .reef import Problem, coral, face
@@ -25,25 +26,32 @@ def algae_problem(state: State, seat: str, pay: str, colour: str, to: str, locke
     """Why this alga may not be bought and played now (section 3, action 7), or ``None``."""
     p = state.players[seat]
     if p.front[pay] <= 0:
-        return "algae.no_eaten", f"you have no eaten {pay} polyp in front of your screen to pay with"
+        return "algae.no_eaten", T_(
+            "you have no eaten {pay} polyp in front of your screen to pay with", pay=pay
+        )
     if state.algae_supply[colour] <= 0:
-        return "algae.supply", f"the supply has no {colour} alga left"
+        return "algae.supply", T_("the supply has no {colour} alga left", colour=colour)
     if to == "space":
         return None
     if not p.sea_shrimp:
-        return "algae.no_key", "you may lock a coral tile only once you have a shrimp on the open sea"
+        return "algae.no_key", T_("you may lock a coral tile only once you have a shrimp on the open sea")
     if locked_this_turn:
-        return "algae.one_lock", "you have already locked a coral tile this turn"
+        return "algae.one_lock", T_("you have already locked a coral tile this turn")
     if to in state.locks:
-        return "algae.locked", f"coral tile {to} is already locked"
+        return "algae.locked", T_("coral tile {to} is already locked", to=to)
     if face(state, to).large != colour:
         return (
             "algae.colour",
-            f"coral tile {to} shows {face(state, to).large} as its large alga, not {colour}",
+            T_(
+                "coral tile {to} shows {large} as its large alga, not {colour}",
+                to=to,
+                large=face(state, to).large,
+                colour=colour,
+            ),
         )
     unlocked = [t for t in TILES if t not in state.locks]
     if unlocked == [to] and sum(p.parrotfish.values()) < 2:
-        return "algae.last_lock", (
+        return "algae.last_lock", T_(
             "you may not lock the last unlocked coral tile before your parrotfish has eaten 2 polyps"
         )
     return None
@@ -77,15 +85,19 @@ def play_algae(state: State, seat: str, pay: str, colour: str, to: str) -> str:
 def feed_problem(state: State, seat: str, space: str) -> Problem:
     """Why ``seat`` may not feed the coral at ``space`` now (action 1), or ``None``."""
     if space[0] not in state.boards:
-        return "space.not_in_play", f"reef board {space[0]} is not in this game"
+        return "space.not_in_play", T_("reef board {board} is not in this game", board=space[0])
     if space not in state.polyps:
-        return "feed.no_coral", f"there is no polyp on {space}"
+        return "feed.no_coral", T_("there is no polyp on {space}", space=space)
     c = coral(state, space)
     owners = [state.shrimp[s] for s in c if s in state.shrimp]
     if seat not in owners:
-        return "feed.not_yours", f"the coral at {space} is not protected by one of your shrimp"
+        return "feed.not_yours", T_(
+            "the coral at {space} is not protected by one of your shrimp", space=space
+        )
     if len(c) < 5:
-        return "feed.too_small", f"the coral at {space} has {len(c)} polyps; feeding needs at least 5"
+        return "feed.too_small", T_(
+            "the coral at {space} has {n} polyps; feeding needs at least 5", space=space, n=len(c)
+        )
     return None
 
 
@@ -128,7 +140,7 @@ def feed(state: State, seat: str, space: str, final: bool) -> str:
 def take_problem(state: State, space: str) -> Problem:
     sp = state.sea[space]
     if not sp.larva and sum(sp.polyps.values()) == 0:
-        return "take.empty", f"the {space} open-sea space is empty"
+        return "take.empty", T_("the {space} open-sea space is empty", space=space)
     return None
 
 

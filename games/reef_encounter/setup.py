@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pbem.game import Chance, Event, GameError, RulesError, choice, coin, draw_from_counts, shuffled
+from pbem.i18n import T_
 
 from .data import (
     BOARD_LETTERS,
@@ -34,7 +35,11 @@ def new_game(seats: Sequence[str], advanced: bool, starting_player: str | None, 
     if starting_player is not None and starting_player not in seats:
         raise GameError(
             "options.starting_player",
-            f"starting_player {starting_player!r} is not one of the seats {', '.join(seats)}",
+            T_(
+                "starting_player {starting_player} is not one of the seats {seats}",
+                starting_player=starting_player,
+                seats=", ".join(seats),
+            ),
         )
     players = {s: Player(s, SHRIMP_COLOURS[i]) for i, s in enumerate(seats)}
     boards = sorted(shuffled(chance, "reef boards", BOARD_LETTERS)[: len(seats)])
@@ -80,7 +85,9 @@ def setup_problem(state: State, seat: str, step: Setup, index: int = 0) -> None:
     if state.players[seat].screen[choice_.parrotfish] <= 0:
         raise RulesError(
             "setup.no_polyp",
-            f"you have no {choice_.parrotfish} polyp behind your screen for your parrotfish",
+            T_(
+                "you have no {colour} polyp behind your screen for your parrotfish", colour=choice_.parrotfish
+            ),
             step=index,
             action="setup",
             quote=step.quote(),
@@ -88,7 +95,9 @@ def setup_problem(state: State, seat: str, step: Setup, index: int = 0) -> None:
     for colour in set(choice_.larvae):
         # each seat's two cubes come from a supply of 9 per colour; eight is the most four seats can take
         if choice_.larvae.count(colour) > state.larva_supply[colour]:
-            raise RulesError("setup.supply", f"the supply has too few {colour} larva cubes", step=index)
+            raise RulesError(
+                "setup.supply", T_("the supply has too few {colour} larva cubes", colour=colour), step=index
+            )
 
 
 def resolve_setup(state: State, orders: Mapping[str, Setup]) -> list[Event]:
@@ -107,5 +116,5 @@ def resolve_setup(state: State, orders: Mapping[str, Setup]) -> list[Event]:
         left = {k: v for k, v in p.screen.items() if v}
         events.append(Event(f"behind your screen: {_counts_text(left)} polyps", to=seat))
     state.phase = "play"
-    events.append(Event(f"{state.active} starts"))
+    events.append(Event(T_("{seat} starts", seat=state.active)))
     return events

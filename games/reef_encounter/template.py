@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.i18n import _
+from pbem.i18n import comment
 
 from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
 from .reef import coral, face
@@ -33,17 +33,21 @@ def template(state: State, seat: str) -> str:
     if state.phase == "setup":
         fish = next((c for c, n in sorted(p.screen.items()) if n), "grey")
         lines += [
-            "# put one polyp from behind your screen into your parrotfish (secret)",
-            "# and choose two larva cubes from the supply (any colours, may be equal;",
-            "# they become public):",
+            *comment(
+                "put one polyp from behind your screen into your parrotfish (secret) and choose two larva "
+                "cubes from the supply (any colours, may be equal; they become public):"
+            ),
             f"- setup: {{parrotfish: {fish}, larvae: [{fish}, {fish}]}}",
         ]
     elif state.phase == "final":
         lines += [
-            "# " + _("your final feeding turn: feed one coral of 5+ polyps carrying your shrimp"),
-            "# " + _("({n} polyps go back to the bag), e.g.", n=polyps_back(state, final=True)),
+            *comment(
+                "your final feeding turn: feed one coral of 5+ polyps carrying your shrimp "
+                "({n} polyps go back to the bag), e.g.",
+                n=polyps_back(state, final=True),
+            ),
             f"# - feed: {_owned_coral_space(state, seat)}",
-            "# or do nothing:",
+            *comment("or do nothing:"),
             "- pass",
         ]
     elif state.phase == "play":
@@ -57,32 +61,44 @@ def template(state: State, seat: str) -> str:
         guarded = {s for sp in state.shrimp if sp in state.polyps for s in coral(state, sp)}
         bare = next((sp for sp in sorted(state.polyps) if sp not in guarded), here)
         lines += [
-            "# steps run in the order written; action numbers as in the rules.",
-            "# " + _("(1, only first) feed a coral of 5+ polyps carrying your shrimp"),
-            "#   " + _("({n} polyps go back to the bag):", n=polyps_back(state, final=False)),
+            *comment("steps run in the order written; action numbers as in the rules."),
+            *comment(
+                "(1, only first) feed a coral of 5+ polyps carrying your shrimp ({n} polyps go back to "
+                "the bag):",
+                follow="#   ",
+                n=polyps_back(state, final=False),
+            ),
             f"#   - feed: {own}",
-            "# (2, then 3) play a larva cube, then up to 4 polyps of its colour from",
-            "#   behind your screen and any number of eaten ones from in front of it:",
+            *comment(
+                "(2, then 3) play a larva cube, then up to 4 polyps of its colour from behind your screen "
+                "and any number of eaten ones from in front of it:",
+                follow="#   ",
+            ),
             f"#   - larva: {larva}",
             f"#   - place: {here}",
             f"#   - place: {{at: {there}, from: front}}",
-            "# (4) a new shrimp onto a polyp of a coral without one:",
+            *comment("(4) a new shrimp onto a polyp of a coral without one:", follow="#   "),
             f"#   - shrimp: {bare}",
-            "# (5, any time) move a shrimp, or take it back behind your screen:",
+            *comment("(5, any time) move a shrimp, or take it back behind your screen:", follow="#   "),
             f"#   - move_shrimp: {{from: {own}, to: {here}}}",
             f"#   - move_shrimp: {{from: {own}, to: screen}}",
-            "# (6) an eaten polyp for a larva cube of its colour:",
+            *comment("(6) an eaten polyp for a larva cube of its colour:", follow="#   "),
             f"#   - larva_for_polyp: {eaten}",
-            "# (7) an eaten polyp for an alga, onto the algae space, or (once your",
-            "#   shrimp is on the open sea) locking a tile showing that large alga:",
+            *comment(
+                "(7) an eaten polyp for an alga, onto the algae space, or (once your shrimp is on the "
+                "open sea) locking a tile showing that large alga:",
+                follow="#   ",
+            ),
             f"#   - algae: {{pay: {eaten}, colour: {alga}, to: space}}",
             f"#   - algae: {{pay: {eaten}, colour: {alga}, to: {tile}}}",
-            "# (8) a larva cube for a polyp of its colour from the bag:",
+            *comment("(8) a larva cube for a polyp of its colour from the bag:", follow="#   "),
             f"#   - polyp_for_larva: {larva}",
-            "# (9) nothing, then always (10) take an open-sea space by its larva colour:",
+            *comment(
+                "(9) nothing, then always (10) take an open-sea space by its larva colour:", follow="#   "
+            ),
             "- pass",
             f"- take: {richest}",
         ]
     else:
-        lines.append("# the game is over: nothing to send")
+        lines += comment("the game is over: nothing to send")
     return "\n".join("  " + line for line in lines) + "\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pbem.game import Chance, Event, RulesError
+from pbem.i18n import T_
 
 from . import orders as o
 from .data import BOARDS, NEIGHBOURS, SHRIMP_PER_PLAYER, TILES, a
@@ -109,9 +110,11 @@ class TurnRunner:
         """Carry out ``step``, the ``index``-th of the orders; raises :class:`RulesError`."""
         self.index, self.step = index, step
         if self.ended:
-            raise self.fail("turn.game_over", f"the game ended at orders[{index - 1}]; nothing may follow")
+            raise self.fail(
+                "turn.game_over", T_("the game ended at orders[{step}]; nothing may follow", step=index - 1)
+            )
         if "10" in self.done:
-            raise self.fail("take.not_last", "taking from the open sea (action 10) ends the turn")
+            raise self.fail("take.not_last", T_("taking from the open sea (action 10) ends the turn"))
         getattr(self, "do_" + step.keyword)(step)
         # condition 3 is checked after every step: the turn stops at the step that causes it (no
         # action 10, no final turns)
@@ -131,7 +134,7 @@ class TurnRunner:
         if not self.ended and "10" not in self.done:
             raise RulesError(
                 "take.missing",
-                "every turn ends with action 10: take a larva cube and its polyps from the open sea",
+                T_("every turn ends with action 10: take a larva cube and its polyps from the open sea"),
                 action="10",
             )
         on_rock = sorted(
@@ -140,8 +143,11 @@ class TurnRunner:
         if on_rock:
             raise RulesError(
                 "shrimp.on_rock",
-                f"at the end of your turn no shrimp may stay on empty rock ({', '.join(on_rock)}): "
-                "move it onto a polyp or behind your screen",
+                T_(
+                    "at the end of your turn no shrimp may stay on empty rock ({spaces}): "
+                    "move it onto a polyp or behind your screen",
+                    spaces=", ".join(on_rock),
+                ),
                 action="5",
             )
         if not self.ended and not any_legal_placement(self.state):
@@ -151,7 +157,9 @@ class TurnRunner:
 
     def do_feed(self, step: o.Feed) -> None:
         if self.index != 0:
-            raise self.fail("feed.not_first", "feeding your parrotfish (action 1) must be the first action")
+            raise self.fail(
+                "feed.not_first", T_("feeding your parrotfish (action 1) must be the first action")
+            )
         problem = feed_problem(self.state, self.seat, step.feed)
         if problem:
             raise self.fail(*problem)
@@ -168,10 +176,14 @@ class TurnRunner:
         elif "3" not in self.done:
             action = "3"
         else:
-            raise self.fail("larva.third", "you have already played two larva cubes (actions 2 and 3)", "3")
+            raise self.fail(
+                "larva.third", T_("you have already played two larva cubes (actions 2 and 3)"), "3"
+            )
         colour = step.larva
         if self.player.larvae[colour] <= 0:
-            raise self.fail("larva.none", f"you have no {colour} larva cube behind your screen", action)
+            raise self.fail(
+                "larva.none", T_("you have no {colour} larva cube behind your screen", colour=colour), action
+            )
         self.player.larvae[colour] -= 1
         self.state.larva_supply[colour] += 1
         self.larva_action, self.larva_colour, self.from_screen = action, colour, 0
@@ -180,17 +192,24 @@ class TurnRunner:
     def do_place(self, step: o.Place) -> None:
         if self.larva_action is None:
             raise self.fail(
-                "place.no_larva", "polyps are placed only right after playing a larva cube (larva: …)", "2"
+                "place.no_larva",
+                T_("polyps are placed only right after playing a larva cube (larva: …)"),
+                "2",
             )
         colour, at, p = self.larva_colour, step.at, self.player
         if step.from_front:
             if p.front[colour] <= 0:
-                raise self.fail("place.no_eaten", f"you have no eaten {colour} polyp in front of your screen")
+                raise self.fail(
+                    "place.no_eaten",
+                    T_("you have no eaten {colour} polyp in front of your screen", colour=colour),
+                )
         else:
             if self.from_screen >= 4:
-                raise self.fail("place.limit", "at most 4 polyps from behind your screen per larva cube")
+                raise self.fail("place.limit", T_("at most 4 polyps from behind your screen per larva cube"))
             if p.screen[colour] <= 0:
-                raise self.fail("place.no_polyp", f"you have no {colour} polyp behind your screen")
+                raise self.fail(
+                    "place.no_polyp", T_("you have no {colour} polyp behind your screen", colour=colour)
+                )
         problem = placement_problem(self.state, at, colour)
         if problem:
             raise self.fail(*problem)
@@ -212,69 +231,90 @@ class TurnRunner:
     def do_shrimp(self, step: o.NewShrimp) -> None:
         self.close_larva()
         if "4" in self.done:
-            raise self.fail("shrimp.twice", "you may bring in only one new shrimp per turn (action 4)")
+            raise self.fail("shrimp.twice", T_("you may bring in only one new shrimp per turn (action 4)"))
         if self.player.shrimp <= 0:
-            raise self.fail("shrimp.none_left", "you have no shrimp behind your screen")
+            raise self.fail("shrimp.none_left", T_("you have no shrimp behind your screen"))
         problem = self.landing_problem(step.shrimp, None)
         if problem:
             raise self.fail(*problem)
         if step.shrimp not in self.state.polyps:
-            raise self.fail("shrimp.not_on_polyp", f"a new shrimp goes onto a polyp; {step.shrimp} has none")
+            raise self.fail(
+                "shrimp.not_on_polyp",
+                T_("a new shrimp goes onto a polyp; {space} has none", space=step.shrimp),
+            )
         self.player.shrimp -= 1
         self.state.shrimp[step.shrimp] = self.seat
         self.done.add("4")
-        self.say(f"{self.seat} put a new shrimp on {step.shrimp}")
+        self.say(T_("{seat} put a new shrimp on {space}", seat=self.seat, space=step.shrimp))
 
     def landing_problem(self, space: str, origin: str | None) -> tuple[str, str] | None:
         """Why one of our shrimp may not go onto ``space`` (coming from ``origin``, or the screen)."""
         state = self.state
         if not board_in_play(state, space):
-            return "space.not_in_play", f"reef board {space[0]} is not in this game"
+            return "space.not_in_play", T_("reef board {board} is not in this game", board=space[0])
         if is_sand(space) or space not in NEIGHBOURS:
-            return "shrimp.deep_sand", f"{space} is deep sand"
+            return "shrimp.deep_sand", T_("{space} is deep sand", space=space)
         if space in state.shrimp:
-            return "shrimp.occupied", f"a shrimp already stands on {space}"
+            return "shrimp.occupied", T_("a shrimp already stands on {space}", space=space)
         if space in state.polyps:
             c = coral(state, space)
             other = shrimp_on(state, c - {origin} if origin else c)
             if other is not None:
                 return (
                     "shrimp.coral_has_shrimp",
-                    f"the coral at {space} already carries a shrimp (on {other})",
+                    T_(
+                        "the coral at {space} already carries a shrimp (on {other})", space=space, other=other
+                    ),
                 )
         if (origin is None or origin[0] != space[0]) and shrimp_on_board(
             state, self.seat, space[0]
         ) >= MAX_SHRIMP_PER_BOARD:
-            return "shrimp.board_limit", f"you already have two shrimp on reef board {space[0]}"
+            return "shrimp.board_limit", T_(
+                "you already have two shrimp on reef board {board}", board=space[0]
+            )
         return None
 
     def do_move_shrimp(self, step: o.MoveShrimp) -> None:
         self.flush_larva(closing=False)  # action 5 may interrupt a larva action without ending it
         src, dst = step.move_shrimp.from_, step.move_shrimp.to
         if self.state.shrimp.get(src) != self.seat:
-            raise self.fail("move_shrimp.not_yours", f"you have no shrimp on {src}")
+            raise self.fail("move_shrimp.not_yours", T_("you have no shrimp on {src}", src=src))
         if dst == src:
-            raise self.fail("move_shrimp.same_space", "a shrimp must move somewhere else")
+            raise self.fail("move_shrimp.same_space", T_("a shrimp must move somewhere else"))
         if dst == "screen":
             del self.state.shrimp[src]
             self.player.shrimp += 1
-            self.say(f"{self.seat} took their shrimp on {src} back behind the screen")
+            self.say(T_("{seat} took their shrimp on {src} back behind the screen", seat=self.seat, src=src))
             return
         problem = self.landing_problem(dst, src)
         if problem:
             raise self.fail(*problem)
         del self.state.shrimp[src]
         self.state.shrimp[dst] = self.seat
-        where = "" if dst in self.state.polyps else " (empty rock)"
-        self.say(f"{self.seat} moved their shrimp from {src} to {dst}{where}")
+        if dst in self.state.polyps:
+            self.say(T_("{seat} moved their shrimp from {src} to {dst}", seat=self.seat, src=src, dst=dst))
+        else:
+            self.say(
+                T_(
+                    "{seat} moved their shrimp from {src} to {dst} (empty rock)",
+                    seat=self.seat,
+                    src=src,
+                    dst=dst,
+                )
+            )
 
     def do_larva_for_polyp(self, step: o.LarvaForPolyp) -> None:
         self.close_larva()
         colour = step.larva_for_polyp
         if self.player.front[colour] <= 0:
-            raise self.fail("exchange.no_eaten", f"you have no eaten {colour} polyp in front of your screen")
+            raise self.fail(
+                "exchange.no_eaten",
+                T_("you have no eaten {colour} polyp in front of your screen", colour=colour),
+            )
         if self.state.larva_supply[colour] <= 0:
-            raise self.fail("exchange.no_larva", f"the supply has no {colour} larva cube left")
+            raise self.fail(
+                "exchange.no_larva", T_("the supply has no {colour} larva cube left", colour=colour)
+            )
         self.player.front[colour] -= 1
         self.state.bag[colour] += 1
         self.state.larva_supply[colour] -= 1
@@ -298,9 +338,12 @@ class TurnRunner:
         self.close_larva()
         colour = step.polyp_for_larva
         if self.player.larvae[colour] <= 0:
-            raise self.fail("exchange.no_larva_cube", f"you have no {colour} larva cube behind your screen")
+            raise self.fail(
+                "exchange.no_larva_cube",
+                T_("you have no {colour} larva cube behind your screen", colour=colour),
+            )
         if self.state.bag[colour] <= 0:
-            raise self.fail("exchange.bag", f"the bag holds no {colour} polyp")
+            raise self.fail("exchange.bag", T_("the bag holds no {colour} polyp", colour=colour))
         self.player.larvae[colour] -= 1
         self.state.larva_supply[colour] += 1
         self.state.bag[colour] -= 1
@@ -326,9 +369,9 @@ class TurnRunner:
 def final_feeding(state: State, seat: str, step: o.Step) -> list[Event]:
     """A final feeding turn (section 9): feed one coral returning 5 (advanced 6) polyps, or pass."""
     if isinstance(step, o.Pass):
-        return [Event(f"{seat} passed their final feeding turn")]
+        return [Event(T_("{seat} passed their final feeding turn", seat=seat))]
     if not isinstance(step, o.Feed):
-        raise RulesError("final.step", "a final feeding turn is feed: … or pass", step=0)
+        raise RulesError("final.step", T_("a final feeding turn is feed: … or pass"), step=0)
     problem = feed_problem(state, seat, step.feed)
     if problem:
         raise RulesError(*problem, step=0, action="1", quote=step.quote())

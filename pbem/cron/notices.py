@@ -19,12 +19,14 @@ from pbem.cron.deadlines import describe, show_deadline, show_duration
 from pbem.cron.models import NoticeRow
 from pbem.db import lock_game
 from pbem.errors import UserError
-from pbem.mail.compose import header_fields, new_message
+from pbem.i18n import language
+from pbem.mail.compose import header_fields, new_message, with_language
 from pbem.mail.outbox import queue
 from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, SeatRow
 from pbem.orders import template
 from pbem.registry import get_game
+from pbem.reports import reader_language
 
 KINDS = ("reminder", "late", "abandoned")
 
@@ -94,7 +96,23 @@ def send_notice(
 ) -> bool:
     """Record the notice and queue its mail, once; whether this call did it. ``kind`` is one of
     :data:`KINDS`, for a late notice with the period after a dash (``late-2``: the second turn's length
-    the game has waited). A seat without an address gets the record only."""
+    the game has waited). A seat without an address gets the record only. Written in the seat's
+    language."""
+    with language(reader_language(engine, game_id, seat_name)):
+        return _send_notice(engine, settings, kind, game_id, seat_name, epoch=epoch, turn=turn, now=now)
+
+
+def _send_notice(
+    engine: Engine,
+    settings: MailSettings,
+    kind: str,
+    game_id: str,
+    seat_name: str,
+    *,
+    epoch: int,
+    turn: int,
+    now: datetime,
+) -> bool:
     if kind.split("-")[0] not in KINDS:
         raise ValueError(f"unknown notice kind {kind!r}")
     order_file = _template_or_none(engine, game_id, seat_name) if kind != "abandoned" else None
@@ -119,6 +137,7 @@ def send_notice(
                 )
             )
             message.set_content(body(kind, game, seat, turn, now, order_file))
+            with_language(message)
             queue(session, key=key, to=seat.email, message=message, now=now, game_id=game_id)
         try:
             session.commit()

@@ -11,12 +11,16 @@ text, followed by the envelope without orders::
 
 A YAML ``command: report`` key works too. The password is checked as for orders; when the game
 requires it, the From address must be the seat's.
+
+``language: cs`` as the first line (the envelope below it) sets the language the seat reads from
+then on: its reports, templates, receipts and replies (one of :data:`pbem.i18n.LANGUAGES`). Every
+answer to a known seat is in that seat's language.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -25,9 +29,12 @@ from sqlmodel import Session, select
 
 from pbem import orderfile, passwords
 from pbem.errors import UserError
+from pbem.i18n import LANGUAGES, NAMES, UnknownLanguage, _, check_language, language
 from pbem.models import GameRow, SeatRow
+from pbem.reports import reader_language
 
-COMMANDS = ("report", "template", "help")
+COMMANDS = ("report", "template", "help", "language")
+_LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
 _SUBJECT_NOISE = re.compile(r"^\s*((re|fwd?|aw|wg|sv|tr)\s*:\s*|\[[^\]]*\]\s*)+", re.IGNORECASE)
 
 
@@ -51,6 +58,9 @@ def detect(subject: str, text: str) -> Command | None:
         return None
     lines = text.split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and _LANGUAGE_LINE.match(lines[first]):
+        # ``language: cs`` is itself a line of the envelope: the whole text is read as YAML
+        return Command("language", "\n".join(lines[first:]).strip("\n"))
     if first is not None and lines[first].strip().lower().rstrip(".!:") in COMMANDS:
         return Command(lines[first].strip().lower().rstrip(".!:"), "\n".join(lines[first + 1 :]).strip("\n"))
     topic = _SUBJECT_NOISE.sub("", subject).strip().lower()
@@ -73,6 +83,7 @@ class Answer:
     attachment: tuple[str, str] | None = None
     errors: list[str] = field(default_factory=list)
     game_id: str | None = None
+    language: str | None = None  # the reader's, once the seat is known; None: English
 
 
 def run(engine: Engine, command: Command, from_address: str) -> Answer:
@@ -93,9 +104,46 @@ def run(engine: Engine, command: Command, from_address: str) -> Answer:
         game_id, seat = _authenticate(engine, envelope, from_address)
     except UserError as exc:
         return _refused(str(exc))
-    if command.name == "report":
-        return _report(engine, game_id, seat, envelope.get("turn"))
-    return _template(engine, game_id, seat)
+    if command.name == "language":
+        return _language(engine, game_id, seat, envelope.get("language"))
+    lang = reader_language(engine, game_id, seat)
+    with language(lang):
+        if command.name == "report":
+            answer = _report(engine, game_id, seat, envelope.get("turn"))
+        else:
+            answer = _template(engine, game_id, seat)
+    return replace(answer, language=lang)
+
+
+def _language(engine: Engine, game_id: str, seat: str, wanted: Any) -> Answer:
+    """Set the seat's own language; the answer is in the new one."""
+    try:
+        code = check_language(str(wanted or ""))
+    except UnknownLanguage:
+        with language(reader_language(engine, game_id, seat)):
+            return replace(
+                _refused(
+                    _(
+                        "language: '{wanted}' is not a language this host writes; write one of {codes}",
+                        wanted=wanted,
+                        codes=", ".join(LANGUAGES),
+                    )
+                ),
+                language=reader_language(engine, game_id, seat),
+            )
+    with Session(engine) as session:
+        row = session.exec(select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat)).one()
+        row.language = code
+        session.add(row)
+        session.commit()
+    with language(code):
+        text = _(
+            "From now on you read {game} in {name}: reports, order templates and answers to your mail.\n",
+            game=game_id,
+            name=NAMES[code],
+        )
+        subject = _("[pbem {game}] language for {seat}: {name}", game=game_id, seat=seat, name=NAMES[code])
+    return Answer(True, subject, text, game_id=game_id, language=code)
 
 
 def _refused(message: str) -> Answer:

@@ -17,6 +17,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 
 from pbem.codec import sha256_hex
+from pbem.i18n import current_language
 from pbem.mail.settings import MailSettings
 
 
@@ -39,8 +40,10 @@ def header_fields(
     auto: str = "auto-generated",
     in_reply_to: str | None = None,
     references: str | None = None,
+    language: str | None = None,
 ) -> list[tuple[str, str]]:
-    """The headers every outgoing message shares, in order, as (name, value)."""
+    """The headers every outgoing message shares, in order, as (name, value). ``Content-Language``
+    is ``language``, by default the current one (:func:`pbem.i18n.language`), which the text is in."""
     moment = now.replace(tzinfo=UTC) if now.tzinfo is None else now
     fields = [
         ("From", formataddr((settings.from_name, settings.from_addr))),
@@ -53,7 +56,16 @@ def header_fields(
         fields.append(("In-Reply-To", _one_line(in_reply_to, 900)))
         fields.append(("References", _one_line(f"{references or ''} {in_reply_to}", 900)))
     fields += [("Auto-Submitted", auto), ("X-Loop", settings.loop_tag), ("X-PBEM-Host", settings.from_addr)]
+    fields.append(("Content-Language", language or current_language()))
     return fields
+
+
+def with_language(msg: EmailMessage, language: str | None = None) -> EmailMessage:
+    """``msg`` saying which language it is in (default: the current one). Called once its content is
+    set: ``set_content`` drops every ``Content-*`` header, this one too."""
+    del msg["Content-Language"]
+    msg["Content-Language"] = language or current_language()
+    return msg
 
 
 def new_message(fields: list[tuple[str, str]]) -> EmailMessage:
@@ -189,7 +201,7 @@ def reply_message(
     if attachment is not None:
         name, content = attachment
         msg.add_attachment(content, subtype="plain", filename=name, cte=_cte(content))
-    return msg
+    return with_language(msg)
 
 
 # ------------------------------------------------------------------------------------ reply bodies

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,11 +30,13 @@ from sqlmodel import Session, select
 
 from pbem import orders
 from pbem.codec import sha256_hex, unpack
+from pbem.i18n import language
 from pbem.mail import commands, compose, reading
 from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
 from pbem.mail.settings import MailSettings
 from pbem.mail.sources import Incoming
 from pbem.models import InboundRow, SubmissionRow
+from pbem.reports import reader_language
 
 log = logging.getLogger("pbem.mail")
 
@@ -66,7 +69,8 @@ def handle(engine: Engine, raw: bytes, settings: MailSettings, now: datetime | N
     plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=claim == "recover")
     reply = None
     if plan.reply_body is not None and frm is not None:
-        reply = _reply(settings, msg, frm, key, plan, now)
+        with language(plan.language):
+            reply = _reply(settings, msg, frm, key, plan, now)
     with Session(engine) as session:
         begin_write(session)
         row = session.exec(select(InboundRow).where(InboundRow.key == key)).one()
@@ -117,6 +121,7 @@ class _Plan:
     attachment: tuple[str, str] | None = None
     submission_id: int | None = None
     game_id: str | None = None
+    language: str | None = None  # the reply's (its reader's); None: English
 
 
 def _decide(
@@ -150,10 +155,12 @@ def _decide(
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None:
         answer = commands.run(engine, command, frm)
-        body = answer.text if answer.ok else compose.refused_body(answer.errors)
+        with language(answer.language):
+            body = answer.text if answer.ok else compose.refused_body(answer.errors)
         return _Plan(
             "command",
             command.name,
+            language=answer.language,
             reply_subject=answer.subject,
             reply_body=body,
             reply_html=answer.html,
@@ -162,7 +169,9 @@ def _decide(
         )
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
     try:
-        receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
+        # the rules' words in the errors, in the language of the seat the orders are for
+        with language(_claimed_language(engine, found.text)):
+            receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
         why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         errors = [f"orders: the text could not be read as YAML: {why}"]
@@ -172,7 +181,25 @@ def _decide(
             "[pbem] your orders were not accepted",
             compose.rejected_body(errors, found.origin),
         )
-    plan = _Plan("accepted" if receipt.accepted else "rejected", found.origin, game_id=receipt.game_id)
+    # the answer is in the seat's language; a game's own when the seat is not known
+    lang = reader_language(engine, receipt.game_id, receipt.seat)
+    with language(lang):
+        return _receipt_plan(engine, receipt, found.origin, lang)
+
+
+_ENVELOPE_LINE = re.compile(r"^(game|player)\s*:\s*['\"]?([A-Za-z0-9_-]+)['\"]?\s*$", re.MULTILINE)
+
+
+def _claimed_language(engine: Engine, text: str) -> str:
+    """The language of the seat an order file names (before its password is checked: a seat's
+    language is no secret), or English."""
+    named = dict(m.groups() for m in _ENVELOPE_LINE.finditer(text))
+    return reader_language(engine, named.get("game"), named.get("player"))
+
+
+def _receipt_plan(engine: Engine, receipt: orders.Receipt, origin: str, lang: str) -> _Plan:
+    outcome = "accepted" if receipt.accepted else "rejected"
+    plan = _Plan(outcome, origin, game_id=receipt.game_id, language=lang)
     plan.submission_id = receipt.submission_id
     if receipt.accepted:
         canonical = _canonical(engine, receipt.submission_id)
@@ -190,7 +217,7 @@ def _decide(
     else:
         tag = f"[pbem {receipt.game_id}]" if receipt.game_id else "[pbem]"
         plan.reply_subject = f"{tag} your orders were not accepted"
-        plan.reply_body = compose.rejected_body(receipt.errors, found.origin)
+        plan.reply_body = compose.rejected_body(receipt.errors, origin)
     return plan
 
 

@@ -25,11 +25,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem.codec import unpack
+from pbem.i18n import language
 from pbem.mail.compose import report_mail, report_subject
 from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.mail.transport import DeliveryError, Transport
 from pbem.models import ObserverRow, OutboxRow, ReportRow, SeatRow
+from pbem.reports import reader_languages
 
 #: how long a sender owns a row it is delivering; after a crash the row is due again then
 CLAIM_SECONDS = 600
@@ -194,9 +196,10 @@ def enqueue_reports(
             if not reports:
                 return queued
             wanted = _addressed(session, reports)
+            languages = reader_languages(session, reports[0].game_id)
             if not locking:
                 session.commit()  # no transaction while composing
-            mails = _compose(settings, wanted, now)
+            mails = _compose(settings, wanted, now, languages)
             if not locking:
                 begin_write(session)
             try:
@@ -258,9 +261,13 @@ def _present(session: Session, keys: list[str]) -> set[str]:
 
 
 def _compose(
-    settings: MailSettings, wanted: list[tuple[ReportRow, str, str]], now: datetime
+    settings: MailSettings,
+    wanted: list[tuple[ReportRow, str, str]],
+    now: datetime,
+    languages: dict[str, str] | None = None,
 ) -> list[tuple[int, dict[str, Any]]]:
-    """(report id, outbox row) of each mail, composed and packed."""
+    """(report id, outbox row) of each mail, composed and packed, each in its reader's language
+    (``languages``: seat, or ``""`` for the public report's observers; the report is in it already)."""
     mails = []
     texts: dict[int, tuple[str, str]] = {}
     for row, key, address in wanted:
@@ -268,22 +275,24 @@ def _compose(
         if row.id not in texts:
             texts[row.id] = (unpack(row.text_z), unpack(row.html_z))
         text, html = texts[row.id]
-        raw = report_mail(
-            settings,
-            to=address,
-            key=key,
-            game_id=row.game_id,
-            turn=row.turn,
-            seat=row.seat,
-            text=text,
-            html=html,
-            now=now,
-        )
+        with language((languages or {}).get(row.seat)):
+            raw = report_mail(
+                settings,
+                to=address,
+                key=key,
+                game_id=row.game_id,
+                turn=row.turn,
+                seat=row.seat,
+                text=text,
+                html=html,
+                now=now,
+            )
+            subject = report_subject(row.game_id, row.turn, row.seat)
         outbox_row = {
             "dedupe_key": key,
             "game_id": row.game_id,
             "to_addr": address,
-            "subject": report_subject(row.game_id, row.turn, row.seat)[:300],
+            "subject": subject[:300],
             "message_z": pack_message(raw),
             "created_at": now,
             "status": "pending",

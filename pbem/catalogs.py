@@ -1,0 +1,131 @@
+"""``make i18n``: re-extract every message into the gettext catalogs, merge, compile.
+
+One catalog set per package (see :mod:`pbem.i18n`): the host's (``pbem/`` and the shared
+``templates/base.*``) and each game's (``games/<g>/`` and its own ``templates/<g>/`` folder, so a game's
+words travel with it and its glossary). For each: ``pybabel extract`` (keywords ``_``, ``N_``,
+``ngettext``; the map in ``babel.cfg``) into ``<locale>/<domain>.pot``, ``pybabel update`` (or ``init``)
+of every language's ``.po``, and ``pybabel compile`` of the ``.mo`` files, which are committed so that
+a wheel and a checkout carry them (``tests/i18n`` checks they match their ``.po``).
+
+Run from a source checkout: ``python -m pbem.catalogs`` (what ``make i18n`` does).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.frontend import CommandLineInterface
+from babel.messages.pofile import read_po
+
+from pbem.i18n import LANGUAGES
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the languages with a catalog (English is the source language)
+TRANSLATED = tuple(code for code in LANGUAGES if code != "en")
+KEYWORDS = ("-k", "N_", "-k", "T_", "-k", "comment", "-k", "ngettext:1,2")
+
+
+@dataclass(frozen=True)
+class Package:
+    """One catalog set: where its messages are read from, and where its catalogs live."""
+
+    domain: str
+    sources: tuple[str, ...]  # paths relative to the source tree
+    locale: str
+
+    def po(self, lang: str) -> Path:
+        return ROOT / self.locale / lang / "LC_MESSAGES" / f"{self.domain}.po"
+
+    def mo(self, lang: str) -> Path:
+        return self.po(lang).with_suffix(".mo")
+
+    @property
+    def pot(self) -> Path:
+        return ROOT / self.locale / f"{self.domain}.pot"
+
+
+def packages() -> list[Package]:
+    """The host, and every game package of the source tree."""
+    found = [Package("pbem", ("pbem", "templates/base.html.j2", "templates/base.txt.j2"), "pbem/locale")]
+    for init in sorted((ROOT / "games").glob("*/__init__.py")):
+        name = init.parent.name
+        sources = [f"games/{name}"]
+        if (ROOT / "templates" / name.replace("_", "-")).is_dir():
+            sources.append(f"templates/{name.replace('_', '-')}")
+        found.append(Package(name, tuple(sources), f"games/{name}/locale"))
+    return found
+
+
+def _pybabel(*args: str) -> None:
+    # from the source tree's root, so the catalogs' location comments are relative paths
+    with contextlib.chdir(ROOT):
+        code = CommandLineInterface().run(["pybabel", "-q", *args])
+    if code:
+        raise SystemExit(f"pybabel {args[0]} failed ({code})")
+
+
+def extract(package: Package, output: Path) -> None:
+    """``pybabel extract`` of ``package``'s sources into the template ``output``."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    _pybabel(
+        "extract",
+        "-F",
+        str(ROOT / "babel.cfg"),
+        *KEYWORDS,
+        "-c",
+        "Translators:",
+        "--sort-by-file",
+        "--project",
+        "pbem",
+        "--copyright-holder",
+        "pbem authors",
+        "-o",
+        str(output),
+        *package.sources,
+    )
+
+
+def extracted(package: Package) -> Catalog:
+    """The messages the code of ``package`` has now (a fresh extraction, nothing written)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "messages.pot"
+        extract(package, out)
+        return read_po(io.BytesIO(out.read_bytes()))
+
+
+def update(package: Package) -> None:
+    """Extract, then update (or create) every language's ``.po``, then compile the ``.mo`` files."""
+    extract(package, package.pot)
+    for lang in TRANSLATED:
+        command = "update" if package.po(lang).is_file() else "init"
+        extra = ("--ignore-pot-creation-date",) if command == "update" else ()
+        _pybabel(
+            command,
+            "-i",
+            str(package.pot),
+            "-d",
+            str(ROOT / package.locale),
+            "-D",
+            package.domain,
+            "-l",
+            lang,
+            *extra,
+        )
+    _pybabel("compile", "-d", str(ROOT / package.locale), "-D", package.domain)
+
+
+def main(argv: list[str] | None = None) -> int:
+    for package in packages():
+        update(package)
+        print(f"{package.domain}: {package.pot.relative_to(ROOT)} and {', '.join(TRANSLATED)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
