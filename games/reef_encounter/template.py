@@ -41,11 +41,8 @@ def template(state: State, seat: str) -> str:
         ]
     elif state.phase == "final":
         lines += [
-            *comment(
-                "your final feeding turn: feed one coral of 5+ polyps carrying your shrimp "
-                "({n} polyps go back to the bag), e.g.",
-                n=polyps_back(state, final=True),
-            ),
+            *comment("your final feeding turn: feed one coral of 5+ polyps carrying your shrimp"),
+            *comment("({n} polyps go back to the bag), e.g.", n=polyps_back(state, final=True)),
             f"# - feed: {_owned_coral_space(state, seat)}",
             *comment("or do nothing:"),
             "- pass",
@@ -62,12 +59,8 @@ def template(state: State, seat: str) -> str:
         bare = next((sp for sp in sorted(state.polyps) if sp not in guarded), here)
         lines += [
             *comment("steps run in the order written; action numbers as in the rules."),
-            *comment(
-                "(1, only first) feed a coral of 5+ polyps carrying your shrimp ({n} polyps go back to "
-                "the bag):",
-                follow="#   ",
-                n=polyps_back(state, final=False),
-            ),
+            *comment("(1, only first) feed a coral of 5+ polyps carrying your shrimp"),
+            *comment("({n} polyps go back to the bag):", lead="#   ", n=polyps_back(state, final=False)),
             f"#   - feed: {own}",
             *comment(
                 "(2, then 3) play a larva cube, then up to 4 polyps of its colour from behind your screen "
