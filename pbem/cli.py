@@ -1,7 +1,9 @@
-"""The ``pbem`` command: parse, call one service, print. Exit codes: 0 ok, 1 rejected input, 2 usage.
+"""The ``pbem`` command: parse, call one service, print. Exit codes: 0 ok, 1 rejected input, 2 usage,
+3 internal error (a bug).
 
 No Python traceback reaches a user: a :class:`~pbem.errors.UserError` is one line on stderr and exit
-code 1; anything else is a bug, shown as one line too, and in full with ``PBEM_DEBUG=1``.
+code 1; anything else is a bug, shown as one line too (exit code 3, so a script can tell it from rejected
+input), and in full with ``PBEM_DEBUG=1``.
 """
 
 from __future__ import annotations
@@ -52,13 +54,24 @@ def _pair(text: str, what: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
+#: the exit code of a bug (1 is rejected input, 2 a usage error)
+INTERNAL_ERROR = 3
+#: a seed is a non-negative 64-bit number (the database column, and what ``new`` draws)
+MAX_SEED = 2**63 - 1
+#: the longest deadline or grace a game master may give (the clock's arithmetic stays far from its limits)
+MAX_DURATION = 3650 * 86_400
+
+
 def parse_duration(text: str) -> int:
     """``48h``, ``2d``, ``90m``, ``1d12h`` as seconds: the cron layer's grammar, one for the whole host,
     a bad value being a usage error here."""
     try:
-        return deadlines.parse_duration(text)
+        seconds = deadlines.parse_duration(text)
     except UserError as exc:
         raise typer.BadParameter(str(exc)) from None
+    if seconds > MAX_DURATION:
+        raise typer.BadParameter(f"{text!r} is longer than ten years (3650d): write a shorter time")
+    return seconds
 
 
 @app.command(
@@ -106,7 +119,9 @@ def new(
     if not game_id or not player:
         raise typer.BadParameter("a new game needs --id and at least one --player NAME=EMAIL")
     seats = [_pair(p, "--player") for p in player]
-    seed = secrets.randbelow(2**63) if seed is None else seed
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise typer.BadParameter(f"the seed must be a whole number from 0 to {MAX_SEED}", param_hint="--seed")
+    seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
     if shuffle_seats:
         derived_rng(seed, 0, 0, "seats").shuffle(seats)
     issued = create.create_game(
@@ -385,4 +400,4 @@ def main(argv: list[str] | None = None) -> Any:
         print(
             f"pbem: internal error: {type(exc).__name__}: {exc} (PBEM_DEBUG=1 shows where)", file=sys.stderr
         )
-        sys.exit(1)
+        sys.exit(INTERNAL_ERROR)
