@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from cron.conftest import _admin, pg_admin_url
-from sqlalchemy import create_engine, inspect, make_url, text
+from sqlalchemy import create_engine, inspect, text
 from sqlmodel import Session
 
 from host.conftest import T0, Ran, run_pbem
@@ -26,21 +25,6 @@ from pbem.models import GameRow
 
 Pbem = Callable[..., Ran]
 MAX_SEED = 2**63 - 1
-
-
-@pytest.fixture
-def pg_database() -> Iterator[str]:
-    """A fresh PostgreSQL database, dropped afterwards (the server unreachable fails the test)."""
-    admin = _admin()
-    name = f"pbem_b_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(pg_admin_url()).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
