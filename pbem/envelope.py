@@ -13,6 +13,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pbem.game import Decision
+from pbem.i18n import _
+from pbem.orderfile import Positions
 
 PASSWORD_PLACEHOLDER = "YOUR-PASSWORD"
 FIELDS = ("game", "player", "turn", "password", "orders")
@@ -32,27 +34,22 @@ class Envelope(BaseModel):
     orders: Any
 
 
-def read_envelope(data: Any) -> tuple[Envelope | None, list[str]]:
-    """The envelope of an order file's data, or the errors that stop it, in a player's words."""
+def read_envelope(data: Any, where: Positions | None = None) -> tuple[Envelope | None, list[str]]:
+    """The envelope of an order file's data, or the errors that stop it, in a player's words (with the
+    line of each field when ``where`` knows it)."""
+    from pbem.explain import envelope_errors
+
     if not isinstance(data, dict):
         return None, [
-            "envelope: an order file is a YAML mapping with game, player, turn, password and orders "
-            "[envelope.not_mapping]"
+            _(
+                "envelope: an order file is lines of `name: value`: game, player, turn, password, then "
+                "orders (start from the template) [envelope.not_mapping]"
+            )
         ]
     try:
         return Envelope.model_validate(data), []
     except ValidationError as exc:
-        errors = []
-        for err in exc.errors():
-            field = ".".join(str(part) for part in err["loc"]) or "envelope"
-            if err["type"] == "missing":
-                text = f"{field} is missing; every order file names {', '.join(FIELDS)}"
-            elif err["type"] == "extra_forbidden":
-                text = f"{field!r} is not part of an order file ({', '.join(FIELDS)})"
-            else:
-                text = f"{field}: {err['msg']}"
-            errors.append(f"envelope: {text} [envelope.{err['type']}]")
-        return None, errors
+        return None, envelope_errors(exc, where or Positions())
 
 
 def scalar_flow(value: Any) -> str:
