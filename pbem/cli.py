@@ -330,13 +330,36 @@ def import_command(
         typer.echo(f"  {seat:<12} {password}")
 
 
-@app.command(epilog=_example("pbem schema reef-encounter > reef-orders.schema.json"))
+@app.command(
+    epilog=_example(
+        "pbem schema reef-encounter -o reef-encounter.schema.json",
+        "pbem schema reef-encounter --decision setup",
+    )
+)
 def schema(
     game: Annotated[str, typer.Argument(help="The game.")],
     decision: Annotated[str | None, typer.Option(help="Only this kind of decision's orders.")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write it to this file (default: print it). Templates look for GAME.schema.json "
+            "beside the order file; see docs/editors.md.",
+        ),
+    ] = None,
 ) -> None:
-    """The JSON Schema of a game's order files, for editors."""
-    typer.echo(json.dumps(order_file_schema(registry.require(game), decision), indent=1))
+    """The JSON Schema of a game's order files, for editors: hover text on every step, and mistakes
+    underlined as you type."""
+    text = json.dumps(order_file_schema(registry.require(game), decision), indent=1) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {output}: {exc.strerror}") from None
+    typer.echo(f"{game}: schema written to {output}")
 
 
 @app.command(

@@ -25,13 +25,15 @@ class Envelope(BaseModel):
 
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
-    game: str = Field(min_length=1, max_length=64)
-    player: str = Field(min_length=1, max_length=32)
+    game: str = Field(min_length=1, max_length=64, description="the game's id, as in the template")
+    player: str = Field(min_length=1, max_length=32, description="your seat's name, as in the template")
     # bounded by the database's 32-bit integer column: a larger number is refused here, in words,
     # before it could reach the database as an overflow
-    turn: int = Field(ge=0, le=2**31 - 1)
-    password: str = Field(min_length=1, max_length=200)
-    orders: Any
+    turn: int = Field(ge=0, le=2**31 - 1, description="the turn these orders are for, as in the template")
+    password: str = Field(
+        min_length=1, max_length=200, description="the password you were given when the game began"
+    )
+    orders: Any = Field(description="your steps, one `- ` line each")
 
 
 def read_envelope(data: Any, where: Positions | None = None) -> tuple[Envelope | None, list[str]]:
@@ -68,15 +70,26 @@ def orders_yaml(orders: Any) -> str:
 
 
 def order_template(
-    *, title: str, game_id: str, seat: str, turn: int, decision: Decision, orders_text: str
+    *,
+    title: str,
+    game_id: str,
+    seat: str,
+    turn: int,
+    decision: Decision,
+    orders_text: str,
+    game_name: str | None = None,
 ) -> str:
     """The whole order file for ``seat``'s pending decision, with ``orders_text`` (YAML for the value
     of ``orders:``) indented two spaces under it, however the text came indented (games indent their
-    templates already; the bot's suggestions come flush left)."""
+    templates already; the bot's suggestions come flush left).
+
+    With ``game_name`` it begins with the line that points an editor (yaml-language-server: VS Code's
+    YAML extension, Neovim's yamlls) at the schema ``pbem schema GAME -o`` writes beside the file."""
     body = textwrap.dedent(orders_text)
     body = body if body.endswith("\n") else body + "\n"
+    schema = f"# yaml-language-server: $schema={game_name}.schema.json\n" if game_name else ""
     return (
-        f"# {title} · game {game_id} · turn {turn} · orders of {seat}\n"
+        f"{schema}# {title} · game {game_id} · turn {turn} · orders of {seat}\n"
         f"# {decision.prompt}\n"
         f"game: {scalar_flow(game_id)}\n"
         f"player: {scalar_flow(seat)}\n"

@@ -304,6 +304,7 @@ def check(engine: Engine, text: str | bytes, *, now: datetime | None = None) -> 
             turn=verdict.row.turn + 1,
             decision=decision,
             orders_text=orders_yaml(orders),
+            game_name=verdict.game.name,
         )
         receipt = sha256_hex(verdict.orders_json)
         shown = preview(verdict.game, verdict.row, verdict.state, verdict.seat, as_read, receipt)
@@ -339,4 +340,5 @@ def template(engine: Engine, game_id: str, seat: str, *, suggest: bool = False) 
         turn=row.turn + 1,
         decision=decision,
         orders_text=orders_text,
+        game_name=game.name,
     )

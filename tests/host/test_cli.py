@@ -216,10 +216,12 @@ def test_every_command_has_help_with_an_example(pbem: Pbem) -> None:
 def test_schema_covers_the_envelope_and_every_decision(pbem: Pbem) -> None:
     schema = json.loads(pbem("schema", "pearl-dive").out)
     assert set(schema["required"]) == {"game", "player", "turn", "password", "orders"}
-    titles = [choice["title"] for choice in schema["properties"]["orders"]["anyOf"]]
-    assert [t.split(":")[0] for t in titles] == ["bid", "dive"]
+    orders = schema["properties"]["orders"]
+    assert orders["title"].startswith("orders: bid: ") and "; dive: " in orders["title"]
+    assert sorted(orders["items"]["properties"]) == ["bid", "dive"]  # every decision's steps
     only = json.loads(pbem("schema", "pearl-dive", "--decision", "dive").out)
-    assert "anyOf" not in only["properties"]["orders"]
+    assert list(only["properties"]["orders"]["items"]["properties"]) == ["dive"]
+    assert only["properties"]["orders"]["maxItems"] == 1
     assert pbem("schema", "pearl-dive", "--decision", "swim").code == 1
 
 
@@ -228,7 +230,10 @@ def test_template_is_a_file_to_fill_in(pbem: Pbem) -> None:
     text = pbem("template", "reef-7", "--player", "red").out
     data = yaml.safe_load(text)
     assert data["password"] == PASSWORD_PLACEHOLDER and data["turn"] == 1 and data["player"] == "red"
-    assert text.startswith("# Pearl Dive · game reef-7 · turn 1 · orders of red")
+    assert text.startswith(
+        "# yaml-language-server: $schema=pearl-dive.schema.json\n"
+        "# Pearl Dive · game reef-7 · turn 1 · orders of red"
+    )
 
 
 def test_status_lists_every_game(pbem: Pbem) -> None:
