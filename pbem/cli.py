@@ -170,7 +170,11 @@ def submit(
     files: Annotated[list[str], typer.Argument(help="Order files (YAML); - reads standard input.")],
     db: Db = None,
 ) -> None:
-    """Store orders: exit 0 when every file is accepted, 1 when any is rejected (with its errors)."""
+    """Store orders: exit 0 when every file is accepted (with its receipt), 1 when any is rejected.
+
+    A rejected file gets every error of the first stage it fails: reading the file (one), the
+    envelope (each field), the shape of the steps (each step), then the rules, checked step by step in
+    order: the first step the rules refuse (later steps depend on it)."""
     engine = connect(db)
     rejected = 0
     for path in files:
@@ -194,7 +198,13 @@ def check(
     file: Annotated[str, typer.Argument(help="An order file (YAML); - reads standard input.")],
     db: Db = None,
 ) -> None:
-    """Dry run: the errors, or a preview of your report with these orders. Stores nothing."""
+    """Dry run of submit: stores nothing, sends nothing.
+
+    Rejected orders: the errors, as submit would give them (exit 1). Legal orders: a preview (exit 0):
+    your report as it will be after them when nothing in the turn is left to chance; otherwise what
+    your orders do up to the first draw (or the first thing only others can see), then the table as
+    it stands, since the rest happens when the turn resolves. A turn that waits for other players'
+    orders shows the table as it stands."""
     result = orders.check(connect(db), _read_input(file))
     if not result.ok:
         for error in result.errors:

@@ -38,12 +38,13 @@ from pbem.history import accepted_orders, current_state, game_of, game_row, seat
 from pbem.i18n import _
 from pbem.models import GameRow, SeatRow, SubmissionRow
 from pbem.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
-from pbem.reports import preview
+from pbem.preview import preview
 
 
 @dataclass(frozen=True)
 class Receipt:
-    """The answer to a submission. ``receipt`` is the SHA-256 of the canonical orders JSON."""
+    """The answer to a submission. ``receipt`` is the SHA-256 of :func:`receipt_text`: the game, the
+    seat, the turn and the canonical orders (two seats sending the same orders get different ones)."""
 
     accepted: bool
     game_id: str | None = None
@@ -184,6 +185,16 @@ def _examine(session: Session, data: Any, from_address: str | None, raw: str | b
     return verdict
 
 
+def receipt_text(game_id: str, seat: str, turn: int, orders_json: str) -> str:
+    """What a receipt is the SHA-256 of: canonical JSON of ``{game, seat, turn, orders}``, so that a
+    receipt proves which orders were sent for which seat of which game's turn (mail replies show it)."""
+    return canonical_json({"game": game_id, "seat": seat, "turn": turn, "orders": json.loads(orders_json)})
+
+
+def _receipt(game_id: str, seat: str, turn: int, orders_json: str) -> str:
+    return sha256_hex(receipt_text(game_id, seat, turn, orders_json))
+
+
 def _rules_error(exc: RulesError, where: Positions) -> str:
     """A rules error as the engine worded it, with the line and the step's number (1-based) in front."""
     if exc.step is None:
@@ -250,7 +261,11 @@ def submit(
         verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, from_address, text)
         envelope, row = verdict.envelope, verdict.row
         accepted = not verdict.errors and verdict.orders_json is not None
-        receipt = sha256_hex(verdict.orders_json) if accepted and verdict.orders_json else None
+        receipt = (
+            _receipt(row.id, verdict.seat or "", envelope.turn, verdict.orders_json)
+            if accepted and verdict.orders_json and row is not None and envelope is not None
+            else None
+        )
         if accepted and row is not None:
             session.execute(
                 update(SubmissionRow)
@@ -306,8 +321,9 @@ def check(engine: Engine, text: str | bytes, *, now: datetime | None = None) -> 
             orders_text=orders_yaml(orders),
             game_name=verdict.game.name,
         )
-        receipt = sha256_hex(verdict.orders_json)
-        shown = preview(verdict.game, verdict.row, verdict.state, verdict.seat, as_read, receipt)
+        receipt = _receipt(verdict.row.id, verdict.seat, verdict.row.turn + 1, verdict.orders_json)
+        model = verdict.game.order_model(decision).model_validate(orders)
+        shown = preview(verdict.game, verdict.row, verdict.state, verdict.seat, model, as_read, receipt)
         session.rollback()
         return Check(errors=[], preview=shown, receipt=receipt)
 

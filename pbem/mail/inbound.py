@@ -185,7 +185,7 @@ def _decide(
             receipt.turn,
             receipt.receipt or "",
             _as_yaml(canonical),
-            canonical,
+            orders.receipt_text(receipt.game_id or "", receipt.seat or "", receipt.turn or 0, canonical),
         )
     else:
         tag = f"[pbem {receipt.game_id}]" if receipt.game_id else "[pbem]"

@@ -180,7 +180,7 @@ def test_mail_must_come_from_the_seats_address_when_the_game_says_so(engine, tab
 def test_check_previews_without_storing(table: Table) -> None:
     result = check(table.engine, table.orders("red", [{"bid": table_pearl(table, "red")}]))
     assert result.ok and result.preview is not None
-    assert "Preview: these orders for turn 1 are legal" in result.preview
+    assert "Preview of your orders for turn 1: they are legal" in result.preview
     assert "Your pearls:" in result.preview
     assert submissions(table) == []
     bad = check(table.engine, table.orders("red", [{"bid": 99}]))
