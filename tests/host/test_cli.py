@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,9 @@ def new_game(pbem: Pbem, game_id: str = "reef-7") -> dict[str, str]:
 def test_a_scripted_game_through_the_cli(pbem: Pbem, tmp_path: Path) -> None:
     passwords = new_game(pbem)
     status = json.loads(pbem("status", "reef-7", "--json").out)
-    assert (status["turn"], status["awaited"], status["finished"]) == (0, ["red", "blue"], False)
+    # the turn being played: the one the template and the orders name
+    assert (status["turn"], status["awaited"], status["finished"]) == (1, ["red", "blue"], False)
+    assert status["turns_resolved"] == 0
 
     red = tmp_path / "red.yaml"
     red.write_text(fill(pbem("template", "reef-7", "--player", "red", "--suggest").out, passwords["red"]))
@@ -242,3 +245,27 @@ def test_status_lists_every_game(pbem: Pbem) -> None:
     entries = json.loads(pbem("status", "--json").out)
     assert [e["id"] for e in entries] == ["one", "two"]
     assert "awaiting orders from: red, blue" in pbem("status").out
+
+
+def test_status_numbers_the_turn_being_played_and_gives_iso_times(pbem: Pbem) -> None:
+    ran = pbem(
+        "new", "pearl-dive", "--id", "d1", "--player", "red=a@x.org", "--player", "blue=b@x.org",
+        "--seed", "1", "--deadline", "2d", "--now", "2026-03-02T09:00:00",
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    entry = json.loads(pbem("status", "d1", "--json").out)
+    assert (entry["turn"], entry["turns_resolved"]) == (1, 0)
+    assert entry["deadline"] == "2026-03-04T09:00:00+00:00"
+    assert datetime.fromisoformat(entry["created_at"]).utcoffset() is not None
+    text = pbem("status", "d1").out
+    assert "turn 1  active" in text and "deadline: 2026-03-04 09:00 UTC" in text
+    template_turn = yaml.safe_load(pbem("template", "d1", "--player", "red").out)["turn"]
+    assert template_turn == entry["turn"]  # one number for the turn everywhere
+
+
+def test_a_paused_game_says_paused(pbem: Pbem) -> None:
+    new_game(pbem, "p1")
+    assert pbem("pause", "p1").code == 0
+    text = pbem("status", "p1").out
+    assert "paused" in text and "nobody" not in text
+    assert json.loads(pbem("status", "p1", "--json").out)["status"] == "paused"
