@@ -124,8 +124,9 @@ def new(
     seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
     if shuffle_seats:
         derived_rng(seed, 0, 0, "seats").shuffle(seats)
+    engine = connect(db)
     issued = create.create_game(
-        connect(db),
+        engine,
         game,
         game_id,
         seats,
@@ -139,13 +140,24 @@ def new(
         now=parse_now(now) if now else None,
     )
     emails = dict(seats)
+    colours = create.seat_colours(engine, game_id)
+    clashes = create.colour_clashes(colours)
+    if clashes:
+        typer.echo(
+            f"note: {'; '.join(clashes)}: the game deals colours by seating order; name seats after "
+            "people to avoid confusion",
+            err=True,
+        )
     if as_json:
         typer.echo(
             json.dumps(
                 {
                     "id": game_id,
                     "game": game,
-                    "seats": [{"seat": s, "email": emails[s], "password": pw} for s, pw in issued.items()],
+                    "seats": [
+                        {"seat": s, "email": emails[s], "password": pw, "colour": colours.get(s)}
+                        for s, pw in issued.items()
+                    ],
                 },
                 indent=1,
             )

@@ -269,3 +269,14 @@ def test_a_paused_game_says_paused(pbem: Pbem) -> None:
     text = pbem("status", "p1").out
     assert "paused" in text and "nobody" not in text
     assert json.loads(pbem("status", "p1", "--json").out)["status"] == "paused"
+
+
+def test_seats_named_after_another_colour_are_pointed_out(pbem: Pbem) -> None:
+    args = ["new", "reef-encounter", "--id", "c1", "--player", "red=a@x.org", "--player", "blue=b@x.org"]
+    ran = pbem(*args, "--seed", "1", "--json")
+    assert ran.code == 0
+    colours = {s["seat"]: s["colour"] for s in json.loads(ran.out)["seats"]}
+    assert colours["red"] != "red"  # Reef Encounter deals its shrimp colours by seating order
+    assert f"seat red plays {colours['red']}" in ran.err and "name seats after people" in ran.err
+    named = pbem("new", "reef-encounter", "--id", "c2", "--player", "ann=a@x.org", "--player", "bo=b@x.org")
+    assert named.code == 0 and "note:" not in named.err
