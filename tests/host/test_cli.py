@@ -280,3 +280,77 @@ def test_seats_named_after_another_colour_are_pointed_out(pbem: Pbem) -> None:
     assert f"seat red plays {colours['red']}" in ran.err and "name seats after people" in ran.err
     named = pbem("new", "reef-encounter", "--id", "c2", "--player", "ann=a@x.org", "--player", "bo=b@x.org")
     assert named.code == 0 and "note:" not in named.err
+
+
+def test_version(pbem: Pbem) -> None:
+    import pbem as package
+
+    ran = pbem("--version")
+    assert ran.code == 0 and ran.out == f"pbem {package.__version__}\n"
+
+
+def _command_paths(command: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    paths = [prefix]
+    for name, sub in getattr(command, "commands", {}).items():
+        paths += _command_paths(sub, (*prefix, name))
+    return paths
+
+
+def test_help_has_no_type_placeholders(pbem: Pbem, monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
+
+    monkeypatch.setenv("COLUMNS", "100")
+    paths = _command_paths(typer.main.get_command(app))
+    assert len(paths) > 15
+    for path in paths:
+        ran = pbem(*path, "--help")
+        assert ran.code == 0, (path, ran.err)
+        for placeholder in ("<bool>", "<str>", "<int>", "<list", "<path>"):
+            assert placeholder not in ran.out, (path, placeholder)
+    assert "NAME=EMAIL" in pbem("new", "--help").out
+
+
+def test_every_command_that_prints_data_speaks_json(pbem: Pbem, tmp_path: Path) -> None:
+    passwords = new_game(pbem)
+    red = tmp_path / "red.yaml"
+    red.write_text(fill(pbem("template", "reef-7", "--player", "red", "--suggest").out, passwords["red"]))
+    checked = json.loads(pbem("check", str(red), "--json").out)
+    assert checked["ok"] and checked["preview"].startswith("=")
+    (answer,) = json.loads(pbem("submit", str(red), "--json").out)
+    assert (answer["accepted"], answer["seat"], answer["turn"]) == (True, "red", 1)
+    assert answer["receipt"] == checked["receipt"]  # the dry run's receipt is the real one
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(red.read_text().replace("bid:", "bdi:"))
+    ran = pbem("submit", str(bad), "--json")
+    assert ran.code == 1 and json.loads(ran.out)[0]["errors"][0].startswith("line ")
+    blue = tmp_path / "blue.yaml"
+    blue.write_text(fill(pbem("template", "reef-7", "--player", "blue", "--suggest").out, passwords["blue"]))
+    assert pbem("submit", str(blue)).code == 0
+    assert json.loads(pbem("process", "reef-7", "--json").out) == [{"id": "reef-7", "resolved": [1]}]
+    steps = json.loads(pbem("replay", "reef-7", "--json").out)
+    assert [s["turn"] for s in steps] == [0, 1] and all(len(s["sha256"]) == 64 for s in steps)
+
+
+def test_the_same_orders_from_two_seats_get_two_receipts(pbem: Pbem, tmp_path: Path) -> None:
+    import re
+
+    for seed in range(1, 40):  # the first seed dealing both seats a pearl of the same worth
+        game_id = f"same-{seed}"
+        seats = ["--player", "red=a@x.org", "--player", "blue=b@x.org"]
+        made = pbem("new", "pearl-dive", "--id", game_id, *seats, "--seed", str(seed), "--json")
+        passwords = {s["seat"]: s["password"] for s in json.loads(made.out)["seats"]}
+        texts = {seat: pbem("template", game_id, "--player", seat).out for seat in passwords}
+        hands = [set(re.search(r"you hold \(([^)]*)\)", t).group(1).split(", ")) for t in texts.values()]  # type: ignore[union-attr]
+        if hands[0] & hands[1]:
+            break
+    pearl = int(min(hands[0] & hands[1]))
+    receipts = []
+    for seat, text in texts.items():
+        data = yaml.safe_load(fill(text, passwords[seat]))
+        data["orders"] = [{"bid": pearl}]
+        path = tmp_path / f"{seat}.yaml"
+        path.write_text(yaml.safe_dump(data))
+        answer = json.loads(pbem("submit", str(path), "--json").out)[0]
+        assert answer["accepted"], answer["errors"]
+        receipts.append(answer["receipt"])
+    assert receipts[0] != receipts[1]
