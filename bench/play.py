@@ -98,14 +98,18 @@ def play_to_end(
     timings: list[float] = []
     for _ in range(MAX_TURNS):
         [entry] = status(engine, game_id)
-        if entry["status"] != "active" or entry["finished"] or (until is not None and entry["turn"] >= until):
+        if (
+            entry["status"] != "active"
+            or entry["finished"]
+            or (until is not None and entry["turns_resolved"] >= until)
+        ):
             return timings
         files = order_files(engine, game_id, issued)
         start = time.perf_counter()
         done = play_turn(engine, game_id, files)
         timings.append(time.perf_counter() - start)
         if not done:
-            raise RuntimeError(f"{game_id}: turn {entry['turn'] + 1} did not resolve with every order in")
+            raise RuntimeError(f"{game_id}: turn {entry['turn']} did not resolve with every order in")
     raise RuntimeError(f"{game_id} did not end within {MAX_TURNS} turns")
 
 

@@ -1,7 +1,9 @@
-"""The ``pbem`` command: parse, call one service, print. Exit codes: 0 ok, 1 rejected input, 2 usage.
+"""The ``pbem`` command: parse, call one service, print. Exit codes: 0 ok, 1 rejected input, 2 usage,
+3 internal error (a bug).
 
 No Python traceback reaches a user: a :class:`~pbem.errors.UserError` is one line on stderr and exit
-code 1; anything else is a bug, shown as one line too, and in full with ``PBEM_DEBUG=1``.
+code 1; anything else is a bug, shown as one line too (exit code 3, so a script can tell it from rejected
+input), and in full with ``PBEM_DEBUG=1``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pbem import archive, create, orders, registry, replay, reports, turns
+from pbem import __version__, archive, create, orders, registry, replay, reports, turns
 from pbem import status as status_service
 from pbem.chance import derived_rng
 from pbem.cli_common import NowOption, parse_now
@@ -52,18 +54,29 @@ def _pair(text: str, what: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
+#: the exit code of a bug (1 is rejected input, 2 a usage error)
+INTERNAL_ERROR = 3
+#: a seed is a non-negative 64-bit number (the database column, and what ``new`` draws)
+MAX_SEED = 2**63 - 1
+#: the longest deadline or grace a game master may give (the clock's arithmetic stays far from its limits)
+MAX_DURATION = 3650 * 86_400
+
+
 def parse_duration(text: str) -> int:
     """``48h``, ``2d``, ``90m``, ``1d12h`` as seconds: the cron layer's grammar, one for the whole host,
     a bad value being a usage error here."""
     try:
-        return deadlines.parse_duration(text)
+        seconds = deadlines.parse_duration(text)
     except UserError as exc:
         raise typer.BadParameter(str(exc)) from None
+    if seconds > MAX_DURATION:
+        raise typer.BadParameter(f"{text!r} is longer than ten years (3650d): write a shorter time")
+    return seconds
 
 
 @app.command(
     epilog=_example(
-        "pbem new reef-encounter --id reef-7 --player red=ann@example.org --player blue=bo@example.org "
+        "pbem new reef-encounter --id reef-7 --player ann=ann@example.org --player bo=bo@example.org "
         "--deadline 48h",
         "pbem new reef-encounter --id reef-8 --player ann=ann@example.org --player bo=bo@example.org "
         "--lang hu --lang ann=cs",
@@ -114,11 +127,14 @@ def new(
     if not game_id or not player:
         raise typer.BadParameter("a new game needs --id and at least one --player NAME=EMAIL")
     seats = [_pair(p, "--player") for p in player]
-    seed = secrets.randbelow(2**63) if seed is None else seed
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise typer.BadParameter(f"the seed must be a whole number from 0 to {MAX_SEED}", param_hint="--seed")
+    seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
     if shuffle_seats:
         derived_rng(seed, 0, 0, "seats").shuffle(seats)
+    engine = connect(db)
     issued = create.create_game(
-        connect(db),
+        engine,
         game,
         game_id,
         seats,
@@ -133,13 +149,24 @@ def new(
         **_languages(lang or []),
     )
     emails = dict(seats)
+    colours = create.seat_colours(engine, game_id)
+    clashes = create.colour_clashes(colours)
+    if clashes:
+        typer.echo(
+            f"note: {'; '.join(clashes)}: the game deals colours by seating order; name seats after "
+            "people to avoid confusion",
+            err=True,
+        )
     if as_json:
         typer.echo(
             json.dumps(
                 {
                     "id": game_id,
                     "game": game,
-                    "seats": [{"seat": s, "email": emails[s], "password": pw} for s, pw in issued.items()],
+                    "seats": [
+                        {"seat": s, "email": emails[s], "password": pw, "colour": colours.get(s)}
+                        for s, pw in issued.items()
+                    ],
                 },
                 indent=1,
             )
@@ -173,23 +200,43 @@ def _read_input(path: str) -> bytes:
 @app.command(epilog=_example("pbem submit red-turn12.yaml", "cat orders.yaml | pbem submit -"))
 def submit(
     files: Annotated[list[str], typer.Argument(help="Order files (YAML); - reads standard input.")],
+    as_json: AsJson = False,
     db: Db = None,
 ) -> None:
-    """Store orders: exit 0 when every file is accepted, 1 when any is rejected (with its errors)."""
+    """Store orders: exit 0 when every file is accepted (with its receipt), 1 when any is rejected.
+
+    A rejected file gets every error of the first stage it fails: reading the file (one), the
+    envelope (each field), the shape of the steps (each step), then the rules, checked step by step in
+    order: the first step the rules refuse (later steps depend on it)."""
     engine = connect(db)
     rejected = 0
+    answers = []
     for path in files:
         receipt = orders.submit(engine, _read_input(path), source="file")
-        if receipt.accepted:
+        rejected += not receipt.accepted
+        if as_json:
+            answers.append(
+                {
+                    "file": path,
+                    "accepted": receipt.accepted,
+                    "game": receipt.game_id,
+                    "seat": receipt.seat,
+                    "turn": receipt.turn,
+                    "receipt": receipt.receipt,
+                    "errors": receipt.errors,
+                }
+            )
+        elif receipt.accepted:
             typer.echo(
                 f"{path}: accepted for {receipt.game_id}, turn {receipt.turn}, {receipt.seat} "
                 f"(receipt {receipt.receipt})"
             )
         else:
-            rejected += 1
             typer.echo(f"{path}: rejected", err=True)
             for error in receipt.errors:
                 typer.echo(f"  {error}", err=True)
+    if as_json:
+        typer.echo(json.dumps(answers, indent=1, ensure_ascii=False))
     if rejected:
         raise typer.Exit(1)
 
@@ -197,10 +244,28 @@ def submit(
 @app.command(epilog=_example("pbem check red-turn12.yaml"))
 def check(
     file: Annotated[str, typer.Argument(help="An order file (YAML); - reads standard input.")],
+    as_json: AsJson = False,
     db: Db = None,
 ) -> None:
-    """Dry run: the errors, or a preview of your report with these orders. Stores nothing."""
+    """Dry run of submit: stores nothing, sends nothing.
+
+    Rejected orders: the errors, as submit would give them (exit 1). Legal orders: a preview (exit 0):
+    your report as it will be after them when nothing in the turn is left to chance; otherwise what
+    your orders do up to the first draw (or the first thing only others can see), then the table as
+    it stands, since the rest happens when the turn resolves. A turn that waits for other players'
+    orders shows the table as it stands."""
     result = orders.check(connect(db), _read_input(file))
+    if as_json:
+        answer = {
+            "ok": result.ok,
+            "errors": result.errors,
+            "receipt": result.receipt,
+            "preview": result.preview,
+        }
+        typer.echo(json.dumps(answer, indent=1, ensure_ascii=False))
+        if not result.ok:
+            raise typer.Exit(1)
+        return
     if not result.ok:
         for error in result.errors:
             typer.echo(error, err=True)
@@ -217,6 +282,7 @@ def process(
     fill_missing: Annotated[
         bool, typer.Option(help="Seats that owe orders get their bot's orders (a game master's call).")
     ] = False,
+    as_json: AsJson = False,
     db: Db = None,
 ) -> None:
     """Resolve every turn whose orders are all in. Deadlines and missed orders are `pbem tick`'s job
@@ -226,11 +292,15 @@ def process(
         game_ids = [e["id"] for e in status_service.status(engine) if e["status"] == "active"]
     if not game_ids:
         raise typer.BadParameter("name the games to process, or --all")
+    resolved = {}
     for game_id in game_ids:
         done = turns.process(engine, game_id, fill_missing=fill_missing)
-        typer.echo(
-            f"{game_id}: " + (f"resolved turn {', '.join(map(str, done))}" if done else "nothing to resolve")
-        )
+        resolved[game_id] = done
+        if not as_json:
+            said = f"resolved turn {', '.join(map(str, done))}" if done else "nothing to resolve"
+            typer.echo(f"{game_id}: {said}")
+    if as_json:
+        typer.echo(json.dumps([{"id": g, "resolved": done} for g, done in resolved.items()], indent=1))
 
 
 @app.command(
@@ -283,9 +353,22 @@ def replay_command(
     turn: Annotated[int | None, typer.Option(help="Show the re-run report of this turn.")] = None,
     player: Annotated[str | None, typer.Option(help="Whose report (default: public; all once over).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="text or html.")] = "text",
+    as_json: AsJson = False,
     db: Db = None,
 ) -> None:
     """Re-run a game from its setup and recorded orders."""
+    if as_json and turn is None:
+        if verify:
+            result = replay.verify_in_new_process(source, db)
+            answer: Any = {"source": source, "ok": result["ok"], "turns": result["turns"]}
+            answer["problems"] = result["problems"]
+        else:
+            steps = replay.replay(replay.load_source(source, db))
+            answer = [{"turn": st.number, "sha256": st.digest, "problems": list(st.problems)} for st in steps]
+        typer.echo(json.dumps(answer, indent=1, ensure_ascii=False))
+        if verify and not answer["ok"]:
+            raise typer.Exit(1)
+        return
     if verify:
         result = replay.verify_in_new_process(source, db)
         for problem in result["problems"]:
@@ -342,13 +425,36 @@ def import_command(
         typer.echo(f"  {seat:<12} {password}")
 
 
-@app.command(epilog=_example("pbem schema reef-encounter > reef-orders.schema.json"))
+@app.command(
+    epilog=_example(
+        "pbem schema reef-encounter -o reef-encounter.schema.json",
+        "pbem schema reef-encounter --decision setup",
+    )
+)
 def schema(
     game: Annotated[str, typer.Argument(help="The game.")],
     decision: Annotated[str | None, typer.Option(help="Only this kind of decision's orders.")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write it to this file (default: print it). Templates look for GAME.schema.json "
+            "beside the order file; see docs/editors.md.",
+        ),
+    ] = None,
 ) -> None:
-    """The JSON Schema of a game's order files, for editors."""
-    typer.echo(json.dumps(order_file_schema(registry.require(game), decision), indent=1))
+    """The JSON Schema of a game's order files, for editors: hover text on every step, and mistakes
+    underlined as you type."""
+    text = json.dumps(order_file_schema(registry.require(game), decision), indent=1) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {output}: {exc.strerror}") from None
+    typer.echo(f"{game}: schema written to {output}")
 
 
 @app.command(
@@ -387,6 +493,12 @@ def demo(
     run_demo(game_type=game, players=players, seed=seed, db_url=db, out=out, say=typer.echo, language=lang)
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"pbem {__version__}")
+        raise typer.Exit()
+
+
 def _mount_layers() -> None:
     """``pbem mail …`` and ``pbem tick`` with the game master's commands, from their own packages."""
     try:
@@ -406,10 +518,88 @@ def _mount_layers() -> None:
 _mount_layers()
 
 
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, help="Print pbem's version and exit.", callback=_show_version
+        ),
+    ] = False,
+) -> None:
+    """Board games played by email: YAML orders in, rules checked, turns resolved, reports out."""
+
+
+#: what an option's value is called in help, where its name alone does not say
+METAVARS = {
+    "--id": "ID",
+    "--player": "NAME=EMAIL",
+    "--seed": "N",
+    "--option": "KEY=VALUE",
+    "--deadline": "DURATION",
+    "--grace": "DURATION",
+    "--remind": "DURATION",
+    "--outage": "DURATION",
+    "--lease": "DURATION",
+    "--nmr": "wait|bot",
+    "--abandon-after": "N",
+    "--db": "URL",
+    "--turn": "N",
+    "--to-turn": "N",
+    "--format": "text|html",
+    "--output": "FILE",
+    "--decision": "KIND",
+    "--players": "N",
+    "--out": "DIR",
+    "--now": "TIME",
+    "--config": "FILE",
+    "--log": "FILE",
+    "--maildir": "DIR",
+    "--jobs": "N",
+    "--game": "GAME",
+    "--host": "NAME",
+}
+
+
+def _tidy(command: Any) -> Any:
+    """Help as a person reads it: values named (``--player NAME=EMAIL``), no ``<bool>``/``<str>``
+    placeholders for flags and arguments, and each paragraph of a docstring one flowing paragraph
+    (its source line breaks are not the terminal's)."""
+    for param in getattr(command, "params", []):
+        if getattr(param, "is_flag", False) or param.param_type_name == "argument":
+            shown: str | None = None
+        else:
+            long = next((o for o in param.opts if o.startswith("--")), param.opts[0])
+            shown = METAVARS.get(long, (param.name or "value").upper())
+        param.display_type_rich = lambda ctx=None, _shown=shown: _shown
+    original = command.get_help_option
+
+    def help_option(ctx: Any, _original: Any = original) -> Any:
+        option = _original(ctx)
+        if option is not None:
+            option.display_type_rich = lambda ctx=None: None
+        return option
+
+    command.get_help_option = help_option
+    if getattr(command, "help", None):
+        command.help = _flow_paragraphs(command.help)
+    for sub in getattr(command, "commands", {}).values():
+        _tidy(sub)
+    return command
+
+
+def _flow_paragraphs(text: str) -> str:
+    import inspect
+    import re
+
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(re.sub(r"\s*\n\s*", " ", p) for p in paragraphs)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """The console script."""
     try:
-        return app(args=argv, prog_name="pbem")
+        return _tidy(typer.main.get_command(app))(args=argv, prog_name="pbem")
     except UserError as exc:
         print(f"pbem: {exc}", file=sys.stderr)
         sys.exit(1)
@@ -419,4 +609,4 @@ def main(argv: list[str] | None = None) -> Any:
         print(
             f"pbem: internal error: {type(exc).__name__}: {exc} (PBEM_DEBUG=1 shows where)", file=sys.stderr
         )
-        sys.exit(1)
+        sys.exit(INTERNAL_ERROR)

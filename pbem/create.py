@@ -177,3 +177,34 @@ def store_game(
         except IntegrityError:
             raise UserError(f"there is already a game {row.id!r}") from None
     return issued
+
+
+def seat_colours(engine: Engine, game_id: str) -> dict[str, str]:
+    """The colour each seat plays, as the game's public view names it (empty for a game without)."""
+    from pbem.history import current_state, game_of, game_row
+
+    with Session(engine) as session:
+        row = game_row(session, game_id)
+    game = game_of(row)
+    colours = game.view(current_state(game, row), None).get("colours")
+    return {str(k): str(v) for k, v in colours.items()} if isinstance(colours, dict) else {}
+
+
+def colour_clashes(colours: dict[str, str]) -> list[str]:
+    """Seats named after a colour that the game gives them another one: "red plays purple". The games
+    deal colours by seating order, so a seat named red may well play purple; worth a word to the game
+    master before the passwords go out, and the README's examples name seats after people."""
+    used = set(colours.values())
+    return [
+        f"seat {seat} plays {colour}" + (f" (seat {other} plays {seat})" if other else "")
+        for seat, colour in colours.items()
+        if seat.lower() != colour.lower() and (seat.lower() in used or seat.lower() in KNOWN_COLOURS)
+        for other in [next((s for s, c in colours.items() if c.lower() == seat.lower()), None)]
+    ]
+
+
+#: colour words a seat might be named after
+KNOWN_COLOURS = frozenset(
+    {"red", "blue", "green", "yellow", "white", "black", "purple", "orange", "pink", "grey", "gray"}
+    | {"brown", "violet", "cyan", "magenta"}
+)

@@ -12,7 +12,7 @@ import os
 import time
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import Session
 
@@ -31,7 +31,18 @@ def database_url(url: str | None = None) -> str:
     chosen = url or os.environ.get("PBEM_DB") or DEFAULT_URL
     if "://" not in chosen:
         chosen = f"sqlite:///{chosen}"
+    scheme, sep, rest = chosen.partition("://")
+    if scheme in ("postgresql", "postgres"):  # SQLAlchemy's default would be psycopg2; the extra is psycopg 3
+        chosen = f"postgresql+psycopg{sep}{rest}"
     return chosen
+
+
+def _shown(url: str) -> str:
+    """``url`` with its password hidden: it goes into messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not even a URL: nothing to hide in it that the user did not just type
+        return url.split("@")[-1]
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -59,8 +70,13 @@ def connect(url: str | None = None) -> Engine:
             event.listen(engine, "begin", _sqlite_begin)
         else:
             engine = create_engine(chosen, pool_pre_ping=True)
-    except Exception as exc:  # a malformed URL or a missing driver: the user's to fix
-        raise UserError(f"cannot use database {chosen!r}: {exc}") from None
+    except ModuleNotFoundError as exc:  # a driver not installed: name the extra that brings it
+        extra = " (install it with: pip install 'pbem[postgres]')" if "psycopg" in str(exc.name) else ""
+        raise UserError(
+            f"cannot use database {_shown(chosen)}: its driver {exc.name} is missing{extra}"
+        ) from None
+    except Exception as exc:  # a malformed URL or an unknown driver: the user's to fix
+        raise UserError(f"cannot use database {_shown(chosen)}: {exc}") from None
     _create_schema(engine)
     return engine
 

@@ -66,13 +66,13 @@ def run_demo(
             if not receipt.accepted:  # the bot broke the game's own rules: a bug to show, not hide
                 raise RuntimeError(f"{seat}'s bot orders were rejected: {receipt.errors}")
         if not process(engine, game_id):
-            raise RuntimeError(f"turn {entry['turn'] + 1} did not resolve with every order in")
+            raise RuntimeError(f"turn {entry['turn']} did not resolve with every order in")
     else:
         raise RuntimeError(f"{game_id} did not end within {MAX_TURNS} turns")
     [entry] = status(engine, game_id)
     index = _write_reports(engine, game_id, game.title, out, entry)
     ranking = ", ".join(f"{entry['places'][s]}. {s} ({entry['scores'][s]})" for s in entry.get("ranking", []))
-    say(f"played {entry['turn']} turns; {ranking}")
+    say(f"played {entry['turns_resolved']} turns; {ranking}")
     say(f"reports: {index.resolve()}")
     return index
 

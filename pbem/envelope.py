@@ -13,6 +13,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pbem.game import Decision
+from pbem.i18n import _
+from pbem.orderfile import Positions
 
 PASSWORD_PLACEHOLDER = "YOUR-PASSWORD"
 FIELDS = ("game", "player", "turn", "password", "orders")
@@ -23,36 +25,33 @@ class Envelope(BaseModel):
 
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
-    game: str = Field(min_length=1, max_length=64)
-    player: str = Field(min_length=1, max_length=32)
+    game: str = Field(min_length=1, max_length=64, description="the game's id, as in the template")
+    player: str = Field(min_length=1, max_length=32, description="your seat's name, as in the template")
     # bounded by the database's 32-bit integer column: a larger number is refused here, in words,
     # before it could reach the database as an overflow
-    turn: int = Field(ge=0, le=2**31 - 1)
-    password: str = Field(min_length=1, max_length=200)
-    orders: Any
+    turn: int = Field(ge=0, le=2**31 - 1, description="the turn these orders are for, as in the template")
+    password: str = Field(
+        min_length=1, max_length=200, description="the password you were given when the game began"
+    )
+    orders: Any = Field(description="your steps, one `- ` line each")
 
 
-def read_envelope(data: Any) -> tuple[Envelope | None, list[str]]:
-    """The envelope of an order file's data, or the errors that stop it, in a player's words."""
+def read_envelope(data: Any, where: Positions | None = None) -> tuple[Envelope | None, list[str]]:
+    """The envelope of an order file's data, or the errors that stop it, in a player's words (with the
+    line of each field when ``where`` knows it)."""
+    from pbem.explain import envelope_errors
+
     if not isinstance(data, dict):
         return None, [
-            "envelope: an order file is a YAML mapping with game, player, turn, password and orders "
-            "[envelope.not_mapping]"
+            _(
+                "envelope: an order file is lines of `name: value`: game, player, turn, password, then "
+                "orders (start from the template) [envelope.not_mapping]"
+            )
         ]
     try:
         return Envelope.model_validate(data), []
     except ValidationError as exc:
-        errors = []
-        for err in exc.errors():
-            field = ".".join(str(part) for part in err["loc"]) or "envelope"
-            if err["type"] == "missing":
-                text = f"{field} is missing; every order file names {', '.join(FIELDS)}"
-            elif err["type"] == "extra_forbidden":
-                text = f"{field!r} is not part of an order file ({', '.join(FIELDS)})"
-            else:
-                text = f"{field}: {err['msg']}"
-            errors.append(f"envelope: {text} [envelope.{err['type']}]")
-        return None, errors
+        return None, envelope_errors(exc, where or Positions())
 
 
 def scalar_flow(value: Any) -> str:
@@ -71,15 +70,26 @@ def orders_yaml(orders: Any) -> str:
 
 
 def order_template(
-    *, title: str, game_id: str, seat: str, turn: int, decision: Decision, orders_text: str
+    *,
+    title: str,
+    game_id: str,
+    seat: str,
+    turn: int,
+    decision: Decision,
+    orders_text: str,
+    game_name: str | None = None,
 ) -> str:
     """The whole order file for ``seat``'s pending decision, with ``orders_text`` (YAML for the value
     of ``orders:``) indented two spaces under it, however the text came indented (games indent their
-    templates already; the bot's suggestions come flush left)."""
+    templates already; the bot's suggestions come flush left).
+
+    With ``game_name`` it begins with the line that points an editor (yaml-language-server: VS Code's
+    YAML extension, Neovim's yamlls) at the schema ``pbem schema GAME -o`` writes beside the file."""
     body = textwrap.dedent(orders_text)
     body = body if body.endswith("\n") else body + "\n"
+    schema = f"# yaml-language-server: $schema={game_name}.schema.json\n" if game_name else ""
     return (
-        f"# {title} · game {game_id} · turn {turn} · orders of {seat}\n"
+        f"{schema}# {title} · game {game_id} · turn {turn} · orders of {seat}\n"
         f"# {decision.prompt}\n"
         f"game: {scalar_flow(game_id)}\n"
         f"player: {scalar_flow(seat)}\n"

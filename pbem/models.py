@@ -15,8 +15,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Index, LargeBinary, UniqueConstraint, false
+from sqlalchemy import BigInteger, Column, ForeignKey, Index, Integer, LargeBinary, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
+
+#: a 64-bit integer (revision 0005). SQLite stores every INTEGER in up to 8 bytes, and its INTEGER
+#: PRIMARY KEY is the 64-bit rowid (a BIGINT key would be no rowid and lose its autoincrement): there it
+#: stays INTEGER.
+Int64 = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def _id64() -> Column:  # type: ignore[type-arg]
+    return Column(Int64, primary_key=True, autoincrement=True)
 
 
 class GameRow(SQLModel, table=True):
@@ -29,7 +38,8 @@ class GameRow(SQLModel, table=True):
     id: str = Field(primary_key=True, max_length=64)
     game_type: str = Field(index=True, max_length=64)
     engine_version: str = Field(max_length=32)
-    seed: int  # secret while the game runs: it determines every future draw
+    # secret while the game runs: it determines every future draw. 64-bit: a seed is drawn below 2**63.
+    seed: int = Field(sa_column=Column(Int64, nullable=False))
     options_json: str = "{}"
     created_at: datetime
     status: str = Field(default="active", index=True, max_length=16)  # active | paused | finished
@@ -38,8 +48,10 @@ class GameRow(SQLModel, table=True):
     state_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # latest state, compressed
     state_sha256: str = Field(max_length=64)
     # deadlines and missed orders (issue 7)
-    turn_seconds: int | None = None  # duration of one turn; None: no deadline
-    grace_seconds: int = 0
+    # duration of one turn (None: no deadline) and the grace after it; 64-bit like every duration a
+    # game master types, so a long one is refused by the host's own check, not the database's
+    turn_seconds: int | None = Field(default=None, sa_column=Column(Int64, nullable=True))
+    grace_seconds: int = Field(default=0, sa_column=Column(Int64, nullable=False))
     deadline_at: datetime | None = Field(default=None, index=True)
     nmr: str = Field(default="wait", max_length=16)  # wait | bot
     abandon_after: int | None = None  # misses after which a seat is abandoned
@@ -92,7 +104,7 @@ class TurnRow(SQLModel, table=True):
     __tablename__ = "turn"
     __table_args__ = (UniqueConstraint("game_id", "epoch", "number"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, sa_column=_id64())
     game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
     epoch: int = 0
     number: int
@@ -117,7 +129,7 @@ class SubmissionRow(SQLModel, table=True):
     __tablename__ = "submission"
     __table_args__ = (Index("ix_submission_turn", "game_id", "epoch", "turn", "status"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, sa_column=_id64())
     game_id: str | None = Field(default=None, index=True, max_length=64)
     seat: str | None = Field(default=None, max_length=32)
     epoch: int | None = None
@@ -144,7 +156,7 @@ class ReportRow(SQLModel, table=True):
         Index("ix_report_mail_queued", "mail_queued", "game_id"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, sa_column=_id64())
     game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
     epoch: int = 0
     turn: int
@@ -160,7 +172,7 @@ class OutboxRow(SQLModel, table=True):
 
     __tablename__ = "outbox"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, sa_column=_id64())
     dedupe_key: str = Field(unique=True, max_length=300)
     game_id: str | None = Field(default=None, index=True, max_length=64)
     to_addr: str = Field(max_length=320)
@@ -179,12 +191,14 @@ class InboundRow(SQLModel, table=True):
 
     __tablename__ = "inbound"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, sa_column=_id64())
     key: str = Field(unique=True, max_length=400)
     received_at: datetime
     from_address: str | None = Field(default=None, max_length=320)
     raw_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    submission_id: int | None = Field(default=None, foreign_key="submission.id")
+    submission_id: int | None = Field(
+        default=None, sa_column=Column(Int64, ForeignKey("submission.id"), nullable=True)
+    )
     outcome: str = Field(default="", max_length=32)  # accepted | rejected | command | ignored
 
 

@@ -14,6 +14,8 @@ reads the worst 16 KiB file in tens of milliseconds, and no game's order file co
 from __future__ import annotations
 
 import gc
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -21,6 +23,8 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.resolver import Resolver
+
+from pbem.i18n import _
 
 #: the largest order file read, in bytes (the biggest any shipped game asks for is under 1.5 KB)
 MAX_BYTES = 16 * 1024
@@ -178,15 +182,11 @@ def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_D
     except _Refused as exc:
         raise OrderFileError("yaml", exc.code, f"{_at(exc.mark)}{exc.message}") from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "not valid YAML"
-        if (exc.context or "").startswith("expected a single document"):
-            problem = "the file holds more than one YAML document; send one"
-        elif "could not determine a constructor" in problem:
-            problem = "tags (!...) are not allowed in orders"
-        raise OrderFileError("yaml", "yaml.syntax", f"{_at(mark)}{problem}") from None
-    except yaml.YAMLError as exc:
-        raise OrderFileError("yaml", "yaml.syntax", f"not valid YAML: {exc}") from None
+        raise OrderFileError("yaml", "yaml.syntax", _explain(text, exc)) from None
+    except yaml.YAMLError:
+        raise OrderFileError(
+            "yaml", "yaml.syntax", _("this is not YAML text; start from the template")
+        ) from None
 
 
 def _read(text: str, max_depth: int, *, again: bool = True) -> Any:
@@ -219,4 +219,123 @@ def _read(text: str, max_depth: int, *, again: bool = True) -> Any:
 
 
 def _at(mark: Any) -> str:
-    return f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    if mark is None:
+        return ""
+    return _("line {line}, column {column}: ", line=mark.line + 1, column=mark.column + 1)
+
+
+#: ``key:value`` with no space after the colon: YAML reads it as one word, and then fails a line later
+_NO_SPACE = re.compile(r"^(?P<lead>[ ]*(?:-[ ]+)?)(?P<key>[A-Za-z_][\w-]*):(?P<value>[^\s:/].*)$")
+_TAB_INDENT = re.compile(r"^[ ]*(?:-[ ]*)?\t")
+
+
+def _explain(text: str, exc: yaml.MarkedYAMLError) -> str:
+    """A YAML error in a player's words: where it is, what is wrong, what to write instead.
+
+    Parsers report where they gave up, which for the two commonest slips is not where the slip is: a
+    tab in the indentation, and ``turn:1`` (no space after the colon, so YAML reads one word and fails
+    on the line after). Those are looked for on the lines up to the one reported; everything else is
+    worded from the parser's problem."""
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or ""
+    context = exc.context or ""
+    lines = text.splitlines()
+    last = min(mark.line, len(lines) - 1) if mark is not None else len(lines) - 1
+    for number in range(0, last + 1):
+        if _TAB_INDENT.match(lines[number]):
+            column = lines[number].index("\t") + 1
+            return _(
+                "line {line}, column {column}: a tab indents this line; YAML indents with spaces only: "
+                "replace the tab with spaces (two for each level, as in the template)",
+                line=number + 1,
+                column=column,
+            )
+    for number in range(last, max(last - 2, -1), -1):
+        found = _NO_SPACE.match(lines[number]) if 0 <= number < len(lines) else None
+        if found is not None:
+            written = f"{found['key']}:{found['value']}".strip()
+            fixed = f"{found['key']}: {found['value']}".strip()
+            return _(
+                "line {line}: write a space after the colon: `{fixed}`, not `{written}`",
+                line=number + 1,
+                fixed=fixed,
+                written=written,
+            )
+    at = _at(mark)
+    if context.startswith("expected a single document"):
+        return at + _("the file holds more than one YAML document (a line `---` starts another); send one")
+    if "could not determine a constructor" in problem:
+        return at + _("tags (!...) are not allowed in orders; write plain values")
+    if "tab" in problem:
+        return at + _("a tab here; YAML indents with spaces only: replace the tab with spaces")
+    if "cannot start any token" in problem:
+        char = lines[mark.line][mark.column] if mark and mark.column < len(lines[mark.line]) else ""
+        return at + _(
+            "a value cannot begin with `{char}`; put the value in quotes: '{char}…'", char=char.strip() or "?"
+        )
+    if "mapping values are not allowed" in problem:
+        return at + _(
+            "a second `: ` on this line; a line holds one `name: value` (put a value holding `: ` in quotes)"
+        )
+    if "could not find expected ':'" in problem or "expected ':'" in problem:
+        line = max(mark.line, 1) if mark else 1  # the parser noticed on the line after the slip
+        return _(
+            "line {line}: this line is not `name: value`; write it as in the template, with a space after "
+            "the colon",
+            line=line,
+        )
+    if "expected ',' or ']'" in problem or "expected ',' or '}'" in problem or "flow" in context:
+        return at + _("a list [ … ] or a group { … } opened earlier is not closed; close it with ] or }")
+    if "escape" in problem:
+        return at + _(
+            "a backslash escape in double quotes that is not a character; write the character itself, "
+            "or use single quotes"
+        )
+    if "quoted scalar" in context or "end of stream" in problem:
+        return at + _("a quote opened earlier is not closed; end the value with the same quote")
+    if (
+        "expected <block end>" in problem
+        or "expected key" in problem
+        or "'-' indicator" in problem
+        or "block" in context
+    ):
+        return at + _(
+            "the indentation here does not match the lines above; the steps under orders: are indented "
+            "two spaces each (`  - pass`), as in the template"
+        )
+    return at + _("this cannot be read as YAML; compare the line with the template")
+
+
+@dataclass
+class Positions:
+    """Where things are in an order file, for messages: the line of each top-level key and of each step
+    under ``orders:`` (1-based). Unknown places are simply absent."""
+
+    keys: dict[str, int] = field(default_factory=dict)
+    steps: list[int] = field(default_factory=list)
+
+    def key(self, name: str) -> str:
+        line = self.keys.get(name)
+        return _("line {line}, ", line=line) if line else ""
+
+    def step(self, index: int) -> str:
+        line = self.steps[index] if 0 <= index < len(self.steps) else None
+        return _("line {line}, ", line=line) if line else ""
+
+
+def positions(raw: str | bytes) -> Positions:
+    """The :class:`Positions` of a file :func:`load` has read (so it is small and safe to read again)."""
+    found = Positions()
+    try:
+        text = decode(raw, max_bytes=len(raw) + 1)
+        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OrderFileError, yaml.YAMLError):
+        return found
+    if not isinstance(node, yaml.MappingNode):
+        return found
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode):
+            found.keys.setdefault(str(key.value), key.start_mark.line + 1)
+            if key.value == "orders" and isinstance(value, yaml.SequenceNode):
+                found.steps = [item.start_mark.line + 1 for item in value.value]
+    return found

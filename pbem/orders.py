@@ -23,18 +23,28 @@ from pbem import clock, passwords
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
 from pbem.db import lock_game
-from pbem.envelope import Envelope, order_template, orders_yaml, read_envelope, scalar_flow
+from pbem.envelope import (
+    PASSWORD_PLACEHOLDER,
+    Envelope,
+    order_template,
+    orders_yaml,
+    read_envelope,
+    scalar_flow,
+)
 from pbem.errors import UserError
+from pbem.explain import step_errors
 from pbem.game import Game, GameError, RulesError
 from pbem.history import accepted_orders, current_state, game_of, game_row, seat_rows
+from pbem.i18n import _
 from pbem.models import GameRow, SeatRow, SubmissionRow
-from pbem.orderfile import MAX_BYTES, OrderFileError, load
-from pbem.reports import preview
+from pbem.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
+from pbem.preview import preview
 
 
 @dataclass(frozen=True)
 class Receipt:
-    """The answer to a submission. ``receipt`` is the SHA-256 of the canonical orders JSON."""
+    """The answer to a submission. ``receipt`` is the SHA-256 of :func:`receipt_text`: the game, the
+    seat, the turn and the canonical orders (two seats sending the same orders get different ones)."""
 
     accepted: bool
     game_id: str | None = None
@@ -71,23 +81,6 @@ class _Verdict:
     orders_json: str | None = None
 
 
-def _shape_errors(exc: ValidationError, orders: Any) -> list[str]:
-    out = []
-    for err in exc.errors():
-        loc = list(err["loc"])
-        where = "orders"
-        if loc and isinstance(loc[0], int):
-            index = loc.pop(0)
-            where = f"orders[{index}]"
-            if isinstance(orders, list) and index < len(orders):
-                where += f" ({_quote(orders[index])})"
-            if len(loc) >= 2:  # the step's tag, then its field: the tag says nothing new
-                loc.pop(0)
-        path = ".".join(str(p) for p in loc)
-        out.append(f"{where}: {path + ': ' if path else ''}{err['msg']} [orders.{err['type']}]")
-    return out
-
-
 def _quote(step: Any) -> str:
     """A step as the player wrote it, short: ``place: Bd5``."""
     text = scalar_flow(step)
@@ -96,13 +89,25 @@ def _quote(step: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _examine(session: Session, data: Any, from_address: str | None) -> _Verdict:
+def _examine(session: Session, data: Any, from_address: str | None, raw: str | bytes = b"") -> _Verdict:
     verdict = _Verdict()
-    envelope, errors = read_envelope(data)
+    where = positions(raw)
+    envelope, errors = read_envelope(data, where)
     if envelope is None:
         verdict.errors = errors
         return verdict
     verdict.envelope = envelope
+    if envelope.password.strip() == PASSWORD_PLACEHOLDER:
+        # said before any look-up: it tells nothing about which games or seats exist
+        verdict.errors = [
+            _(
+                "{at}password: the file still says {placeholder}; write there the password you were "
+                "given when the game began (in the mail that started it) [auth.placeholder]",
+                at=where.key("password"),
+                placeholder=PASSWORD_PLACEHOLDER,
+            )
+        ]
+        return verdict
     row = session.get(GameRow, envelope.game)
     if row is None:
         passwords.verify(envelope.password, None)  # same time as a real check
@@ -159,13 +164,13 @@ def _examine(session: Session, data: Any, from_address: str | None) -> _Verdict:
     try:
         orders: BaseModel = model.model_validate(envelope.orders)
     except ValidationError as exc:
-        verdict.errors = _shape_errors(exc, envelope.orders)
+        verdict.errors = step_errors(exc, envelope.orders, model, where)
         return verdict
     try:
         game.check(state, seat.name, orders)
         verdict.orders_json = canonical_json(orders.model_dump(mode="json", by_alias=True))
     except RulesError as exc:
-        verdict.errors = [str(exc)]
+        verdict.errors = [_rules_error(exc, where)]
     except GameError as exc:
         verdict.errors = [f"orders: {exc}"]
     except Exception as exc:
@@ -178,6 +183,26 @@ def _examine(session: Session, data: Any, from_address: str | None) -> _Verdict:
             "the game master has them [orders.engine_failure]"
         ]
     return verdict
+
+
+def receipt_text(game_id: str, seat: str, turn: int, orders_json: str) -> str:
+    """What a receipt is the SHA-256 of: canonical JSON of ``{game, seat, turn, orders}``, so that a
+    receipt proves which orders were sent for which seat of which game's turn (mail replies show it)."""
+    return canonical_json({"game": game_id, "seat": seat, "turn": turn, "orders": json.loads(orders_json)})
+
+
+def _receipt(game_id: str, seat: str, turn: int, orders_json: str) -> str:
+    return sha256_hex(receipt_text(game_id, seat, turn, orders_json))
+
+
+def _rules_error(exc: RulesError, where: Positions) -> str:
+    """A rules error as the engine worded it, with the line and the step's number (1-based) in front."""
+    if exc.step is None:
+        return str(exc)
+    action = _("action {action}: ", action=exc.action) if exc.action else ""
+    quote = f" (`{exc.quote}`)" if exc.quote else ""
+    step = _("step {n}", n=exc.step + 1)
+    return f"{where.step(exc.step)}{step}{quote}: {action}{_(exc.message)} [{exc.code}]"
 
 
 def _same_address(given: str, seat: SeatRow) -> bool:
@@ -233,10 +258,14 @@ def submit(
         if claimed is not None:
             # The game's write lock first: a turn cannot resolve between our checks and our insert.
             lock_game(session, claimed)
-        verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, from_address)
+        verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, from_address, text)
         envelope, row = verdict.envelope, verdict.row
         accepted = not verdict.errors and verdict.orders_json is not None
-        receipt = sha256_hex(verdict.orders_json) if accepted and verdict.orders_json else None
+        receipt = (
+            _receipt(row.id, verdict.seat or "", envelope.turn, verdict.orders_json)
+            if accepted and verdict.orders_json and row is not None and envelope is not None
+            else None
+        )
         if accepted and row is not None:
             session.execute(
                 update(SubmissionRow)
@@ -277,7 +306,7 @@ def check(engine: Engine, text: str | bytes, *, now: datetime | None = None) -> 
     del now  # the pipeline does not depend on the time today; kept for the service's fixed signature
     data, read_error = _parse(text)
     with Session(engine) as session:
-        verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, None)
+        verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, None, text)
         if verdict.errors or verdict.orders_json is None:
             return Check(errors=verdict.errors)
         assert verdict.game and verdict.row and verdict.seat and verdict.envelope
@@ -290,9 +319,11 @@ def check(engine: Engine, text: str | bytes, *, now: datetime | None = None) -> 
             turn=verdict.row.turn + 1,
             decision=decision,
             orders_text=orders_yaml(orders),
+            game_name=verdict.game.name,
         )
-        receipt = sha256_hex(verdict.orders_json)
-        shown = preview(verdict.game, verdict.row, verdict.state, verdict.seat, as_read, receipt)
+        receipt = _receipt(verdict.row.id, verdict.seat, verdict.row.turn + 1, verdict.orders_json)
+        model = verdict.game.order_model(decision).model_validate(orders)
+        shown = preview(verdict.game, verdict.row, verdict.state, verdict.seat, model, as_read, receipt)
         session.rollback()
         return Check(errors=[], preview=shown, receipt=receipt)
 
@@ -325,4 +356,5 @@ def template(engine: Engine, game_id: str, seat: str, *, suggest: bool = False) 
         turn=row.turn + 1,
         decision=decision,
         orders_text=orders_text,
+        game_name=game.name,
     )

@@ -45,6 +45,7 @@ def template_for(game: Game, state: Any, game_id: str, seat: str, turn: int) -> 
         turn=turn,
         decision=decision,
         orders_text=game.template(state, seat),
+        game_name=game.name,
     )
 
 

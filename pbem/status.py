@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine
@@ -14,9 +15,10 @@ from pbem.models import GameRow, SubmissionRow
 
 
 def status(engine: Engine, game_id: str | None = None) -> list[dict[str, Any]]:
-    """One entry per game (or just ``game_id``): its id, game type, latest turn, the seats whose
-    orders are awaited and those already in, the deadline, and once finished the scores and ranking.
-    Shows nothing any seat keeps hidden."""
+    """One entry per game (or just ``game_id``): its id, game type, the turn being played (``turn``:
+    the one orders are for; once over, the last one) and how many are resolved, the seats whose orders
+    are awaited and those already in, the deadline (ISO 8601 with its offset), and once finished the
+    scores and ranking. Shows nothing any seat keeps hidden."""
     with Session(engine) as session:
         query = select(GameRow).order_by(GameRow.created_at, GameRow.id)
         if game_id is not None:
@@ -31,20 +33,25 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
     game = game_of(row)
     state = current_state(game, row)
     pending = game.pending(state) if row.status == "active" else {}
+    outcome = game.outcome(state)
     submitted = set(
         session.exec(select(SubmissionRow.seat).where(accepted_orders(row.id, row.epoch, row.turn + 1)))
     )
-    outcome = game.outcome(state)
     entry: dict[str, Any] = {
         "id": row.id,
         "game_type": row.game_type,
         "title": game.title,
         "status": row.status,
-        "turn": row.turn,
+        # the turn being played, as order files and reports number it; once over, the last one played
+        "turn": row.turn if outcome is not None else row.turn + 1,
+        "turns_resolved": row.turn,
         "seats": [s.name for s in seat_rows(session, row.id)],
         "awaited": [seat for seat in pending if seat not in submitted],
         "orders_in": [seat for seat in pending if seat in submitted],
-        "deadline": clock.show(row.deadline_at) if row.status == "active" else None,
+        "deadline": clock.utc(row.deadline_at).isoformat()
+        if row.deadline_at and row.status == "active"
+        else None,
+        "created_at": clock.utc(row.created_at).isoformat(),
         "finished": outcome is not None,
     }
     if outcome is not None:
@@ -61,11 +68,17 @@ def describe(entry: dict[str, Any]) -> str:
     """One game's status as a line or two for people."""
     head = f"{entry['id']}  {entry['title']}  turn {entry['turn']}  {entry['status']}"
     if entry["finished"]:
+        head = f"{entry['id']}  {entry['title']}  {entry['turns_resolved']} turns  finished"
+    if entry["finished"]:
         ranking = ", ".join(f"{entry['places'][s]}. {s} {entry['scores'][s]}" for s in entry["ranking"])
         return f"{head}\n  over: {entry['reason']}; {ranking}"
+    if entry["status"] == "paused":
+        return (
+            f"{head}\n  paused by the game master: no orders are taken and no deadline runs until it resumes"
+        )
     lines = [head, f"  awaiting orders from: {', '.join(entry['awaited']) or 'nobody'}"]
     if entry["orders_in"]:
         lines.append(f"  orders in from: {', '.join(entry['orders_in'])}")
     if entry["deadline"]:
-        lines.append(f"  deadline: {entry['deadline']}")
+        lines.append(f"  deadline: {clock.show(datetime.fromisoformat(entry['deadline']))}")
     return "\n".join(lines)

@@ -115,7 +115,9 @@ def steps_model(
     """A ``RootModel`` for a list of these steps, of ``min_steps`` to ``max_steps`` items."""
     item = step_union(*models)
     annotation = Annotated[list[item], Field(min_length=min_steps, max_length=max_steps)]  # type: ignore[valid-type]
-    return type(name, (RootModel[annotation],), {"__module__": models[0].__module__})
+    # the step models ride along, for messages that name a step's fields and examples
+    namespace = {"__module__": models[0].__module__, "__annotations__": {"step_models": ClassVar[tuple]}}
+    return type(name, (RootModel[annotation],), {**namespace, "step_models": models})
 
 
 def dump_steps(orders: RootModel) -> list[Any]:

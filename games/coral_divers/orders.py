@@ -39,24 +39,24 @@ class _Shape(BaseModel):
 
 
 class PlantLine(_Shape):
-    line: Line
+    line: Line = Field(description="a line of the nursery: row 1 to row 4, or column 1 to column 4")
 
 
 class PlaceTile(_Shape):
-    tile: TileNumber
-    at: Space
+    tile: TileNumber = Field(description="the tile's number: its place in the line you took, from 1")
+    at: Space = Field(description="a space of the sea: column letter, row number, like e4")
 
 
 class DiscardTile(_Shape):
-    tile: TileNumber
+    tile: TileNumber = Field(description="the tile's number: its place in the line you took, from 1")
 
 
 class ExtraTile(_Shape):
     """``{kind: extra-tile, row: 3, column: 1}``: the nursery slot the extra tile comes from."""
 
-    kind: Literal["extra-tile"]
-    row: Nursery
-    column: Nursery
+    kind: Literal["extra-tile"] = Field(description="extra-tile")
+    row: Nursery = Field(description="the nursery row of the slot, 1-4")
+    column: Nursery = Field(description="the nursery column of the slot, 1-4")
 
 
 #: the shells that need nothing more than their name
@@ -64,19 +64,30 @@ SimpleShell = Literal["pearl", "free-start", "discount"]
 
 
 class Plant(Step):
-    plant: PlantLine
+    plant: PlantLine = Field(
+        description="Plant, once: take every tile of a nursery line, 1 coin per tile",
+        examples=[{"line": "row 2"}],
+    )
 
 
 class Place(Step):
-    place: PlaceTile
+    place: PlaceTile = Field(
+        description="after plant: put a taken tile on a space (column letter, row number, like e4)",
+        examples=[{"tile": 1, "at": "e4"}],
+    )
 
 
 class Discard(Step):
-    discard: DiscardTile
+    discard: DiscardTile = Field(
+        description="after plant: discard a taken tile (-3 points)", examples=[{"tile": 3}]
+    )
 
 
 class Shell(Step):
-    shell: SimpleShell | ExtraTile
+    shell: SimpleShell | ExtraTile = Field(
+        description="play a shell: pearl, free-start, discount, or {kind: extra-tile, row: 1-4, column: 1-4}",
+        examples=["pearl", {"kind": "extra-tile", "row": 3, "column": 1}],
+    )
 
     @property
     def kind(self) -> str:
@@ -84,7 +95,11 @@ class Shell(Step):
 
 
 class Surface(Step):
-    surface: Annotated[list[Space], Field(max_length=20)]
+    surface: Annotated[list[Space], Field(max_length=20)] = Field(
+        description="Surface instead of a Plant: one space of each reef to close, like [e4, c2]; "
+        "[] closes none",
+        examples=[["e4", "c2"]],
+    )
 
 
 TurnOrders = steps_model("CoralDiversTurn", Plant, Place, Discard, Shell, Surface, min_steps=1, max_steps=40)

@@ -65,63 +65,94 @@ class _Shape(BaseModel):
 class SailMove(_Shape):
     """``{to: X}`` puts a new ship from the supply on X; ``{from: Y, to: X}`` moves the ship on Y."""
 
-    from_: Space | None = Field(None, alias="from")
-    to: Space
+    from_: Space | None = Field(None, alias="from", description="the sea area or port your ship is on now")
+    to: Space = Field(description="the sea area or port it goes to, like gdansk-deep")
 
 
 class Sail(Step):
-    sail: SailMove
+    sail: SailMove = Field(
+        description="action: a new ship {to: area}, or move one {from: area, to: area}",
+        examples=[{"from": "gdansk", "to": "gdansk-deep"}],
+    )
 
 
 class FishTake(_Shape):
-    at: Space
-    goods: GoodsKind
+    at: Space = Field(description="the sea area your ship is on, like gdansk-deep")
+    goods: GoodsKind = Field(description="salmon, flatfish, herring, cod or amber")
 
 
 class Fish(Step):
-    fish: FishTake
+    fish: FishTake = Field(
+        description="action: take goods from the sea area a ship of yours is on",
+        examples=[{"at": "gdansk-deep", "goods": "salmon"}],
+    )
 
 
 class UnloadFish(_Shape):
     """``slot`` (variant 1 only): the slot, ``0`` or ``-1``, for the first new demand token this
     unloading puts on the port; a second new token takes the other slot."""
 
-    port: Space
-    fish: list[FishKind] = Field(min_length=1, max_length=5)
-    slot: Literal[0, -1] | None = None
+    port: Space = Field(description="the port, like gdansk")
+    fish: list[FishKind] = Field(
+        min_length=1, max_length=5, description="the fish you unload, like [cod, herring]"
+    )
+    slot: Literal[0, -1] | None = Field(
+        None, description="variant 1 only: 0 or -1, the slot of the first new token"
+    )
 
 
 class Unload(Step):
-    unload: UnloadFish
+    unload: UnloadFish = Field(
+        description="action: unload fish at a port a ship of yours is in",
+        examples=[{"port": "gdansk", "fish": ["cod"]}],
+    )
 
 
 class Discard(Step):
-    discard: list[FishKind] = Field(min_length=1, max_length=5)
+    discard: list[FishKind] = Field(
+        min_length=1, max_length=5, description="free: throw fish overboard, like [cod]", examples=[["cod"]]
+    )
 
 
 class Contract(Step):
     """``contract: [4, 2, 6]``: card numbers (1-6), best first; the first one still in the face-down
     pile is taken (variant 2). An exchanged card goes back to the pile afterwards."""
 
-    contract: list[Annotated[int, Field(ge=1, le=6)]] = Field(min_length=1, max_length=6)
+    contract: list[Annotated[int, Field(ge=1, le=6)]] = Field(
+        min_length=1,
+        max_length=6,
+        description="variant 2: contract card numbers, best first; the first still in the pile is taken",
+        examples=[[4, 2, 6]],
+    )
 
 
 class PortChoice(Step):
-    port: PortName
+    port: PortName = Field(
+        description="your home port: kobenhavn, gdansk, riga, stockholm or sankt-peterburg",
+        examples=["gdansk"],
+    )
 
 
 class TaxGood(_Shape):
     """``{goods: cod, from: warehouse}``: one good of the tax and where it comes from (a bare ``cod``
     comes from the hold while the hold has one, else from the warehouse)."""
 
-    goods: GoodsKind
-    from_: Literal["hold", "warehouse"] = Field(alias="from")
+    goods: GoodsKind = Field(description="the good to discard", examples=["cod"])
+    from_: Literal["hold", "warehouse"] = Field(
+        alias="from", description="where it comes from: hold or warehouse", examples=["warehouse"]
+    )
 
 
 class CompanyChoice(_Shape):
-    token: Token
-    fish: FishKind | None = None
-    discard: list[GoodsKind | TaxGood] | None = Field(None, max_length=2)
+    token: Token = Field(description="x3, x2, x1, x0 or tax")
+    fish: FishKind | None = Field(
+        None, description="with a number token: the fish whose market slot it takes"
+    )
+    discard: list[GoodsKind | TaxGood] | None = Field(
+        None,
+        max_length=2,
+        description="with the tax token: two goods, each a name (from the hold) or {goods, from: warehouse}",
+    )
 
     @model_validator(mode="after")
     def _fields_fit_token(self) -> CompanyChoice:
@@ -137,7 +168,10 @@ class CompanyChoice(_Shape):
 
 
 class Company(Step):
-    company: CompanyChoice
+    company: CompanyChoice = Field(
+        description="a company token: {token: x3, fish: salmon}, or {token: tax, discard: [cod, amber]}",
+        examples=[{"token": "x3", "fish": "salmon"}],
+    )
 
 
 TurnOrders = steps_model("MareBalticumTurn", Sail, Fish, Unload, Discard, Contract, max_steps=40)

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import UniqueConstraint
+from sqlalchemy import Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
+
+from pbem.models import Int64
 
 
 class NoticeRow(SQLModel, table=True):
@@ -43,7 +45,7 @@ class ClockRow(SQLModel, table=True):
     game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=64)
     epoch: int = 0
     turn: int = 0
-    paused_left: int | None = None
+    paused_left: int | None = Field(default=None, sa_column=Column(Int64, nullable=True))  # 64-bit (0005)
 
 
 class TickRow(SQLModel, table=True):
@@ -60,7 +62,8 @@ class TickRow(SQLModel, table=True):
     mails_sent: int = 0
     reminders: int = 0
     errors: int = 0
-    outage_seconds: int = 0  # the gap the outage guard gave back to every deadline, if any
+    # the gap the outage guard gave back to every deadline, if any (64-bit since revision 0005)
+    outage_seconds: int = Field(default=0, sa_column=Column(Int64, nullable=False))
 
 
 class GmActionRow(SQLModel, table=True):

@@ -212,7 +212,7 @@ def _receipt_plan(engine: Engine, receipt: orders.Receipt, origin: str, lang: st
             receipt.turn,
             receipt.receipt or "",
             _as_yaml(canonical),
-            canonical,
+            orders.receipt_text(receipt.game_id or "", receipt.seat or "", receipt.turn or 0, canonical),
         )
     else:
         tag = f"[pbem {receipt.game_id}]" if receipt.game_id else "[pbem]"

@@ -113,7 +113,7 @@ def test_a_fleet_has_the_games_asked_for_with_only_the_due_ones_orders_in(tmp_pa
     engine = connect(url)
     entries = {entry["id"]: entry for entry in status(engine)}
     assert sorted(entries) == fleet.game_ids(7)
-    assert all(entry["turn"] == 0 and entry["status"] == "active" for entry in entries.values())
+    assert all(entry["turns_resolved"] == 0 and entry["status"] == "active" for entry in entries.values())
     ready = [game_id for game_id, entry in entries.items() if not entry["awaited"]]
     waiting = [game_id for game_id, entry in entries.items() if entry["awaited"]]
     assert len(ready) == 4 and len(waiting) == 3

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,7 +14,8 @@ from typing import Any
 
 import pytest
 import yaml
-from sqlalchemy import Engine
+from cron.conftest import _admin, pg_admin_url
+from sqlalchemy import Engine, make_url, text
 
 from pbem.cli import main
 from pbem.create import create_game
@@ -28,6 +30,21 @@ SEATS = [("red", "red@example.org"), ("blue", "blue@example.org"), ("green", "gr
 @pytest.fixture
 def db_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'pbem.sqlite'}"
+
+
+@pytest.fixture
+def pg_database() -> Iterator[str]:
+    """A fresh PostgreSQL database, dropped afterwards (the server unreachable fails the test)."""
+    admin = _admin()
+    name = f"pbem_b_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(pg_admin_url()).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 @pytest.fixture

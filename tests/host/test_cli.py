@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,9 @@ def new_game(pbem: Pbem, game_id: str = "reef-7") -> dict[str, str]:
 def test_a_scripted_game_through_the_cli(pbem: Pbem, tmp_path: Path) -> None:
     passwords = new_game(pbem)
     status = json.loads(pbem("status", "reef-7", "--json").out)
-    assert (status["turn"], status["awaited"], status["finished"]) == (0, ["red", "blue"], False)
+    # the turn being played: the one the template and the orders name
+    assert (status["turn"], status["awaited"], status["finished"]) == (1, ["red", "blue"], False)
+    assert status["turns_resolved"] == 0
 
     red = tmp_path / "red.yaml"
     red.write_text(fill(pbem("template", "reef-7", "--player", "red", "--suggest").out, passwords["red"]))
@@ -182,7 +185,7 @@ def test_a_bug_is_one_line_unless_debugging(pbem: Pbem, monkeypatch: pytest.Monk
     monkeypatch.setattr("pbem.status.status", boom)
     ran = pbem("status")
     assert (
-        ran.code == 1
+        ran.code == 3  # not 1: a script tells a bug from rejected input
         and ran.err.strip() == "pbem: internal error: ZeroDivisionError: a bug (PBEM_DEBUG=1 shows where)"
     )
     monkeypatch.setenv("PBEM_DEBUG", "1")
@@ -216,10 +219,12 @@ def test_every_command_has_help_with_an_example(pbem: Pbem) -> None:
 def test_schema_covers_the_envelope_and_every_decision(pbem: Pbem) -> None:
     schema = json.loads(pbem("schema", "pearl-dive").out)
     assert set(schema["required"]) == {"game", "player", "turn", "password", "orders"}
-    titles = [choice["title"] for choice in schema["properties"]["orders"]["anyOf"]]
-    assert [t.split(":")[0] for t in titles] == ["bid", "dive"]
+    orders = schema["properties"]["orders"]
+    assert orders["title"].startswith("orders: bid: ") and "; dive: " in orders["title"]
+    assert sorted(orders["items"]["properties"]) == ["bid", "dive"]  # every decision's steps
     only = json.loads(pbem("schema", "pearl-dive", "--decision", "dive").out)
-    assert "anyOf" not in only["properties"]["orders"]
+    assert list(only["properties"]["orders"]["items"]["properties"]) == ["dive"]
+    assert only["properties"]["orders"]["maxItems"] == 1
     assert pbem("schema", "pearl-dive", "--decision", "swim").code == 1
 
 
@@ -228,7 +233,10 @@ def test_template_is_a_file_to_fill_in(pbem: Pbem) -> None:
     text = pbem("template", "reef-7", "--player", "red").out
     data = yaml.safe_load(text)
     assert data["password"] == PASSWORD_PLACEHOLDER and data["turn"] == 1 and data["player"] == "red"
-    assert text.startswith("# Pearl Dive · game reef-7 · turn 1 · orders of red")
+    assert text.startswith(
+        "# yaml-language-server: $schema=pearl-dive.schema.json\n"
+        "# Pearl Dive · game reef-7 · turn 1 · orders of red"
+    )
 
 
 def test_status_lists_every_game(pbem: Pbem) -> None:
@@ -237,3 +245,112 @@ def test_status_lists_every_game(pbem: Pbem) -> None:
     entries = json.loads(pbem("status", "--json").out)
     assert [e["id"] for e in entries] == ["one", "two"]
     assert "awaiting orders from: red, blue" in pbem("status").out
+
+
+def test_status_numbers_the_turn_being_played_and_gives_iso_times(pbem: Pbem) -> None:
+    ran = pbem(
+        "new", "pearl-dive", "--id", "d1", "--player", "red=a@x.org", "--player", "blue=b@x.org",
+        "--seed", "1", "--deadline", "2d", "--now", "2026-03-02T09:00:00",
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    entry = json.loads(pbem("status", "d1", "--json").out)
+    assert (entry["turn"], entry["turns_resolved"]) == (1, 0)
+    assert entry["deadline"] == "2026-03-04T09:00:00+00:00"
+    assert datetime.fromisoformat(entry["created_at"]).utcoffset() is not None
+    text = pbem("status", "d1").out
+    assert "turn 1  active" in text and "deadline: 2026-03-04 09:00 UTC" in text
+    template_turn = yaml.safe_load(pbem("template", "d1", "--player", "red").out)["turn"]
+    assert template_turn == entry["turn"]  # one number for the turn everywhere
+
+
+def test_a_paused_game_says_paused(pbem: Pbem) -> None:
+    new_game(pbem, "p1")
+    assert pbem("pause", "p1").code == 0
+    text = pbem("status", "p1").out
+    assert "paused" in text and "nobody" not in text
+    assert json.loads(pbem("status", "p1", "--json").out)["status"] == "paused"
+
+
+def test_seats_named_after_another_colour_are_pointed_out(pbem: Pbem) -> None:
+    args = ["new", "reef-encounter", "--id", "c1", "--player", "red=a@x.org", "--player", "blue=b@x.org"]
+    ran = pbem(*args, "--seed", "1", "--json")
+    assert ran.code == 0
+    colours = {s["seat"]: s["colour"] for s in json.loads(ran.out)["seats"]}
+    assert colours["red"] != "red"  # Reef Encounter deals its shrimp colours by seating order
+    assert f"seat red plays {colours['red']}" in ran.err and "name seats after people" in ran.err
+    named = pbem("new", "reef-encounter", "--id", "c2", "--player", "ann=a@x.org", "--player", "bo=b@x.org")
+    assert named.code == 0 and "note:" not in named.err
+
+
+def test_version(pbem: Pbem) -> None:
+    import pbem as package
+
+    ran = pbem("--version")
+    assert ran.code == 0 and ran.out == f"pbem {package.__version__}\n"
+
+
+def _command_paths(command: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    paths = [prefix]
+    for name, sub in getattr(command, "commands", {}).items():
+        paths += _command_paths(sub, (*prefix, name))
+    return paths
+
+
+def test_help_has_no_type_placeholders(pbem: Pbem, monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
+
+    monkeypatch.setenv("COLUMNS", "100")
+    paths = _command_paths(typer.main.get_command(app))
+    assert len(paths) > 15
+    for path in paths:
+        ran = pbem(*path, "--help")
+        assert ran.code == 0, (path, ran.err)
+        for placeholder in ("<bool>", "<str>", "<int>", "<list", "<path>"):
+            assert placeholder not in ran.out, (path, placeholder)
+    assert "NAME=EMAIL" in pbem("new", "--help").out
+
+
+def test_every_command_that_prints_data_speaks_json(pbem: Pbem, tmp_path: Path) -> None:
+    passwords = new_game(pbem)
+    red = tmp_path / "red.yaml"
+    red.write_text(fill(pbem("template", "reef-7", "--player", "red", "--suggest").out, passwords["red"]))
+    checked = json.loads(pbem("check", str(red), "--json").out)
+    assert checked["ok"] and checked["preview"].startswith("=")
+    (answer,) = json.loads(pbem("submit", str(red), "--json").out)
+    assert (answer["accepted"], answer["seat"], answer["turn"]) == (True, "red", 1)
+    assert answer["receipt"] == checked["receipt"]  # the dry run's receipt is the real one
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(red.read_text().replace("bid:", "bdi:"))
+    ran = pbem("submit", str(bad), "--json")
+    assert ran.code == 1 and json.loads(ran.out)[0]["errors"][0].startswith("line ")
+    blue = tmp_path / "blue.yaml"
+    blue.write_text(fill(pbem("template", "reef-7", "--player", "blue", "--suggest").out, passwords["blue"]))
+    assert pbem("submit", str(blue)).code == 0
+    assert json.loads(pbem("process", "reef-7", "--json").out) == [{"id": "reef-7", "resolved": [1]}]
+    steps = json.loads(pbem("replay", "reef-7", "--json").out)
+    assert [s["turn"] for s in steps] == [0, 1] and all(len(s["sha256"]) == 64 for s in steps)
+
+
+def test_the_same_orders_from_two_seats_get_two_receipts(pbem: Pbem, tmp_path: Path) -> None:
+    import re
+
+    for seed in range(1, 40):  # the first seed dealing both seats a pearl of the same worth
+        game_id = f"same-{seed}"
+        seats = ["--player", "red=a@x.org", "--player", "blue=b@x.org"]
+        made = pbem("new", "pearl-dive", "--id", game_id, *seats, "--seed", str(seed), "--json")
+        passwords = {s["seat"]: s["password"] for s in json.loads(made.out)["seats"]}
+        texts = {seat: pbem("template", game_id, "--player", seat).out for seat in passwords}
+        hands = [set(re.search(r"you hold \(([^)]*)\)", t).group(1).split(", ")) for t in texts.values()]  # type: ignore[union-attr]
+        if hands[0] & hands[1]:
+            break
+    pearl = int(min(hands[0] & hands[1]))
+    receipts = []
+    for seat, text in texts.items():
+        data = yaml.safe_load(fill(text, passwords[seat]))
+        data["orders"] = [{"bid": pearl}]
+        path = tmp_path / f"{seat}.yaml"
+        path.write_text(yaml.safe_dump(data))
+        answer = json.loads(pbem("submit", str(path), "--json").out)[0]
+        assert answer["accepted"], answer["errors"]
+        receipts.append(answer["receipt"])
+    assert receipts[0] != receipts[1]

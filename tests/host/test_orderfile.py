@@ -189,7 +189,8 @@ def test_libyaml_refuses_an_escaped_surrogate() -> None:
     err = error_of('game: g\nplayer: "\\ud800"\n')
     assert (err.code, err.message) == (
         "yaml.syntax",
-        "line 2, column 12: found invalid Unicode character escape code",
+        "line 2, column 12: a backslash escape in double quotes that is not a character; write the "
+        "character itself, or use single quotes",
     )
 
 

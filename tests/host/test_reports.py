@@ -33,7 +33,9 @@ def test_every_report_ends_with_the_order_template_or_nothing_asked(table: Table
     )
     assert table.passwords["red"] not in red
     public = report(table.engine, table.game_id, None)
-    assert public.rstrip().endswith("Nothing is asked of you now.")
+    # the public report speaks to an observer: nothing "you" must send, no "your last report"
+    assert "WHAT YOU MUST SEND NEXT" not in public and "Nothing is asked of you" not in public
+    assert public.rstrip().endswith("without anyone's hidden holdings.")
 
 
 def test_html_report_is_self_contained(table: Table) -> None:

@@ -99,12 +99,13 @@ def test_a_seat_that_owes_nothing_is_told_who_is_awaited(table: Table) -> None:
 def test_shape_errors_name_each_step(table: Table) -> None:
     receipt = submit(table.engine, table.orders("red", [{"bid": "lots"}]))
     assert receipt.errors == [
-        "orders[0] (bid: lots): bid: Input should be a valid integer, unable to parse string as an integer "
-        "[orders.int_parsing]"
+        "line 6, step 1 (`bid: lots`): `lots` is not a whole number. The template's comments show how to "
+        "write `bid`. [orders.bad_value]"
     ]
     unknown = submit(table.engine, table.orders("red", [{"swim": 3}]))
     assert unknown.errors == [
-        "orders[0] (swim: 3): not a known step; a step is one of: bid [orders.unknown_step]"
+        "line 6, step 1 (`swim: 3`): `swim` is not a step you can take now; the steps here are: bid (the "
+        "template's comments show each one) [orders.unknown_step]"
     ]
 
 
@@ -121,7 +122,9 @@ def test_an_untouched_template_asks_for_steps_in_plain_words(table: Table) -> No
 
 def test_rules_errors_come_from_the_game(table: Table) -> None:
     receipt = submit(table.engine, table.orders("red", [{"bid": 99}]))
-    assert receipt.errors == ["orders[0] (bid: 99): action bid: you hold no pearl worth 99 [bid.not_held]"]
+    assert receipt.errors == [
+        "line 6, step 1 (`bid: 99`): action bid: you hold no pearl worth 99 [bid.not_held]"
+    ]
 
 
 def test_envelope_errors_list_every_problem(table: Table) -> None:
@@ -177,7 +180,7 @@ def test_mail_must_come_from_the_seats_address_when_the_game_says_so(engine, tab
 def test_check_previews_without_storing(table: Table) -> None:
     result = check(table.engine, table.orders("red", [{"bid": table_pearl(table, "red")}]))
     assert result.ok and result.preview is not None
-    assert "Preview: these orders for turn 1 are legal" in result.preview
+    assert "Preview of your orders for turn 1: they are legal" in result.preview
     assert "Your pearls:" in result.preview
     assert submissions(table) == []
     bad = check(table.engine, table.orders("red", [{"bid": 99}]))

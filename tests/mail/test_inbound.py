@@ -59,7 +59,9 @@ def test_accepted_orders_are_answered_with_the_receipt_and_the_canonical_orders(
         "ann@example.org",
         "red",
     )
-    assert sub.orders_json is not None and sub.receipt == sha256_hex(sub.orders_json)
+    assert sub.orders_json is not None
+    signed = orders.receipt_text(game.id, "red", 1, sub.orders_json)  # game, seat, turn and orders
+    assert sub.receipt == sha256_hex(signed)
     (reply,) = replies(engine)
     assert reply["To"] == "ann@example.org"
     assert reply["In-Reply-To"] == "<o1@example.org>"
@@ -69,8 +71,7 @@ def test_accepted_orders_are_answered_with_the_receipt_and_the_canonical_orders(
     assert reply["Subject"] == f"[pbem {game.id}] turn 1: orders accepted for red"
     text = body(reply)
     assert f"Receipt: {sub.receipt}" in text
-    assert sub.orders_json in text  # the exact canonical form, so the player can check the hash
-    assert sha256_hex(sub.orders_json) == sub.receipt
+    assert signed in text  # the exact canonical form, so the player can check the hash
     (row,) = inbound_rows(engine)
     assert (row.outcome, row.submission_id, row.from_address) == ("accepted", sub.id, "ann@example.org")
 
