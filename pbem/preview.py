@@ -44,7 +44,7 @@ def _trials(game: Game, state: Any, seat: str, orders: BaseModel) -> list[tuple[
         sample = game.resample_hidden(state, seat, Recorder(derived_rng(0, 0, run, "preview:hidden")))
         chance = Recorder(derived_rng(0, 0, run, "preview:draws"))
         result = game.resolve(sample, {seat: orders}, chance)
-        seen = [e.text for e in result.events if e.visible_to(seat)]
+        seen = [e.words() for e in result.events if e.visible_to(seat)]
         view = canonical_json(game.view(result.state, seat))
         out.append((seen, view, result.state, len(chance.record)))
     return out
@@ -125,6 +125,9 @@ class _Seen:
 
     def visible_to(self, _seat: str | None) -> bool:
         return True
+
+    def words(self) -> str:
+        return self.text  # already in the reader's language: the trials ran inside its language block
 
 
 def _frame(head: list[str], body: str) -> str:
