@@ -18,6 +18,7 @@ seat and turn that draws the same board (cached by content), and the same report
 
 from __future__ import annotations
 
+import base64
 import html as htmllib
 import io
 import re
@@ -157,3 +158,13 @@ def _quantise(png: bytes) -> bytes:
     out = io.BytesIO()
     reduced.save(out, "PNG", compress_level=9)
     return out.getvalue()
+
+
+def viewable(page: MailPage) -> str:
+    """``page``'s HTML with each ``cid:`` picture written in as a data: URI: the mail as a mail client
+    shows it, as one file a browser opens (``make demo``'s looks at the mail)."""
+    html = page.html
+    for picture in page.pictures:
+        data = "data:image/png;base64," + base64.b64encode(picture.png).decode("ascii")
+        html = html.replace(f"cid:{picture.cid}", data)
+    return html

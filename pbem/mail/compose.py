@@ -15,6 +15,7 @@ from email.header import Header
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
+from functools import lru_cache
 
 from pbem.codec import sha256_hex
 from pbem.mail.settings import MailSettings
@@ -168,8 +169,10 @@ def _html_part(
     return headers.encode("ascii"), b"".join(_multipart(inner, parts))
 
 
+@lru_cache(maxsize=256)
 def _base64_lines(data: bytes) -> bytes:
-    """``data`` in base64 lines of 76 characters, CRLF-separated (RFC 2045)."""
+    """``data`` in base64 lines of 76 characters, CRLF-separated (RFC 2045). Cached: the seats of a
+    turn mostly carry the same pictures."""
     encoded = binascii.b2a_base64(data, newline=False)
     return b"\r\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76))
 
