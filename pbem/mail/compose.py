@@ -124,7 +124,8 @@ def report_mail(
     page = mail_page(html)
     boundary = "=_pbem_" + sha256_hex(dict(fields)["Message-ID"])[:32]
     texts = [_encoded_part("plain", text), _encoded_part("html", page.html)]
-    if any(boundary.encode() in body for _headers, body in texts):
+    related = _related_boundary(boundary)
+    if any(b.encode() in body for _headers, body in texts for b in (boundary, related)):
         # only a 7bit part could hold it (quoted-printable writes "=" as "=3D", base64 has no "_"):
         # encode that part too
         texts = [
@@ -136,6 +137,12 @@ def report_mail(
     out.append(b"\r\n")
     out += [*_multipart(boundary, parts), b"\r\n"]
     return b"".join(out)
+
+
+def _related_boundary(boundary: str) -> str:
+    """The boundary of the HTML's multipart/related: neither it nor the outer one starts the other
+    (a reader that matches delimiters by prefix would split at the wrong one)."""
+    return boundary.replace("=_pbem_", "=_pbem_related_", 1)
 
 
 def _multipart(boundary: str, parts: list[tuple[bytes, bytes]]) -> list[bytes]:
@@ -155,7 +162,7 @@ def _html_part(
     and each picture, inline, named by its Content-ID (RFC 2387)."""
     if not pictures:
         return html
-    inner = boundary + "_related"
+    inner = _related_boundary(boundary)
     parts = [html]
     for picture in pictures:
         headers = (

@@ -350,3 +350,24 @@ def test_a_four_player_reef_encounter_turn_mails_under_300_kb_each(settings: Mai
         len(mail_of(settings, seat, text, html)) for seat, (text, html) in zip(seats, pages, strict=True)
     ]
     assert max(sizes) < 300_000, sizes
+
+
+def test_the_pictures_boundary_and_the_outer_one_do_not_start_each_other(settings: MailSettings) -> None:
+    seats, pages = board_reports("reef-encounter", 2)
+    raw = mail_of(settings, seats[0], *pages[0])
+    outer, inner = re.findall(rb'boundary="([^"]+)"', raw)
+    assert not inner.startswith(outer) and not outer.startswith(inner)
+    # an ASCII page (7bit otherwise) that holds the inner boundary is quoted-printable, so the
+    # boundary cannot end its part
+    board = (
+        '<svg width="40" height="20" data-picture="board" aria-label="a board">'
+        '<rect width="9" height="9"/></svg>'
+    )
+    tricky = f"<p>{board}</p>\n<p>--{inner.decode()}</p>\n"
+    parsed = message_from_bytes(mail_of(settings, seats[0], "text", tricky), policy=policy.default)
+    page = parsed.get_body(("html",))
+    assert page is not None and page["Content-Transfer-Encoding"] == "quoted-printable"
+    assert f"--{inner.decode()}" in page.get_content()
+    assert len(parsed.get_body(("related",)).get_payload()) == 2  # type: ignore[union-attr]
+    plain = mail_of(settings, seats[0], "text", f"<p>{board}</p>\n")
+    assert b"Content-Transfer-Encoding: 7bit\r\n\r\n<html>" in plain  # without it: 7bit, as before
