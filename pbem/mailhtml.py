@@ -35,10 +35,12 @@ from pbem.codec import sha256_hex
 MAX_WIDTH = 560
 #: pixels per shown pixel: sharp on a phone's or laptop's dense screen
 DENSITY = 2
-#: a picture heavier than this is reduced to a palette (flat colours: it looks the same, weighs 40 %,
-#: but the reduction costs a third of a render): a Mare Balticum map of 160 KB comes to 60 KB, while a
-#: Reef Encounter board of 17 KB stays as drawn
-QUANTISE_ABOVE = 24_000
+#: a picture heavier than this is reduced to a palette (flat colours: it looks the same, weighs half or
+#: less: a Reef Encounter board 18 KB -> 8.5 KB, the Mare Balticum map 160 KB -> 60 KB). The reduction
+#: costs 8 ms a board, once per drawing; the bytes it saves are carried, base64'd and packed in every
+#: seat's mail (packing a Reef Encounter mail took 1.9 ms at 110 KB), and a tick mails far more than it
+#: draws.
+QUANTISE_ABOVE = 8_000
 #: fonts handed to resvg: loading the system's hundreds of fonts took most of a render. DejaVu covers
 #: Latin, Greek and Cyrillic; Noto CJK is added only for a picture that writes Chinese (it is 20 MB).
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/opentype/noto"))
