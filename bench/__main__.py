@@ -22,6 +22,7 @@ from bench import engine as engine_figures
 from bench import fleet, pipeline
 from bench.flat import flat
 from bench.machine import describe, load
+from bench.mail import mail_figures
 from bench.sizes import FULL, QUICK, Sizes
 from pbem.cron.jobs import auto_jobs
 
@@ -44,6 +45,15 @@ def pipeline_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     yield "pipeline.floor_ratio", ratio, "x"
     yield "pipeline.turn_cpu_ms_p50", cpu_ms, "ms"
     yield "pipeline.password_check_ms", password_ms, "ms"
+
+
+def mail_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    png_ms, mail_bytes, turn_ms, cpu_ms, turns = mail_figures(folder, sizes.mail_turns, sizes.png_repeats)
+    yield f"{NOTE} mail: {turns} turns of a 4-player Reef Encounter game, every seat's report mail composed"
+    yield "report.png_ms_p50", png_ms, "ms"
+    yield "mail.report_bytes_p50", mail_bytes, "B"
+    yield "pipeline.turn_with_mail_ms_p50", turn_ms, "ms"
+    yield "pipeline.turn_with_mail_cpu_ms_p50", cpu_ms, "ms"
 
 
 def flat_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
@@ -131,6 +141,7 @@ def _checked(run: fleet.TickRun, due: int) -> fleet.TickRun:
 PARTS: dict[str, Callable[[Sizes, Path], Iterator[Figure | str]]] = {
     "engine": engine_part,
     "pipeline": pipeline_part,
+    "mail": mail_part,
     "flat": flat_part,
     "tick": tick_sqlite_part,
     "postgres": tick_postgres_part,

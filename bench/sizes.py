@@ -19,6 +19,8 @@ class Sizes:
     memory_due: int = 500  # of those, with a turn due; the others wait for their players' orders
     templates: int = 20  # distinct games (seeds) the fleet is cloned from
     replay_games: int = 5
+    mail_turns: int = 60  # turns of a Reef Encounter game through the pipeline with every report mailed
+    png_repeats: int = 20  # one board drawn to PNG this many times, the cache left out
 
 
 FULL = Sizes()
@@ -35,4 +37,6 @@ QUICK = Sizes(
     memory_due=4,
     templates=3,
     replay_games=1,
+    mail_turns=3,
+    png_repeats=2,
 )

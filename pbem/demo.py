@@ -15,6 +15,7 @@ from pbem.create import create_game
 from pbem.db import connect
 from pbem.envelope import PASSWORD_PLACEHOLDER
 from pbem.errors import UserError
+from pbem.mailshots import write_mail_looks
 from pbem.models import ReportRow
 from pbem.orders import submit, template
 from pbem.status import status
@@ -73,8 +74,25 @@ def run_demo(
     index = _write_reports(engine, game_id, game.title, out, entry)
     ranking = ", ".join(f"{entry['places'][s]}. {s} ({entry['scores'][s]})" for s in entry.get("ranking", []))
     say(f"played {entry['turns_resolved']} turns; {ranking}")
+    looks = _write_mail_looks(engine, game_id, out / "mail", entry["turns_resolved"])
+    say(looks if isinstance(looks, str) else f"report mails as a mail client shows them: {out / 'mail'}")
     say(f"reports: {index.resolve()}")
     return index
+
+
+def _write_mail_looks(engine: object, game_id: str, folder: Path, last: int) -> list[Path] | str:
+    """Each seat's report mail of the middle and the last turn, and screenshots of it at 600 and 375
+    px (:mod:`pbem.mailshots`), for people to look at."""
+    wanted = sorted({last // 2, last})
+    with Session(engine) as session:  # type: ignore[arg-type]
+        rows = list(
+            session.exec(
+                select(ReportRow)
+                .where(ReportRow.game_id == game_id, ReportRow.seat != "", ReportRow.turn.in_(wanted))  # type: ignore[attr-defined]
+                .order_by(ReportRow.turn, ReportRow.seat)
+            )
+        )
+    return write_mail_looks(((f"{r.seat}-turn-{r.turn:04d}", unpack(r.html_z)) for r in rows), folder)
 
 
 def _write_reports(engine: object, game_id: str, title: str, out: Path, entry: dict) -> Path:

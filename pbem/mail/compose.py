@@ -15,10 +15,12 @@ from email.header import Header
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
+from functools import lru_cache
 
 from pbem.codec import sha256_hex
 from pbem.i18n import current_language
 from pbem.mail.settings import MailSettings
+from pbem.mailhtml import Picture, mail_page
 
 
 def _domain(addr: str) -> str:
@@ -119,8 +121,9 @@ def report_mail(
     html: str,
     now: datetime,
 ) -> bytes:
-    """A report as the bytes of a multipart/alternative message: the plain text first, the
-    self-contained HTML preferred; CRLF line breaks, ready for SMTP.
+    """A report as the bytes of a multipart/alternative message: the plain text first, then the mail
+    rendering of the web page ``html`` (:func:`pbem.mailhtml.mail_page`: CSS inlined, boards as PNG
+    pictures in a multipart/related beside it), preferred; CRLF line breaks, ready for SMTP.
 
     Written out here rather than built as an :class:`EmailMessage`: a host sends one per seat per turn,
     and the email package's header objects and generator took 1.5 ms a mail, four fifths of it
@@ -130,19 +133,67 @@ def report_mail(
     report mails the same bytes.
     """
     fields = header_fields(settings, to=to, subject=report_subject(game_id, turn, seat), key=key, now=now)
-    parts = [_encoded_part("plain", text), _encoded_part("html", html)]
+    page = mail_page(html)
     boundary = "=_pbem_" + sha256_hex(dict(fields)["Message-ID"])[:32]
-    if any(boundary.encode() in body for _headers, body in parts):
-        # only a 7bit part could hold it (quoted-printable writes "=" as "=3D"): encode that part too
-        parts = [_encoded_part(sub, body, force_qp=True) for sub, body in (("plain", text), ("html", html))]
+    texts = [_encoded_part("plain", text), _encoded_part("html", page.html)]
+    related = _related_boundary(boundary)
+    if any(b.encode() in body for _headers, body in texts for b in (boundary, related)):
+        # only a 7bit part could hold it (quoted-printable writes "=" as "=3D", base64 has no "_"):
+        # encode that part too
+        texts = [
+            _encoded_part(sub, body, force_qp=True) for sub, body in (("plain", text), ("html", page.html))
+        ]
+    parts = [texts[0], _html_part(texts[1], page.pictures, boundary)]
     fields += [("MIME-Version", "1.0"), ("Content-Type", f'multipart/alternative; boundary="{boundary}"')]
     out = [_HEADER_POLICY.fold_binary(name, _header_value(name, value)) for name, value in fields]
     out.append(b"\r\n")
+    out += [*_multipart(boundary, parts), b"\r\n"]
+    return b"".join(out)
+
+
+def _related_boundary(boundary: str) -> str:
+    """The boundary of the HTML's multipart/related: neither it nor the outer one starts the other
+    (a reader that matches delimiters by prefix would split at the wrong one)."""
+    return boundary.replace("=_pbem_", "=_pbem_related_", 1)
+
+
+def _multipart(boundary: str, parts: list[tuple[bytes, bytes]]) -> list[bytes]:
+    """The body of a multipart entity: each part after its delimiter, then the closing one."""
+    out: list[bytes] = []
     for headers, body in parts:
         # the line break before a delimiter belongs to the delimiter (RFC 2046), not to the part
         out += [b"--", boundary.encode(), b"\r\n", headers, b"\r\n", body, b"\r\n"]
-    out += [b"--", boundary.encode(), b"--\r\n"]
-    return b"".join(out)
+    out += [b"--", boundary.encode(), b"--"]
+    return out
+
+
+def _html_part(
+    html: tuple[bytes, bytes], pictures: tuple[Picture, ...], boundary: str
+) -> tuple[bytes, bytes]:
+    """The HTML alternative: the page alone, or (with board pictures) a multipart/related of the page
+    and each picture, inline, named by its Content-ID (RFC 2387)."""
+    if not pictures:
+        return html
+    inner = _related_boundary(boundary)
+    parts = [html]
+    for picture in pictures:
+        headers = (
+            "Content-Type: image/png\r\n"
+            "Content-Transfer-Encoding: base64\r\n"
+            f"Content-ID: <{picture.cid}>\r\n"
+            f'Content-Disposition: inline; filename="{picture.filename}"\r\n'
+        )
+        parts.append((headers.encode("ascii"), _base64_lines(picture.png)))
+    headers = f'Content-Type: multipart/related; boundary="{inner}"; type="text/html"\r\n'
+    return headers.encode("ascii"), b"".join(_multipart(inner, parts))
+
+
+@lru_cache(maxsize=256)
+def _base64_lines(data: bytes) -> bytes:
+    """``data`` in base64 lines of 76 characters, CRLF-separated (RFC 2045). Cached: the seats of a
+    turn mostly carry the same pictures."""
+    encoded = binascii.b2a_base64(data, newline=False)
+    return b"\r\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76))
 
 
 #: RFC 5322 folding for the few headers :func:`report_mail` writes (the compat32 policy: no parsing)

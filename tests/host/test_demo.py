@@ -22,6 +22,15 @@ def test_demo_plays_to_the_end_and_writes_every_report(tmp_path: Path) -> None:
     page = index.read_text()
     assert 'href="alice/turn-0006.html"' in page and "1. " in page
     assert said[-1] == f"reports: {index.resolve()}"
+    # each seat's report mail of the middle and last turn, as a mail client shows it, at 600 and 375 px
+    mail = tmp_path / "out" / "mail"
+    assert said[-2] == f"report mails as a mail client shows them: {mail}"
+    for seat in ("alice", "bob", "carol", "dave"):
+        for turn in (3, 6):
+            assert "<svg" not in (mail / f"{seat}-turn-{turn:04d}.html").read_text()
+            for width in (600, 375):
+                shot = (mail / f"{seat}-turn-{turn:04d}-{width}.png").read_bytes()
+                assert shot.startswith(b"\x89PNG") and int.from_bytes(shot[16:20], "big") == width
     engine = connect(f"sqlite:///{tmp_path / 'out' / 'demo.sqlite'}")
     assert verify(from_database(engine, "demo-9"))["ok"]
 

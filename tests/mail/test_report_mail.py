@@ -1,20 +1,29 @@
-"""Report mail: one per stored report and address, plain text plus the self-contained HTML."""
+"""Report mail: one per stored report and address, plain text plus the mail rendering of the HTML
+report (CSS inlined, the boards as PNG pictures in a multipart/related)."""
 
 from __future__ import annotations
 
+import io
+import re
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
 import pytest
+from PIL import Image
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from pbem import mailhtml
 from pbem.codec import unpack
 from pbem.create import create_game
 from pbem.mail import compose, outbox
 from pbem.mail.settings import MailSettings
+from pbem.mailhtml import mail_page
 from pbem.models import ObserverRow, OutboxRow, ReportRow
-from pbem.registry import register
+from pbem.registry import get_game, register
+from pbem.render import render
+from pbem.reports import context
+from tests.browser.played import play
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 from tests.mail.conftest import HOST, START, Game
 
@@ -54,7 +63,7 @@ def test_each_seat_gets_its_own_report_and_observers_the_public_one(
     text, html = red.get_body(("plain",)), red.get_body(("html",))
     assert text is not None and html is not None
     assert text.get_content().replace("\r\n", "\n") == unpack(row.text_z)
-    assert html.get_content().replace("\r\n", "\n") == unpack(row.html_z)
+    assert html.get_content().replace("\r\n", "\n") == mail_page(unpack(row.html_z)).html
     _, public = mails[f"report:{game.id}:0:0:observer=kibitz@example.org"]
     assert public["Subject"] == f"[pbem {game.id}] turn 0: public report"
     assert outbox.unmailed_reports(engine) == []  # nothing left to look at, whatever the case of an address
@@ -66,7 +75,8 @@ def test_html_reports_are_self_contained(engine: Engine, game: Game, settings: M
         html = msg.get_body(("html",))
         assert html is not None
         content = str(html.get_content()).lower()
-        assert "<style" in content
+        assert "<style" not in content and "<svg" not in content and "var(--" not in content
+        assert 'style="' in content  # the page's CSS, inlined
         for external in ('src="http', "src='http", 'href="http', "@import", "<link"):
             assert external not in content
 
@@ -134,7 +144,8 @@ def reference(settings: MailSettings, text: str, html: str) -> EmailMessage:
         )
     )
     msg.set_content(text, cte=compose._cte(text))
-    msg.add_alternative(html, subtype="html", cte=compose._cte(html))
+    page = mail_page(html).html
+    msg.add_alternative(page, subtype="html", cte=compose._cte(page))
     return msg
 
 
@@ -251,3 +262,112 @@ def test_a_pass_for_one_game_leaves_the_others(engine: Engine, game: Game, setti
     assert outbox.enqueue_reports(engine, START, settings=settings, game_id="pd-other") == 1
     assert list(queued(engine)) == ["report:pd-other:0:0:red"]
     assert outbox.enqueue_reports(engine, START, settings=settings) == 2
+
+
+# ------------------------------------------------------------------ boards as pictures, in real reports
+
+
+def board_reports(game_name: str, players: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """(seats, [(text, html)] of every seat's report) of the middle turn of a bot game."""
+    game = get_game(game_name)
+    seats = ["alice", "bob", "carol", "dave"][:players]
+    history = play(game_name, seats)
+    turn = len(history) // 2
+    state, events = history[turn]
+    pages = []
+    for seat in seats:
+        ctx = context(game, "reef-7", state, turn, seat, events)
+        pages.append((render(game_name, "txt", ctx), render(game_name, "html", ctx)))
+    return seats, pages
+
+
+def mail_of(settings: MailSettings, seat: str, text: str, html: str) -> bytes:
+    return compose.report_mail(
+        settings,
+        to=f"{seat}@example.org",
+        key=f"k:{seat}",
+        game_id="reef-7",
+        turn=3,
+        seat=seat,
+        text=text,
+        html=html,
+        now=START,
+    )
+
+
+@pytest.mark.parametrize("game_name", ["reef-encounter", "mare-balticum", "coral-divers"])
+def test_a_report_mail_carries_its_boards_as_inline_pictures(settings: MailSettings, game_name: str) -> None:
+    seats, pages = board_reports(game_name, 4)
+    text, html = pages[0]
+    parsed = message_from_bytes(mail_of(settings, seats[0], text, html), policy=policy.default)
+    assert parsed.get_content_type() == "multipart/alternative"
+    plain, related = parsed.get_payload()  # type: ignore[misc]
+    assert plain.get_content_type() == "text/plain"  # the text first: the least preferred
+    assert related.get_content_type() == "multipart/related"
+    assert related.get_param("type") == "text/html"
+    page, *pictures = related.get_payload()
+    assert page.get_content_type() == "text/html"
+    content = page.get_content()
+    assert pictures, "every game draws at least one board"
+    for part in pictures:
+        assert part.get_content_type() == "image/png"
+        assert part.get_content_disposition() == "inline"
+        cid = part["Content-ID"].strip("<>")
+        img = re.search(rf'<img src="cid:{re.escape(cid)}" alt="([^"]+)" width="(\d+)"', content)
+        assert img is not None, cid
+        assert len(img.group(1)) > 10  # an alt text that says what the picture is
+        png = part.get_content()
+        assert len(png) < 80_000, (cid, len(png))
+        with Image.open(io.BytesIO(png)) as picture:
+            # twice the pixels it is shown at, for a sharp phone screen
+            assert picture.size[0] == 2 * int(img.group(2))
+    assert content.count('src="cid:') == len(pictures)
+
+
+def test_the_same_board_report_mails_the_same_bytes(settings: MailSettings) -> None:
+    seats, pages = board_reports("reef-encounter", 2)
+    first = mail_of(settings, seats[0], *pages[0])
+    mail_page.cache_clear()
+    mailhtml._render.cache_clear()
+    assert mail_of(settings, seats[0], *pages[0]) == first
+
+
+def test_each_drawing_is_rendered_once_for_every_seat_that_sees_it(settings: MailSettings) -> None:
+    seats, pages = board_reports("reef-encounter", 4)
+    mail_page.cache_clear()
+    mailhtml._render.cache_clear()
+    for seat, (text, html) in zip(seats, pages, strict=True):
+        mail_of(settings, seat, text, html)
+    boards = {
+        m.group(0) for _t, html in pages for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)
+    }
+    assert mailhtml._render.cache_info().misses == len(boards) == 4  # four boards, each drawn once
+
+
+def test_a_four_player_reef_encounter_turn_mails_under_300_kb_each(settings: MailSettings) -> None:
+    seats, pages = board_reports("reef-encounter", 4)
+    sizes = [
+        len(mail_of(settings, seat, text, html)) for seat, (text, html) in zip(seats, pages, strict=True)
+    ]
+    assert max(sizes) < 300_000, sizes
+
+
+def test_the_pictures_boundary_and_the_outer_one_do_not_start_each_other(settings: MailSettings) -> None:
+    seats, pages = board_reports("reef-encounter", 2)
+    raw = mail_of(settings, seats[0], *pages[0])
+    outer, inner = re.findall(rb'boundary="([^"]+)"', raw)
+    assert not inner.startswith(outer) and not outer.startswith(inner)
+    # an ASCII page (7bit otherwise) that holds the inner boundary is quoted-printable, so the
+    # boundary cannot end its part
+    board = (
+        '<svg width="40" height="20" data-picture="board" aria-label="a board">'
+        '<rect width="9" height="9"/></svg>'
+    )
+    tricky = f"<p>{board}</p>\n<p>--{inner.decode()}</p>\n"
+    parsed = message_from_bytes(mail_of(settings, seats[0], "text", tricky), policy=policy.default)
+    page = parsed.get_body(("html",))
+    assert page is not None and page["Content-Transfer-Encoding"] == "quoted-printable"
+    assert f"--{inner.decode()}" in page.get_content()
+    assert len(parsed.get_body(("related",)).get_payload()) == 2  # type: ignore[union-attr]
+    plain = mail_of(settings, seats[0], "text", f"<p>{board}</p>\n")
+    assert b"Content-Transfer-Encoding: 7bit\r\n\r\n<html>" in plain  # without it: 7bit, as before

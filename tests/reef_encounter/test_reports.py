@@ -55,7 +55,9 @@ def position() -> State:
 def test_a_polyp_and_a_shrimp_appear_in_both_reports(position: State) -> None:
     html = render("reef-encounter", "html", context(position, "purple"))
     text = render("reef-encounter", "txt", context(position, "purple"))
-    assert "Bd5: yellow polyp, green's shrimp" in html
+    # in words under board B (what a mail client without pictures still shows)
+    [board_b] = re.findall(r"Board B · polyps: ([^·]*) · shrimp: ([^·]*) ·", html)
+    assert "d5 yellow" in board_b[0].split(", ") and "d5 green" in board_b[1].split(", ")
     row5 = next(line for line in text.splitlines() if line.startswith("  5 "))
     # board B first: columns a-g at 3 characters each after "  5  "
     assert row5[5 + 3 * 3 : 5 + 3 * 3 + 2] == "Y2"
