@@ -296,6 +296,23 @@ def export_command(
         typer.echo(f"{game_id}: archive written to {output}")
 
 
+@app.command(
+    "archive",
+    epilog=_example("pbem archive reef-7 -o reef-7.html"),
+)
+def archive_command(
+    game_id: Annotated[str, typer.Argument(help="The game.")],
+    output: Annotated[str, typer.Option("-o", "--output", help="The HTML file to write.")],
+    db: Db = None,
+) -> None:
+    """Write a self-contained page that replays the game (slider, buttons, arrow keys, play); a
+    finished game shows every seat and carries its archive, a running one only the public table."""
+    from pbem.archive_page import write_page
+
+    size = write_page(connect(db), game_id, output)
+    typer.echo(f"{game_id}: archive page written to {output} ({size:,} bytes)")
+
+
 @app.command("import", epilog=_example("pbem import reef-7.yaml", "pbem import reef-7.yaml --id reef-7-copy"))
 def import_command(
     file: Annotated[str, typer.Argument(help="An archive written by pbem export.")],
@@ -348,9 +365,15 @@ def demo(
         str | None, typer.Option("--db", help="Database URL (default: a fresh file in --out).")
     ] = None,
     out: Annotated[Path, typer.Option(help="Where the reports go.")] = Path("demo-out"),
+    every_game: Annotated[
+        bool, typer.Option("--every-game", help="Also play every other game, for its archive page.")
+    ] = False,
 ) -> None:
-    """Play a whole game with bots through submit and process; write every report to disk."""
-    run_demo(game_type=game, players=players, seed=seed, db_url=db, out=out, say=typer.echo)
+    """Play a whole game with bots through submit and process; write every report and its archive
+    page to disk."""
+    run_demo(
+        game_type=game, players=players, seed=seed, db_url=db, out=out, say=typer.echo, every_game=every_game
+    )
 
 
 def _mount_layers() -> None:
