@@ -67,7 +67,21 @@ def is_archive_path(source: str) -> bool:
     return source.lower().endswith(SUFFIXES) or "/" in source or Path(source).is_file()
 
 
-def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
+class SecretsInArchive(UserError):
+    """An unfinished game's archive was asked for without ``include_secrets``."""
+
+
+def build_archive(engine: Engine, game_id: str, *, include_secrets: bool = False) -> dict[str, Any]:
+    """The archive of ``game_id``. A game not finished yet is refused unless ``include_secrets``: its
+    seed and draws tell the bag's future and, replayed, every seat's hidden holdings."""
+    with Session(engine) as session:
+        row = game_row(session, game_id)
+        if row.status != "finished" and not include_secrets:
+            raise SecretsInArchive(
+                f"game {game_id} is not finished: its archive holds the seed and every draw, which tell "
+                f"each seat's hidden holdings. Give players its watchable page instead (pbem archive "
+                f"{game_id} -o {game_id}.html); to move the game to another host, add --include-secrets"
+            )
     record = from_database(engine, game_id)
     with Session(engine) as session:
         row = game_row(session, game_id)
@@ -92,10 +106,10 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
     }
 
 
-def export(engine: Engine, game_id: str, path: str | None) -> str:
+def export(engine: Engine, game_id: str, path: str | None, *, include_secrets: bool = False) -> str:
     """Write ``game_id``'s archive to ``path`` (JSON for ``*.json``, else YAML); returns the text.
-    ``path`` ``None`` or ``-``: only return it, as YAML."""
-    data = build_archive(engine, game_id)
+    ``path`` ``None`` or ``-``: only return it, as YAML. An unfinished game: see :func:`build_archive`."""
+    data = build_archive(engine, game_id, include_secrets=include_secrets)
     as_json = path is not None and path.lower().endswith(".json")
     if as_json:
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"

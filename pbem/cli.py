@@ -286,10 +286,17 @@ def export_command(
     output: Annotated[
         str, typer.Option("-o", "--output", help="The file: .json for JSON, else YAML; - for stdout.")
     ] = "-",
+    include_secrets: Annotated[
+        bool,
+        typer.Option(
+            "--include-secrets", help="Export a game not finished yet (its seed tells every hidden holding)."
+        ),
+    ] = False,
     db: Db = None,
 ) -> None:
-    """Write a self-contained archive: game, seed, options, players, every turn's orders and hashes."""
-    text = archive.export(connect(db), game_id, output)
+    """Write a self-contained archive: game, seed, options, players, every turn's orders and hashes.
+    A game still running is refused without --include-secrets: players get its page (pbem archive)."""
+    text = archive.export(connect(db), game_id, output, include_secrets=include_secrets)
     if output == "-":
         typer.echo(text, nl=False)
     else:
