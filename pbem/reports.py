@@ -15,7 +15,7 @@ from sqlalchemy import Engine, insert
 from sqlmodel import Session, select
 
 from pbem import clock
-from pbem.codec import pack, unpack
+from pbem.codec import pack, sha256_hex, unpack
 from pbem.envelope import order_template
 from pbem.errors import UserError
 from pbem.game import Event, Game
@@ -117,6 +117,11 @@ def render_reports(
     return rendered
 
 
+def content_digest(text: str, page: str) -> str:
+    """The SHA-256 a stored report keeps of itself, which ``pbem replay --verify`` checks."""
+    return sha256_hex(f"{text}\0{page}")
+
+
 def report_rows(
     game_id: str, epoch: int, turn: int, rendered: Sequence[tuple[str, str, str]]
 ) -> list[dict[str, Any]]:
@@ -129,6 +134,7 @@ def report_rows(
             "seat": seat,
             "text_z": pack(text, REPORT_LEVEL),
             "html_z": pack(page, REPORT_LEVEL),
+            "content_sha256": content_digest(text, page),
             "mail_queued": False,
         }
         for seat, text, page in rendered

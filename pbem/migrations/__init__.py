@@ -2,7 +2,8 @@
 
 Revision ``0001`` is the host's schema as :mod:`pbem.models` stood when migrations began; ``0002`` adds
 the cron layer's tables (:mod:`pbem.cron.models`); ``0003`` marks which reports' mail is queued
-(``report.mail_queued``), backfilled from the outbox; ``0004`` indexes a turn's submissions. A
+(``report.mail_queued``), backfilled from the outbox; ``0004`` indexes a turn's submissions; ``0010``
+records where a game came from (``game_origin``) and gives stored reports a hash. A
 database made before migrations existed (tables
 but no ``alembic_version``) is stamped ``0001`` first, then brought to head, keeping its data.
 
@@ -13,7 +14,7 @@ SQLite. Whoever waits re-reads the revision inside the lock and finds nothing le
 >>> from sqlalchemy import create_engine
 >>> engine = create_engine("sqlite://")
 >>> upgrade(engine)
-'0004'
+'0010'
 """
 
 from __future__ import annotations
