@@ -22,7 +22,7 @@ from pbem.codec import canonical_json, pack_json
 from pbem.create import check_game_id, check_seats, store_game
 from pbem.errors import UserError
 from pbem.history import TurnRecord, game_row, seat_rows, settle
-from pbem.models import GameRow
+from pbem.models import GameOriginRow, GameRow
 from pbem.orderfile import OrderFileError, decode, load
 from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay
 
@@ -55,6 +55,7 @@ class Archive(BaseModel):
                 game_type=self.game["type"],
                 engine_version=self.game["engine_version"],
                 seed=self.game.get("seed"),
+                recorded_elsewhere=bool(self.game.get("recorded_elsewhere", False)),
                 options=self.game.get("options") or {},
                 seats=[p.seat for p in self.players],
                 turns=self.turns,
@@ -90,13 +91,15 @@ def build_archive(engine: Engine, game_id: str, *, include_secrets: bool = False
             "id": row.id,
             "type": row.game_type,
             "engine_version": row.engine_version,
-            "seed": row.seed,
+            "seed": record.seed,
             "options": json.loads(row.options_json),
             "created_at": row.created_at.isoformat(),
             "status": row.status,
             "turn": row.turn,
             "state_sha256": row.state_sha256,
         }
+        if record.recorded_elsewhere:
+            game["recorded_elsewhere"] = True
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -123,18 +126,23 @@ def export(engine: Engine, game_id: str, path: str | None, *, include_secrets: b
     return text
 
 
-def read_archive(path: str) -> Archive:
+def _read_data(path: str) -> Any:
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise UserError(f"cannot read archive {path}: {exc.strerror}") from None
     try:
         if path.lower().endswith(".json"):
-            data = json.loads(decode(raw, MAX_ARCHIVE_BYTES))
-        else:  # through the order files' reader: no aliases, no tags, bounded size and depth
-            data = load(raw, max_bytes=MAX_ARCHIVE_BYTES, max_depth=MAX_ARCHIVE_DEPTH)
+            return json.loads(decode(raw, MAX_ARCHIVE_BYTES))
+        # through the order files' reader: no aliases, no tags, bounded size and depth
+        return load(raw, max_bytes=MAX_ARCHIVE_BYTES, max_depth=MAX_ARCHIVE_DEPTH)
     except (OrderFileError, json.JSONDecodeError) as exc:
         raise UserError(f"{path} is not a readable archive: {exc}") from None
+
+
+def read_archive(path: str, data: Any = None) -> Archive:
+    if data is None:
+        data = _read_data(path)
     try:
         archive = Archive.model_validate(data)
     except ValidationError as exc:
@@ -152,8 +160,16 @@ def import_archive(
     engine: Engine, path: str, *, game_id: str | None = None, now: datetime | None = None
 ) -> tuple[str, dict[str, str]]:
     """Replay the archive at ``path``, checking every hash, then store it as ``game_id`` (default the
-    archive's id). Returns the id and each seat's new password."""
-    archive = read_archive(path)
+    archive's id). Returns the id and each seat's new password. A *record* of a game played elsewhere
+    (``docs/records.md``: no hashes) is replayed through the rules instead (:mod:`pbem.records`)."""
+    from pbem import records  # records import from create, as this module does; kept apart
+
+    data = _read_data(path)
+    if records.is_record(data):
+        return records.import_record(
+            engine, path, records.parse_record(data, path), game_id=game_id, now=now
+        )
+    archive = read_archive(path, data)
     record = archive.record()
     new_id = game_id or record.id
     check_game_id(new_id)
@@ -185,7 +201,14 @@ def import_archive(
         state_z=pack_json(setup.state_data),
         state_sha256=setup.state_sha256,
     )
+    extra = []
+    if record.recorded_elsewhere or record.seed is None:
+        extra.append(
+            GameOriginRow(
+                game_id=new_id, recorded_elsewhere=record.recorded_elsewhere, has_seed=record.seed is not None
+            )
+        )
     try:
-        return new_id, store_game(engine, game, row, players, turns)
+        return new_id, store_game(engine, game, row, players, turns, extra=extra)
     except UserError as exc:
         raise UserError(f"{exc}; import it under another id (--id)") from None

@@ -27,7 +27,7 @@ from pbem import archive, i18n, reports
 from pbem.codec import unpack_json
 from pbem.errors import UserError
 from pbem.game import Event
-from pbem.history import game_of, game_row, seat_rows
+from pbem.history import game_of, game_row, recorded_elsewhere, seat_rows
 from pbem.i18n import _
 from pbem.models import GameRow, TurnRow
 from pbem.render import environment
@@ -69,7 +69,7 @@ def page_data(engine: Engine, game_id: str) -> tuple[dict[str, Any], dict[str, A
         )
         mark = _mark(row)
         finished = row.status == "finished"
-        elsewhere = bool(getattr(row, "recorded_elsewhere", False))
+        elsewhere = recorded_elsewhere(session, game_id)
     views: list[str | None] = [None, *seats] if finished else [None]
     lines = _Lines()
     pages: dict[str, list[list[int]]] = {v or "": [] for v in views}

@@ -322,12 +322,15 @@ def archive_command(
 
 @app.command("import", epilog=_example("pbem import reef-7.yaml", "pbem import reef-7.yaml --id reef-7-copy"))
 def import_command(
-    file: Annotated[str, typer.Argument(help="An archive written by pbem export.")],
+    file: Annotated[
+        str, typer.Argument(help="An archive written by pbem export, or a record (docs/records.md).")
+    ],
     game_id: Annotated[str | None, typer.Option("--id", help="Store it under another id.")] = None,
     as_json: AsJson = False,
     db: Db = None,
 ) -> None:
-    """Replay an archive, checking every hash, and store it; each seat gets a new password, shown once."""
+    """Replay an archive, checking every hash, and store it; each seat gets a new password, shown once.
+    A record of a game played elsewhere (no hashes) is replayed through the rules, every order checked."""
     new_id, issued = archive.import_archive(connect(db), file, game_id=game_id)
     if as_json:
         typer.echo(

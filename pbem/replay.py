@@ -29,7 +29,7 @@ from pbem.codec import canonical_json, sha256_hex, unpack, unpack_json
 from pbem.errors import UserError
 from pbem.game import Event, Game, GameError
 from pbem.history import game_row, seat_rows, settle, turn_events
-from pbem.models import ReportRow, TurnRow
+from pbem.models import GameOriginRow, ReportRow, TurnRow
 from pbem.reports import content_digest
 
 
@@ -55,6 +55,7 @@ class GameRecord(BaseModel):
     options: dict[str, Any] = {}
     seats: list[str]
     turns: list[TurnEntry]
+    recorded_elsewhere: bool = False
 
 
 @dataclass
@@ -96,11 +97,13 @@ def from_database(engine: Engine, game_id: str) -> GameRecord:
             )
             for t in turns
         ]
+        origin = session.get(GameOriginRow, game_id)
         return GameRecord(
             id=row.id,
             game_type=row.game_type,
             engine_version=row.engine_version,
-            seed=row.seed,
+            seed=None if origin is not None and not origin.has_seed else row.seed,
+            recorded_elsewhere=origin is not None and origin.recorded_elsewhere,
             options=json.loads(row.options_json),
             seats=[s.name for s in seat_rows(session, game_id)],
             turns=entries,

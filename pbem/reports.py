@@ -19,7 +19,8 @@ from pbem.codec import pack, sha256_hex, unpack
 from pbem.envelope import order_template
 from pbem.errors import UserError
 from pbem.game import Event, Game
-from pbem.history import game_row, seat_rows
+from pbem.history import game_row, recorded_elsewhere, seat_rows
+from pbem.i18n import _
 from pbem.models import GameRow, ReportRow
 from pbem.render import render
 from pbem.tables import TableCache
@@ -104,6 +105,7 @@ def render_reports(
     turn: int,
     events: Sequence[Event],
     deadline: str | None,
+    status_note: str | None = None,
 ) -> list[tuple[str, str, str]]:
     """(seat, plain text, HTML) of every seat's report and the public one (seat ``""``), after
     ``turn``. Pure: the turn driver renders before it takes the game's lock. The HTML table is rendered
@@ -111,7 +113,7 @@ def render_reports(
     tables = TableCache(game.name)
     rendered = []
     for seat in [*seats, None]:
-        ctx = context(game, game_id, state, turn, seat, events, deadline=deadline)
+        ctx = context(game, game_id, state, turn, seat, events, deadline=deadline, status_note=status_note)
         text, page = render_pair(game, ctx, tables=tables)
         rendered.append((seat or "", text, page))
     return rendered
@@ -158,8 +160,11 @@ def write_reports(
     """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``, as the
     game row stands now."""
     seats = [s.name for s in seat_rows(session, row.id)]
+    note = (
+        _("This game was recorded elsewhere and imported.") if recorded_elsewhere(session, row.id) else None
+    )
     rendered = render_reports(
-        game, row.id, seats, state, turn, events, shown_deadline(row.status, row.deadline_at)
+        game, row.id, seats, state, turn, events, shown_deadline(row.status, row.deadline_at), note
     )
     store_reports(session, report_rows(row.id, row.epoch, turn, rendered))
 

@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from pbem import clock
 from pbem.errors import UserError
-from pbem.history import accepted_orders, current_state, game_of, seat_rows
+from pbem.history import accepted_orders, current_state, game_of, recorded_elsewhere, seat_rows
 from pbem.models import GameRow, SubmissionRow
 
 
@@ -46,6 +46,7 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
         "orders_in": [seat for seat in pending if seat in submitted],
         "deadline": clock.show(row.deadline_at) if row.status == "active" else None,
         "finished": outcome is not None,
+        "recorded_elsewhere": recorded_elsewhere(session, row.id),
     }
     if outcome is not None:
         entry.update(
@@ -60,6 +61,8 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
 def describe(entry: dict[str, Any]) -> str:
     """One game's status as a line or two for people."""
     head = f"{entry['id']}  {entry['title']}  turn {entry['turn']}  {entry['status']}"
+    if entry.get("recorded_elsewhere"):
+        head += "  (recorded elsewhere)"
     if entry["finished"]:
         ranking = ", ".join(f"{entry['places'][s]}. {s} {entry['scores'][s]}" for s in entry["ranking"])
         return f"{head}\n  over: {entry['reason']}; {ranking}"
