@@ -10,21 +10,31 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from pbem import clock
+from pbem.archive_store import (
+    OPTIONAL_GAME,
+    OPTIONAL_SEAT,
+    SETTINGS,
+    StoredTurn,
+    replay_undone,
+    store_imported,
+)
 from pbem.codec import canonical_json, pack_json
-from pbem.create import check_game_id, check_seats, store_game
+from pbem.create import check_game_id, check_seats
+from pbem.cron.models import ClockRow
 from pbem.errors import UserError
 from pbem.history import TurnRecord, game_row, seat_rows, settle
-from pbem.models import GameOriginRow, GameRow
+from pbem.i18n import _
+from pbem.models import GameOriginRow, GameRow, ObserverRow
 from pbem.orderfile import OrderFileError, decode, load
-from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay
+from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay, undone_entries
 
 #: far above a long game's archive (a few MB); a bound against a hostile file
 MAX_ARCHIVE_BYTES = 256 * 1024 * 1024
@@ -37,6 +47,15 @@ SUFFIXES = (".yaml", ".yml", ".json")
 class Player(BaseModel):
     seat: str
     email: str = ""
+    misses: int = 0
+    abandoned: bool = False
+    language: str | None = None
+
+
+class UndoneEntry(TurnEntry):
+    """A turn a rollback undid, kept in the archive as it is in the database, marked."""
+
+    undone: Literal[True] = True
 
 
 class Archive(BaseModel):
@@ -47,6 +66,8 @@ class Archive(BaseModel):
     game: dict[str, Any]
     players: list[Player]
     turns: list[TurnEntry]
+    observers: list[str] = []
+    undone_turns: list[UndoneEntry] = []
 
     def record(self) -> GameRecord:
         try:
@@ -87,26 +108,59 @@ def build_archive(engine: Engine, game_id: str, *, include_secrets: bool = False
     with Session(engine) as session:
         row = game_row(session, game_id)
         seats = seat_rows(session, game_id)
-        game = {
+        game: dict[str, Any] = {
             "id": row.id,
             "type": row.game_type,
             "engine_version": row.engine_version,
             "seed": record.seed,
             "options": json.loads(row.options_json),
-            "created_at": row.created_at.isoformat(),
+            "created_at": _when(row.created_at),
             "status": row.status,
             "turn": row.turn,
+            "epoch": row.epoch,
             "state_sha256": row.state_sha256,
+            "deadline_at": _when(row.deadline_at),
+            "finished_at": _when(row.finished_at),
+            "settings": {key: getattr(row, key) for key in SETTINGS},
         }
+        game.update({k: getattr(row, k) for k in OPTIONAL_GAME if getattr(row, k, None) is not None})
         if record.recorded_elsewhere:
             game["recorded_elsewhere"] = True
+        clock_row = session.get(ClockRow, game_id)
+        if clock_row is not None:
+            game["clock"] = {
+                "epoch": clock_row.epoch,
+                "turn": clock_row.turn,
+                "paused_left": clock_row.paused_left,
+            }
+        players = []
+        for s in seats:
+            player: dict[str, Any] = {
+                "seat": s.name,
+                "email": s.email,
+                "misses": s.misses,
+                "abandoned": s.abandoned,
+            }
+            player.update({k: getattr(s, k) for k in OPTIONAL_SEAT if getattr(s, k, None) is not None})
+            players.append(player)
+        observers = sorted(
+            session.exec(select(ObserverRow.email).where(ObserverRow.game_id == game_id))  # type: ignore[call-overload]
+        )
     return {
         "format": FORMAT,
         "version": VERSION,
         "game": game,
-        "players": [{"seat": s.name, "email": s.email} for s in seats],
+        "players": players,
+        "observers": observers,
         "turns": [t.model_dump(mode="json") for t in record.turns],
+        "undone_turns": [
+            {**t.model_dump(mode="json"), "undone": True} for t in undone_entries(engine, game_id)
+        ],
     }
+
+
+def _when(moment: datetime | None) -> str | None:
+    return clock.utc(moment).isoformat() if moment is not None else None
 
 
 def export(engine: Engine, game_id: str, path: str | None, *, include_secrets: bool = False) -> str:
@@ -166,9 +220,7 @@ def import_archive(
 
     data = _read_data(path)
     if records.is_record(data):
-        return records.import_record(
-            engine, path, records.parse_record(data, path), game_id=game_id, now=now
-        )
+        return records.import_record(engine, path, records.parse_record(data, path), game_id=game_id, now=now)
     archive = read_archive(path, data)
     record = archive.record()
     new_id = game_id or record.id
@@ -182,24 +234,16 @@ def import_archive(
         raise UserError(f"{path} does not replay: " + "; ".join(problems[:5]))
     when = clock.utc(now)
     options = game.options_model.model_validate(record.options)
-    turns = []
+    live = [(entry, step.state) for step, entry in zip(steps, record.turns, strict=True)]
+    undone = replay_undone(game, record.seed, live, archive.undone_turns, path)
+    stored = []
     for step, entry in zip(steps, record.turns, strict=True):
-        _state, data, digest = settle(game, step.state)
-        chance = [list(d) for d in entry.chance]
-        turn = TurnRecord(
-            step.number, step.state, data, digest, entry.orders, entry.by_bot, step.events, chance
-        )
-        turns.append((turn, clock.utc(entry.resolved_at) if entry.resolved_at else when))
-    setup = turns[0][0]
-    row = GameRow(
-        id=new_id,
-        game_type=game.name,
-        engine_version=record.engine_version,
-        seed=record.seed if record.seed is not None else 0,
-        options_json=canonical_json(options.model_dump(mode="json")),
-        created_at=when,
-        state_z=pack_json(setup.state_data),
-        state_sha256=setup.state_sha256,
+        stored.append(_stored(game, entry, step.state, step.events, False, when))
+    for entry, state, events in undone:
+        stored.append(_stored(game, entry, state, events, True, when))
+    last = stored[len(steps) - 1].turn
+    row = _game_row(
+        archive, new_id, game.name, record, options, last, when, game.outcome(last.state) is not None
     )
     extra = []
     if record.recorded_elsewhere or record.seed is None:
@@ -208,7 +252,89 @@ def import_archive(
                 game_id=new_id, recorded_elsewhere=record.recorded_elsewhere, has_seed=record.seed is not None
             )
         )
+    note = _("This game was recorded elsewhere and imported.") if record.recorded_elsewhere else None
     try:
-        return new_id, store_game(engine, game, row, players, turns, extra=extra)
+        issued = store_imported(
+            engine,
+            game,
+            row,
+            [p.model_dump(exclude_none=True) for p in archive.players],
+            archive.observers,
+            stored,
+            clock=archive.game.get("clock"),
+            extra=extra,
+            status_note=note,
+        )
     except UserError as exc:
         raise UserError(f"{exc}; import it under another id (--id)") from None
+    return new_id, issued
+
+
+def _stored(
+    game: Any, entry: TurnEntry, state: Any, events: list[Any], undone: bool, when: datetime
+) -> StoredTurn:
+    _state, data, digest = settle(game, state)
+    chance = [list(d) for d in entry.chance]
+    turn = TurnRecord(entry.number, state, data, digest, entry.orders, entry.by_bot, events, chance)
+    resolved = clock.utc(entry.resolved_at) if entry.resolved_at else when
+    return StoredTurn(turn, entry.epoch, undone, resolved)
+
+
+def _moment(value: Any, default: datetime | None) -> datetime | None:
+    if value is None:
+        return default
+    try:
+        return clock.utc(datetime.fromisoformat(str(value)))
+    except ValueError:
+        raise UserError(
+            f"the archive's time {value!r} is not an ISO time like 2026-03-02T09:00:00+00:00"
+        ) from None
+
+
+def _game_row(
+    archive: Archive,
+    new_id: str,
+    game_type: str,
+    record: GameRecord,
+    options: Any,
+    last: TurnRecord,
+    when: datetime,
+    over: bool,
+) -> GameRow:
+    """The game row as the archive says it stood (an archive from before settings were kept: as a new
+    game at its last turn)."""
+    section = archive.game
+    settings = section.get("settings") or {}
+    unknown = set(settings) - set(SETTINGS)
+    if unknown:
+        raise UserError(
+            f"the archive's settings hold {', '.join(sorted(unknown))}; this host knows {', '.join(SETTINGS)}"
+        )
+    if (
+        section.get("turn", last.number) != last.number
+        or section.get("state_sha256", last.state_sha256) != last.state_sha256
+    ):
+        raise UserError("the archive's game section does not stand at its last turn")
+    status = section.get("status") or ("finished" if over else "active")
+    if status not in ("active", "paused", "finished"):
+        raise UserError(f"the archive's game status {status!r} is not active, paused or finished")
+    row = GameRow(
+        id=new_id,
+        game_type=game_type,
+        engine_version=record.engine_version,
+        seed=record.seed if record.seed is not None else 0,  # 0 is never read: game_origin.has_seed
+        options_json=canonical_json(options.model_dump(mode="json")),
+        created_at=_moment(section.get("created_at"), when),
+        status=status,
+        turn=last.number,
+        epoch=int(section.get("epoch", max(t.epoch for t in record.turns))),
+        state_z=pack_json(last.state_data),
+        state_sha256=last.state_sha256,
+        deadline_at=_moment(section.get("deadline_at"), None),
+        finished_at=_moment(section.get("finished_at"), when if status == "finished" else None),
+        **settings,
+    )
+    for key in OPTIONAL_GAME:
+        if key in section and hasattr(row, key):
+            setattr(row, key, section[key])
+    return row

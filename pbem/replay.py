@@ -69,6 +69,29 @@ class Step:
     problems: list[str] = field(default_factory=list)
 
 
+def _entry(t: TurnRow) -> TurnEntry:
+    return TurnEntry(
+        number=t.number,
+        epoch=t.epoch,
+        orders=_stored_orders(t),
+        by_bot=json.loads(t.by_bot_json),
+        chance=json.loads(t.chance_json),
+        state_sha256=t.state_sha256,
+        resolved_at=t.resolved_at,
+    )
+
+
+def undone_entries(engine: Engine, game_id: str) -> list[TurnEntry]:
+    """The turns of ``game_id`` a rollback undid, by epoch and number."""
+    with Session(engine) as session:
+        rows = session.exec(
+            select(TurnRow)
+            .where(TurnRow.game_id == game_id, TurnRow.undone == True)  # noqa: E712 - SQL, not Python
+            .order_by(TurnRow.epoch, TurnRow.number)  # type: ignore[arg-type]
+        )
+        return [_entry(t) for t in rows]
+
+
 def _stored_orders(turn: TurnRow) -> dict[str, Any]:
     try:
         return unpack_json(turn.orders_z)
