@@ -255,6 +255,9 @@ def replay_command(
     ] = False,
     turn: Annotated[int | None, typer.Option(help="Show the re-run report of this turn.")] = None,
     player: Annotated[str | None, typer.Option(help="Whose report (default: public; all once over).")] = None,
+    public: Annotated[
+        bool, typer.Option("--public", help="Only the public (observers') report, even once over.")
+    ] = False,
     fmt: Annotated[str, typer.Option("--format", help="text or html.")] = "text",
     db: Db = None,
 ) -> None:
@@ -268,7 +271,9 @@ def replay_command(
             raise typer.Exit(1)
         typer.echo(f"{source}: {result['turns']} turns replayed; every state hash matches")
     if turn is not None:
-        typer.echo(replay.report_at(replay.load_source(source, db), turn, player, fmt), nl=False)
+        typer.echo(
+            replay.report_at(replay.load_source(source, db), turn, player, fmt, public=public), nl=False
+        )
     elif not verify:
         record = replay.load_source(source, db)
         for step in replay.replay(record):

@@ -212,10 +212,12 @@ def replayed(record: GameRecord) -> list[Step]:
     return steps
 
 
-def report_at(record: GameRecord, turn: int, player: str | None, fmt: str) -> str:
-    """The report of ``player`` (``None``: the public one, or every seat's once the game is over) after
-    turn ``turn``, rendered anew from the replayed state."""
+def report_at(record: GameRecord, turn: int, player: str | None, fmt: str, *, public: bool = False) -> str:
+    """The report of ``player`` (``None``: the public one, or every seat's once the game is over, unless
+    ``public``) after turn ``turn``, rendered anew from the replayed state."""
     kind = reports.report_format(fmt)
+    if public and player is not None:
+        raise UserError("--public shows the observers' report; leave out --player, or leave out --public")
     if player is not None and player not in record.seats:
         raise UserError(f"{record.id} has no seat {player!r}; its seats are {', '.join(record.seats)}")
     steps = replayed(record)
@@ -223,7 +225,9 @@ def report_at(record: GameRecord, turn: int, player: str | None, fmt: str) -> st
         raise UserError(f"{record.id} has turns 0 to {len(steps) - 1}; there is no turn {turn}")
     step, game = steps[turn], game_for(record)
     over = game.outcome(steps[-1].state) is not None
-    seats: list[str | None] = [player] if player is not None else [None, *record.seats] if over else [None]
+    seats: list[str | None] = (
+        [player] if player is not None else [None, *record.seats] if over and not public else [None]
+    )
     rendered = []
     for seat in seats:
         ctx = reports.context(game, record.id, step.state, turn, seat, step.events)
