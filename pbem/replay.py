@@ -108,18 +108,7 @@ def from_database(engine: Engine, game_id: str) -> GameRecord:
             .where(TurnRow.game_id == game_id, TurnRow.undone == False)  # noqa: E712 - SQL, not Python
             .order_by(TurnRow.number)
         )
-        entries = [
-            TurnEntry(
-                number=t.number,
-                epoch=t.epoch,
-                orders=_stored_orders(t),
-                by_bot=json.loads(t.by_bot_json),
-                chance=json.loads(t.chance_json),
-                state_sha256=t.state_sha256,
-                resolved_at=t.resolved_at,
-            )
-            for t in turns
-        ]
+        entries = [_entry(t) for t in turns]
         origin = session.get(GameOriginRow, game_id)
         return GameRecord(
             id=row.id,
