@@ -163,15 +163,28 @@ def _when(moment: datetime | None) -> str | None:
     return clock.utc(moment).isoformat() if moment is not None else None
 
 
+def dump(data: dict[str, Any], *, as_json: bool = False) -> str:
+    """An archive's text: JSON, or YAML."""
+    if as_json:
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
+
+
+def public_archive(engine: Engine, game_id: str) -> str:
+    """A finished game's archive without the mail addresses of its seats and observers: the one its
+    archive page carries, which a host may serve to the world. It imports and verifies as well."""
+    data = build_archive(engine, game_id)
+    for player in data["players"]:
+        player["email"] = ""
+    data["observers"] = []
+    return dump(data)
+
+
 def export(engine: Engine, game_id: str, path: str | None, *, include_secrets: bool = False) -> str:
     """Write ``game_id``'s archive to ``path`` (JSON for ``*.json``, else YAML); returns the text.
     ``path`` ``None`` or ``-``: only return it, as YAML. An unfinished game: see :func:`build_archive`."""
     data = build_archive(engine, game_id, include_secrets=include_secrets)
-    as_json = path is not None and path.lower().endswith(".json")
-    if as_json:
-        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    else:
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
+    text = dump(data, as_json=path is not None and path.lower().endswith(".json"))
     if path and path != "-":
         try:
             Path(path).write_text(text, encoding="utf-8")

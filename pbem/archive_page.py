@@ -89,7 +89,7 @@ def page_data(engine: Engine, game_id: str) -> tuple[dict[str, Any], dict[str, A
             outcome = ctx["outcome"]
     payload: dict[str, Any] = {"lines": list(lines.index), "pages": pages, "events": events}
     if finished:
-        payload["archive"] = archive.export(engine, game_id, None)
+        payload["archive"] = archive.public_archive(engine, game_id)  # no one's mail address
     shown = {
         "id": game_id,
         "title": game.title,

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from playwright.sync_api import Browser, Page
 from sqlmodel import Session, select
 
@@ -191,7 +192,9 @@ def test_a_finished_game_shows_scores_every_seat_and_its_archive(
     with page.expect_download() as download:
         page.click("#download")
     got = Path(download.value.path()).read_text(encoding="utf-8")
-    assert got == archive.export(connect(db), "done", None)
+    assert got == archive.public_archive(connect(db), "done")
+    assert "@example.org" not in got  # a page a host may serve to the world: no one's address
+    assert [p["seat"] for p in yaml.safe_load(got)["players"]] == entry["seats"]
     assert view.network() == []
 
 

@@ -45,7 +45,9 @@ def test_a_running_game_page_has_only_the_public_table_and_no_archive(engine: En
     assert set(data) == {"lines", "pages", "events"}
     assert list(data["pages"]) == [""] and len(data["pages"][""]) == 4
     play_bots(engine, "pearl-dive", "over", 3, 4)
-    assert "seed" in packed(build_page(engine, "over"))["archive"]
+    page = build_page(engine, "over")
+    assert "seed" in packed(page)["archive"]
+    assert "@example.org" not in packed(page)["archive"]  # a page a host may serve: no addresses
 
 
 def test_pbem_archive_writes_the_page_and_refuses_an_unknown_game(
@@ -64,3 +66,16 @@ def test_the_demo_writes_an_archive_page_and_links_it(tmp_path: Path) -> None:
     index = run_demo(game_type="pearl-dive", players=2, seed=3, out=tmp_path, say=lambda _line: None)
     assert (tmp_path / "archive-demo-3.html").is_file()
     assert 'href="archive-demo-3.html"' in index.read_text(encoding="utf-8")
+
+
+def test_the_pages_archive_imports_and_verifies_elsewhere(engine: Engine, tmp_path: Path) -> None:
+    from pbem.archive import import_archive
+    from pbem.db import connect
+    from pbem.replay import from_database, verify
+
+    play_bots(engine, "pearl-dive", "over", 3, 4)
+    path = tmp_path / "over.yaml"
+    path.write_text(packed(build_page(engine, "over"))["archive"], encoding="utf-8")
+    elsewhere = connect(f"sqlite:///{tmp_path / 'elsewhere.sqlite'}")
+    import_archive(elsewhere, str(path))
+    assert verify(from_database(elsewhere, "over"))["ok"]
