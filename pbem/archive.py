@@ -245,6 +245,11 @@ def import_archive(
     problems = [p for step in steps for p in step.problems]
     if problems or len(steps) != len(record.turns):
         raise UserError(f"{path} does not replay: " + "; ".join(problems[:5]))
+    if record.seed is None and game.outcome(steps[-1].state) is None and game.pending(steps[-1].state):
+        raise UserError(
+            f"{path}: the archive gives no seed and its game is not over: this host would have nothing to "
+            "draw the coming turns from"
+        )
     when = clock.utc(now)
     options = game.options_model.model_validate(record.options)
     live = [(entry, step.state) for step, entry in zip(steps, record.turns, strict=True)]

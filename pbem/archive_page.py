@@ -144,9 +144,13 @@ def _stands_for(path: Path) -> str | None:
     return head[start : head.find('"', start)]
 
 
-def refresh_pages(engine: Engine, folder: str | Path, only: list[str] | None = None) -> int:
+def refresh_pages(
+    engine: Engine, folder: str | Path, only: list[str] | None = None, *, failed: list[str] | None = None
+) -> int:
     """Write ``<id>.html`` in ``folder`` for every game whose page there is missing or shows an older
-    state of it (what ``pbem tick`` does with ``[archive] dir``). Returns how many were written."""
+    state of it (what ``pbem tick`` does with ``[archive] dir``). Returns how many were written. A game
+    whose page cannot be written does not stop the others: with ``failed``, it is noted there as
+    ``"<id>: why"`` (else the error is raised)."""
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
     with Session(engine) as session:
@@ -159,7 +163,15 @@ def refresh_pages(engine: Engine, folder: str | Path, only: list[str] | None = N
         if _stands_for(path) == mark:
             continue
         partial = path.with_suffix(".html.part")  # a web server never serves half a page
-        write_page(engine, game_id, partial)
-        partial.replace(path)
+        try:
+            write_page(engine, game_id, partial)
+            partial.replace(path)
+        except Exception as exc:  # one game's page (a bug, a full disk) must not hold back the others'
+            if failed is None:
+                raise
+            if partial.is_file():
+                partial.unlink()
+            failed.append(f"{game_id}: {type(exc).__name__}: {exc}")
+            continue
         written += 1
     return written

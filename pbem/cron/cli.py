@@ -239,8 +239,14 @@ def tick(
         if pages is not None:  # the watchable pages a web server serves, kept up to date
             from pbem.archive_page import refresh_pages
 
-            written = refresh_pages(engine, pages, only=game or None)
-            logging.getLogger("pbem.cron").info("archive pages written: %d in %s", written, pages)
+            failed: list[str] = []
+            written = refresh_pages(engine, pages, only=game or None, failed=failed)
+            logger = logging.getLogger("pbem.cron")
+            logger.info("archive pages written: %d in %s", written, pages)
+            for line in failed:
+                logger.error("archive page not written: %s", line)
+                typer.echo(f"error: archive page not written: {line}", err=True)
+            return summary.errors + len(failed)
         return summary.errors
 
     try:

@@ -54,3 +54,18 @@ def test_a_bad_archive_table_is_refused(engine: Engine, db_url: str, tmp_path: P
     code, out = tick(db_url, config, START.isoformat())
     assert code == 1
     assert "[archive] knows only dir" in out
+
+
+def test_a_page_that_cannot_be_written_fails_the_tick_and_not_the_others(
+    engine: Engine, db_url: str, tmp_path: Path
+) -> None:
+    new_game(engine, "a")
+    new_game(engine, "b")
+    pages = tmp_path / "pages"
+    (pages / "a.html.part").mkdir(parents=True)  # in the way of a's page
+    config = tmp_path / "pbem.toml"
+    config.write_text(f'[archive]\ndir = "{pages}"\n', encoding="utf-8")
+    code, out = tick(db_url, config, START.isoformat())
+    assert code == 1
+    assert "archive page not written: a: UserError: cannot write" in out
+    assert (pages / "b.html").is_file()

@@ -158,3 +158,16 @@ def test_a_record_with_its_seed_has_its_draws_checked_against_it(
     ran = pbem("import", str(write(tmp_path, data)), "--id", "other")
     assert ran.code == 1
     assert "setup: the recorded draws are not those seed 24 gives" in ran.err
+
+
+def test_an_archive_without_seed_of_an_unfinished_game_is_refused(
+    pbem: Callable[..., Ran], engine: Engine, tmp_path: Path
+) -> None:
+    from pbem.demo import play_bots
+
+    play_bots(engine, "pearl-dive", "run", 2, 3, turns=2)
+    data = yaml.safe_load(pbem("export", "run", "--include-secrets").out)
+    data["game"]["seed"] = None
+    ran = pbem("import", str(write(tmp_path, data)), "--id", "copy")
+    assert ran.code == 1
+    assert "the archive gives no seed and its game is not over" in ran.err
