@@ -14,9 +14,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# A whole Reef Encounter game by bots through submit and process; reports in ./demo-out/.
+# A whole Reef Encounter game by bots through submit and process; reports in ./demo-out/, and an
+# archive page of a bot game of every game, linked from demo-out/index.html.
 demo: $(STAMP)
-	$(BIN)/pbem demo
+	$(BIN)/pbem demo --every-game
 
 # The real servers the tests use: Debian's PostgreSQL, Dovecot and Chromium (installed when missing),
 # PostgreSQL started. Idempotent, so every test run may ask.

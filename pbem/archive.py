@@ -10,21 +10,31 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from pbem import clock
+from pbem.archive_store import (
+    OPTIONAL_GAME,
+    OPTIONAL_SEAT,
+    SETTINGS,
+    StoredTurn,
+    replay_undone,
+    store_imported,
+)
 from pbem.codec import canonical_json, pack_json
-from pbem.create import check_game_id, check_languages, check_seats, store_game
+from pbem.create import check_game_id, check_languages, check_seats
+from pbem.cron.models import ClockRow
 from pbem.errors import UserError
 from pbem.history import TurnRecord, game_row, seat_rows, settle
-from pbem.models import GameRow
+from pbem.i18n import _
+from pbem.models import GameOriginRow, GameRow, ObserverRow
 from pbem.orderfile import OrderFileError, decode, load
-from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay
+from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay, undone_entries
 
 #: far above a long game's archive (a few MB); a bound against a hostile file
 MAX_ARCHIVE_BYTES = 256 * 1024 * 1024
@@ -37,7 +47,15 @@ SUFFIXES = (".yaml", ".yml", ".json")
 class Player(BaseModel):
     seat: str
     email: str = ""
-    language: str | None = None  # None: the game's
+    misses: int = 0
+    abandoned: bool = False
+    language: str | None = None
+
+
+class UndoneEntry(TurnEntry):
+    """A turn a rollback undid, kept in the archive as it is in the database, marked."""
+
+    undone: Literal[True] = True
 
 
 class Archive(BaseModel):
@@ -48,6 +66,8 @@ class Archive(BaseModel):
     game: dict[str, Any]
     players: list[Player]
     turns: list[TurnEntry]
+    observers: list[str] = []
+    undone_turns: list[UndoneEntry] = []
 
     def record(self) -> GameRecord:
         try:
@@ -56,6 +76,7 @@ class Archive(BaseModel):
                 game_type=self.game["type"],
                 engine_version=self.game["engine_version"],
                 seed=self.game.get("seed"),
+                recorded_elsewhere=bool(self.game.get("recorded_elsewhere", False)),
                 options=self.game.get("options") or {},
                 seats=[p.seat for p in self.players],
                 turns=self.turns,
@@ -68,44 +89,102 @@ def is_archive_path(source: str) -> bool:
     return source.lower().endswith(SUFFIXES) or "/" in source or Path(source).is_file()
 
 
-def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
+class SecretsInArchive(UserError):
+    """An unfinished game's archive was asked for without ``include_secrets``."""
+
+
+def build_archive(engine: Engine, game_id: str, *, include_secrets: bool = False) -> dict[str, Any]:
+    """The archive of ``game_id``. A game not finished yet is refused unless ``include_secrets``: its
+    seed and draws tell the bag's future and, replayed, every seat's hidden holdings."""
+    with Session(engine) as session:
+        row = game_row(session, game_id)
+        if row.status != "finished" and not include_secrets:
+            raise SecretsInArchive(
+                f"game {game_id} is not finished: its archive holds the seed and every draw, which tell "
+                f"each seat's hidden holdings. Give players its watchable page instead (pbem archive "
+                f"{game_id} -o {game_id}.html); to move the game to another host, add --include-secrets"
+            )
     record = from_database(engine, game_id)
     with Session(engine) as session:
         row = game_row(session, game_id)
         seats = seat_rows(session, game_id)
-        game = {
+        game: dict[str, Any] = {
             "id": row.id,
             "type": row.game_type,
             "engine_version": row.engine_version,
-            "seed": row.seed,
+            "seed": record.seed,
             "options": json.loads(row.options_json),
-            "created_at": row.created_at.isoformat(),
+            "created_at": _when(row.created_at),
             "status": row.status,
             "turn": row.turn,
+            "epoch": row.epoch,
             "state_sha256": row.state_sha256,
-            "language": row.language,
+            "deadline_at": _when(row.deadline_at),
+            "finished_at": _when(row.finished_at),
+            "settings": {key: getattr(row, key) for key in SETTINGS},
         }
+        game.update({k: getattr(row, k) for k in OPTIONAL_GAME if getattr(row, k, None) is not None})
+        if record.recorded_elsewhere:
+            game["recorded_elsewhere"] = True
+        clock_row = session.get(ClockRow, game_id)
+        if clock_row is not None:
+            game["clock"] = {
+                "epoch": clock_row.epoch,
+                "turn": clock_row.turn,
+                "paused_left": clock_row.paused_left,
+            }
+        players = []
+        for s in seats:
+            player: dict[str, Any] = {
+                "seat": s.name,
+                "email": s.email,
+                "misses": s.misses,
+                "abandoned": s.abandoned,
+            }
+            player.update({k: getattr(s, k) for k in OPTIONAL_SEAT if getattr(s, k, None) is not None})
+            players.append(player)
+        observers = sorted(
+            session.exec(select(ObserverRow.email).where(ObserverRow.game_id == game_id))  # type: ignore[call-overload]
+        )
     return {
         "format": FORMAT,
         "version": VERSION,
         "game": game,
-        "players": [
-            {"seat": s.name, "email": s.email, **({"language": s.language} if s.language else {})}
-            for s in seats
-        ],
+        "players": players,
+        "observers": observers,
         "turns": [t.model_dump(mode="json") for t in record.turns],
+        "undone_turns": [
+            {**t.model_dump(mode="json"), "undone": True} for t in undone_entries(engine, game_id)
+        ],
     }
 
 
-def export(engine: Engine, game_id: str, path: str | None) -> str:
-    """Write ``game_id``'s archive to ``path`` (JSON for ``*.json``, else YAML); returns the text.
-    ``path`` ``None`` or ``-``: only return it, as YAML."""
-    data = build_archive(engine, game_id)
-    as_json = path is not None and path.lower().endswith(".json")
+def _when(moment: datetime | None) -> str | None:
+    return clock.utc(moment).isoformat() if moment is not None else None
+
+
+def dump(data: dict[str, Any], *, as_json: bool = False) -> str:
+    """An archive's text: JSON, or YAML."""
     if as_json:
-        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    else:
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
+
+
+def public_archive(engine: Engine, game_id: str) -> str:
+    """A finished game's archive without the mail addresses of its seats and observers: the one its
+    archive page carries, which a host may serve to the world. It imports and verifies as well."""
+    data = build_archive(engine, game_id)
+    for player in data["players"]:
+        player["email"] = ""
+    data["observers"] = []
+    return dump(data)
+
+
+def export(engine: Engine, game_id: str, path: str | None, *, include_secrets: bool = False) -> str:
+    """Write ``game_id``'s archive to ``path`` (JSON for ``*.json``, else YAML); returns the text.
+    ``path`` ``None`` or ``-``: only return it, as YAML. An unfinished game: see :func:`build_archive`."""
+    data = build_archive(engine, game_id, include_secrets=include_secrets)
+    text = dump(data, as_json=path is not None and path.lower().endswith(".json"))
     if path and path != "-":
         try:
             Path(path).write_text(text, encoding="utf-8")
@@ -114,18 +193,23 @@ def export(engine: Engine, game_id: str, path: str | None) -> str:
     return text
 
 
-def read_archive(path: str) -> Archive:
+def _read_data(path: str) -> Any:
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise UserError(f"cannot read archive {path}: {exc.strerror}") from None
     try:
         if path.lower().endswith(".json"):
-            data = json.loads(decode(raw, MAX_ARCHIVE_BYTES))
-        else:  # through the order files' reader: no aliases, no tags, bounded size and depth
-            data = load(raw, max_bytes=MAX_ARCHIVE_BYTES, max_depth=MAX_ARCHIVE_DEPTH)
+            return json.loads(decode(raw, MAX_ARCHIVE_BYTES))
+        # through the order files' reader: no aliases, no tags, bounded size and depth
+        return load(raw, max_bytes=MAX_ARCHIVE_BYTES, max_depth=MAX_ARCHIVE_DEPTH)
     except (OrderFileError, json.JSONDecodeError) as exc:
         raise UserError(f"{path} is not a readable archive: {exc}") from None
+
+
+def read_archive(path: str, data: Any = None) -> Archive:
+    if data is None:
+        data = _read_data(path)
     try:
         archive = Archive.model_validate(data)
     except ValidationError as exc:
@@ -143,43 +227,135 @@ def import_archive(
     engine: Engine, path: str, *, game_id: str | None = None, now: datetime | None = None
 ) -> tuple[str, dict[str, str]]:
     """Replay the archive at ``path``, checking every hash, then store it as ``game_id`` (default the
-    archive's id). Returns the id and each seat's new password."""
-    archive = read_archive(path)
+    archive's id). Returns the id and each seat's new password. A *record* of a game played elsewhere
+    (``docs/records.md``: no hashes) is replayed through the rules instead (:mod:`pbem.records`)."""
+    from pbem import records  # records import from create, as this module does; kept apart
+
+    data = _read_data(path)
+    if records.is_record(data):
+        return records.import_record(engine, path, records.parse_record(data, path), game_id=game_id, now=now)
+    archive = read_archive(path, data)
     record = archive.record()
     new_id = game_id or record.id
     check_game_id(new_id)
     game = game_for(record)
     players = [(p.seat, p.email) for p in archive.players]
     check_seats(game, players)
-    seat_languages = {p.seat: p.language for p in archive.players if p.language}
-    language, languages = check_languages(archive.game.get("language"), seat_languages, players)
+    check_languages(  # refused by name before anything is stored; the rows take them as written
+        archive.game.get("language"), {p.seat: p.language for p in archive.players if p.language}, players
+    )
     steps = list(replay(record))
     problems = [p for step in steps for p in step.problems]
     if problems or len(steps) != len(record.turns):
         raise UserError(f"{path} does not replay: " + "; ".join(problems[:5]))
+    if record.seed is None and game.outcome(steps[-1].state) is None and game.pending(steps[-1].state):
+        raise UserError(
+            f"{path}: the archive gives no seed and its game is not over: this host would have nothing to "
+            "draw the coming turns from"
+        )
     when = clock.utc(now)
     options = game.options_model.model_validate(record.options)
-    turns = []
+    live = [(entry, step.state) for step, entry in zip(steps, record.turns, strict=True)]
+    undone = replay_undone(game, record.seed, live, archive.undone_turns, path)
+    stored = []
     for step, entry in zip(steps, record.turns, strict=True):
-        _state, data, digest = settle(game, step.state)
-        chance = [list(d) for d in entry.chance]
-        turn = TurnRecord(
-            step.number, step.state, data, digest, entry.orders, entry.by_bot, step.events, chance
-        )
-        turns.append((turn, clock.utc(entry.resolved_at) if entry.resolved_at else when))
-    setup = turns[0][0]
-    row = GameRow(
-        id=new_id,
-        game_type=game.name,
-        engine_version=record.engine_version,
-        seed=record.seed if record.seed is not None else 0,
-        options_json=canonical_json(options.model_dump(mode="json")),
-        created_at=when,
-        state_z=pack_json(setup.state_data),
-        state_sha256=setup.state_sha256,
-        language=language,
+        stored.append(_stored(game, entry, step.state, step.events, False, when))
+    for entry, state, events in undone:
+        stored.append(_stored(game, entry, state, events, True, when))
+    last = stored[len(steps) - 1].turn
+    row = _game_row(
+        archive, new_id, game.name, record, options, last, when, game.outcome(last.state) is not None
     )
+    extra = []
+    if record.recorded_elsewhere or record.seed is None:
+        extra.append(
+            GameOriginRow(
+                game_id=new_id, recorded_elsewhere=record.recorded_elsewhere, has_seed=record.seed is not None
+            )
+        )
+    note = _("This game was recorded elsewhere and imported.") if record.recorded_elsewhere else None
     try:
-        return new_id, store_game(engine, game, row, players, turns, languages=languages)
+        issued = store_imported(
+            engine,
+            game,
+            row,
+            [p.model_dump(exclude_none=True) for p in archive.players],
+            archive.observers,
+            stored,
+            clock=archive.game.get("clock"),
+            extra=extra,
+            status_note=note,
+        )
     except UserError as exc:
         raise UserError(f"{exc}; import it under another id (--id)") from None
+    return new_id, issued
+
+
+def _stored(
+    game: Any, entry: TurnEntry, state: Any, events: list[Any], undone: bool, when: datetime
+) -> StoredTurn:
+    _state, data, digest = settle(game, state)
+    chance = [list(d) for d in entry.chance]
+    turn = TurnRecord(entry.number, state, data, digest, entry.orders, entry.by_bot, events, chance)
+    resolved = clock.utc(entry.resolved_at) if entry.resolved_at else when
+    return StoredTurn(turn, entry.epoch, undone, resolved)
+
+
+def _moment(value: Any, default: datetime | None) -> datetime | None:
+    if value is None:
+        return default
+    try:
+        return clock.utc(datetime.fromisoformat(str(value)))
+    except ValueError:
+        raise UserError(
+            f"the archive's time {value!r} is not an ISO time like 2026-03-02T09:00:00+00:00"
+        ) from None
+
+
+def _game_row(
+    archive: Archive,
+    new_id: str,
+    game_type: str,
+    record: GameRecord,
+    options: Any,
+    last: TurnRecord,
+    when: datetime,
+    over: bool,
+) -> GameRow:
+    """The game row as the archive says it stood (an archive from before settings were kept: as a new
+    game at its last turn)."""
+    section = archive.game
+    settings = section.get("settings") or {}
+    unknown = set(settings) - set(SETTINGS)
+    if unknown:
+        raise UserError(
+            f"the archive's settings hold {', '.join(sorted(unknown))}; this host knows {', '.join(SETTINGS)}"
+        )
+    if (
+        section.get("turn", last.number) != last.number
+        or section.get("state_sha256", last.state_sha256) != last.state_sha256
+    ):
+        raise UserError("the archive's game section does not stand at its last turn")
+    status = section.get("status") or ("finished" if over else "active")
+    if status not in ("active", "paused", "finished"):
+        raise UserError(f"the archive's game status {status!r} is not active, paused or finished")
+    row = GameRow(
+        id=new_id,
+        game_type=game_type,
+        engine_version=record.engine_version,
+        seed=record.seed if record.seed is not None else 0,  # 0 is never read: game_origin.has_seed
+        options_json=canonical_json(options.model_dump(mode="json")),
+        created_at=_moment(section.get("created_at"), when),
+        status=status,
+        turn=last.number,
+        epoch=int(section.get("epoch", max(t.epoch for t in record.turns))),
+        state_z=pack_json(last.state_data),
+        state_sha256=last.state_sha256,
+        deadline_at=_moment(section.get("deadline_at"), None),
+        finished_at=_moment(section.get("finished_at"), when if status == "finished" else None),
+        **settings,
+    )
+    for key in OPTIONAL_GAME:
+        if key in section and hasattr(row, key):
+            setattr(row, key, section[key])
+    return row

@@ -352,6 +352,9 @@ def replay_command(
     ] = False,
     turn: Annotated[int | None, typer.Option(help="Show the re-run report of this turn.")] = None,
     player: Annotated[str | None, typer.Option(help="Whose report (default: public; all once over).")] = None,
+    public: Annotated[
+        bool, typer.Option("--public", help="Only the public (observers') report, even once over.")
+    ] = False,
     fmt: Annotated[str, typer.Option("--format", help="text or html.")] = "text",
     as_json: AsJson = False,
     db: Db = None,
@@ -378,7 +381,9 @@ def replay_command(
             raise typer.Exit(1)
         typer.echo(f"{source}: {result['turns']} turns replayed; every state hash matches")
     if turn is not None:
-        typer.echo(replay.report_at(replay.load_source(source, db), turn, player, fmt), nl=False)
+        typer.echo(
+            replay.report_at(replay.load_source(source, db), turn, player, fmt, public=public), nl=False
+        )
     elif not verify:
         record = replay.load_source(source, db)
         for step in replay.replay(record):
@@ -396,24 +401,51 @@ def export_command(
     output: Annotated[
         str, typer.Option("-o", "--output", help="The file: .json for JSON, else YAML; - for stdout.")
     ] = "-",
+    include_secrets: Annotated[
+        bool,
+        typer.Option(
+            "--include-secrets", help="Export a game not finished yet (its seed tells every hidden holding)."
+        ),
+    ] = False,
     db: Db = None,
 ) -> None:
-    """Write a self-contained archive: game, seed, options, players, every turn's orders and hashes."""
-    text = archive.export(connect(db), game_id, output)
+    """Write a self-contained archive: game, seed, options, players, every turn's orders and hashes.
+    A game still running is refused without --include-secrets: players get its page (pbem archive)."""
+    text = archive.export(connect(db), game_id, output, include_secrets=include_secrets)
     if output == "-":
         typer.echo(text, nl=False)
     else:
         typer.echo(f"{game_id}: archive written to {output}")
 
 
+@app.command(
+    "archive",
+    epilog=_example("pbem archive reef-7 -o reef-7.html"),
+)
+def archive_command(
+    game_id: Annotated[str, typer.Argument(help="The game.")],
+    output: Annotated[str, typer.Option("-o", "--output", help="The HTML file to write.")],
+    db: Db = None,
+) -> None:
+    """Write a self-contained page that replays the game (slider, buttons, arrow keys, play); a
+    finished game shows every seat and carries its archive, a running one only the public table."""
+    from pbem.archive_page import write_page
+
+    size = write_page(connect(db), game_id, output)
+    typer.echo(f"{game_id}: archive page written to {output} ({size:,} bytes)")
+
+
 @app.command("import", epilog=_example("pbem import reef-7.yaml", "pbem import reef-7.yaml --id reef-7-copy"))
 def import_command(
-    file: Annotated[str, typer.Argument(help="An archive written by pbem export.")],
+    file: Annotated[
+        str, typer.Argument(help="An archive written by pbem export, or a record (docs/records.md).")
+    ],
     game_id: Annotated[str | None, typer.Option("--id", help="Store it under another id.")] = None,
     as_json: AsJson = False,
     db: Db = None,
 ) -> None:
-    """Replay an archive, checking every hash, and store it; each seat gets a new password, shown once."""
+    """Replay an archive, checking every hash, and store it; each seat gets a new password, shown once.
+    A record of a game played elsewhere (no hashes) is replayed through the rules, every order checked."""
     new_id, issued = archive.import_archive(connect(db), file, game_id=game_id)
     if as_json:
         typer.echo(
@@ -488,9 +520,22 @@ def demo(
     lang: Annotated[
         str | None, typer.Option("--lang", help="The language every player reads: en, hu, cs, zh, ru.")
     ] = None,
+    every_game: Annotated[
+        bool, typer.Option("--every-game", help="Also play every other game, for its archive page.")
+    ] = False,
 ) -> None:
-    """Play a whole game with bots through submit and process; write every report to disk."""
-    run_demo(game_type=game, players=players, seed=seed, db_url=db, out=out, say=typer.echo, language=lang)
+    """Play a whole game with bots through submit and process; write every report and its archive
+    page to disk."""
+    run_demo(
+        game_type=game,
+        players=players,
+        seed=seed,
+        db_url=db,
+        out=out,
+        say=typer.echo,
+        language=lang,
+        every_game=every_game,
+    )
 
 
 def _show_version(value: bool) -> None:

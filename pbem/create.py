@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from pbem import clock, i18n, passwords, registry
 from pbem.chance import Recorder
@@ -149,9 +150,11 @@ def store_game(
     turns: list[tuple[TurnRecord, datetime]],
     *,
     languages: dict[str, str] | None = None,
+    extra: Sequence[SQLModel] = (),
 ) -> dict[str, str]:
     """Write a new game in one transaction: its row, its seats with new passwords (and ``languages``,
-    the seats' own), and its turns from the setup on (each with its reports). Returns each seat's
+    the seats' own), ``extra`` rows (where it came from), and its turns from the setup on (each with its
+    reports). Returns each seat's
     password."""
     issued = {name: passwords.generate() for name, _ in players}
     with Session(engine) as session:
@@ -170,6 +173,8 @@ def store_game(
                 )
             )
         try:
+            session.flush()
+            session.add_all(extra)
             session.flush()
             for turn, when in turns:
                 record_turn(session, game, row, turn, when)

@@ -21,7 +21,7 @@ from pbem.codec import canonical_json, pack_json, sha256_hex, unpack_json
 from pbem.errors import UserError
 from pbem.game import Event, Game
 from pbem.i18n import N_, Text
-from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
+from pbem.models import GameOriginRow, GameRow, SeatRow, SubmissionRow, TurnRow
 
 
 class TurnConflict(Exception):
@@ -41,6 +41,12 @@ def game_of(row: GameRow) -> Game:
 
 def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
     return list(session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position)))
+
+
+def recorded_elsewhere(session: Session, game_id: str) -> bool:
+    """Whether ``game_id`` came in from a record made elsewhere (:mod:`pbem.records`)."""
+    origin = session.get(GameOriginRow, game_id)
+    return origin is not None and origin.recorded_elsewhere
 
 
 def accepted_orders(game_id: Any, epoch: Any, turn: Any) -> ColumnElement[bool]:

@@ -64,6 +64,18 @@ class GameRow(SQLModel, table=True):
     language: str = Field(default="en", max_length=8, sa_column_kwargs={"server_default": "en"})
 
 
+class GameOriginRow(SQLModel, table=True):
+    """A game that was recorded elsewhere and brought in by ``pbem import`` of a record: a table of its
+    own, so that the game table keeps its columns. ``has_seed`` false: the record gave no seed, so the
+    game has none (``game.seed`` then holds 0, which nothing reads) and its draws are the record's."""
+
+    __tablename__ = "game_origin"
+
+    game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=64)
+    recorded_elsewhere: bool = True
+    has_seed: bool = True
+
+
 class SeatRow(SQLModel, table=True):
     """A player's chair at one game. ``password_hash`` is ``scrypt$n=…,r=…,p=…$<salt hex>$<hash hex>``
     (see ``pbem.passwords``)."""
@@ -164,6 +176,8 @@ class ReportRow(SQLModel, table=True):
     text_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     html_z: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     mail_queued: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    #: SHA-256 of text, NUL, HTML (see pbem.reports.content_digest); None on reports older than it
+    content_sha256: str | None = Field(default=None, max_length=64)
 
 
 class OutboxRow(SQLModel, table=True):

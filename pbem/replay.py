@@ -13,6 +13,7 @@ import os
 import secrets
 import subprocess
 import sys
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,11 +25,12 @@ from sqlmodel import Session, select
 
 from pbem import registry, reports
 from pbem.chance import Script, rederive
-from pbem.codec import unpack_json
+from pbem.codec import canonical_json, sha256_hex, unpack, unpack_json
 from pbem.errors import UserError
 from pbem.game import Event, Game, GameError
 from pbem.history import game_row, seat_rows, settle, turn_events
-from pbem.models import TurnRow
+from pbem.models import GameOriginRow, ReportRow, TurnRow
+from pbem.reports import content_digest
 
 
 class TurnEntry(BaseModel):
@@ -53,6 +55,7 @@ class GameRecord(BaseModel):
     options: dict[str, Any] = {}
     seats: list[str]
     turns: list[TurnEntry]
+    recorded_elsewhere: bool = False
 
 
 @dataclass
@@ -66,6 +69,36 @@ class Step:
     problems: list[str] = field(default_factory=list)
 
 
+def _entry(t: TurnRow) -> TurnEntry:
+    return TurnEntry(
+        number=t.number,
+        epoch=t.epoch,
+        orders=_stored_orders(t),
+        by_bot=json.loads(t.by_bot_json),
+        chance=json.loads(t.chance_json),
+        state_sha256=t.state_sha256,
+        resolved_at=t.resolved_at,
+    )
+
+
+def undone_entries(engine: Engine, game_id: str) -> list[TurnEntry]:
+    """The turns of ``game_id`` a rollback undid, by epoch and number."""
+    with Session(engine) as session:
+        rows = session.exec(
+            select(TurnRow)
+            .where(TurnRow.game_id == game_id, TurnRow.undone == True)  # noqa: E712 - SQL, not Python
+            .order_by(TurnRow.epoch, TurnRow.number)  # type: ignore[arg-type]
+        )
+        return [_entry(t) for t in rows]
+
+
+def _stored_orders(turn: TurnRow) -> dict[str, Any]:
+    try:
+        return unpack_json(turn.orders_z)
+    except (zlib.error, ValueError, UnicodeDecodeError):
+        raise UserError(f"turn {turn.number}: its stored orders (turn.orders_z) cannot be read") from None
+
+
 def from_database(engine: Engine, game_id: str) -> GameRecord:
     """The record of ``game_id``'s live line of turns (those no rollback undid)."""
     with Session(engine) as session:
@@ -75,23 +108,14 @@ def from_database(engine: Engine, game_id: str) -> GameRecord:
             .where(TurnRow.game_id == game_id, TurnRow.undone == False)  # noqa: E712 - SQL, not Python
             .order_by(TurnRow.number)
         )
-        entries = [
-            TurnEntry(
-                number=t.number,
-                epoch=t.epoch,
-                orders=unpack_json(t.orders_z),
-                by_bot=json.loads(t.by_bot_json),
-                chance=json.loads(t.chance_json),
-                state_sha256=t.state_sha256,
-                resolved_at=t.resolved_at,
-            )
-            for t in turns
-        ]
+        entries = [_entry(t) for t in turns]
+        origin = session.get(GameOriginRow, game_id)
         return GameRecord(
             id=row.id,
             game_type=row.game_type,
             engine_version=row.engine_version,
-            seed=row.seed,
+            seed=None if origin is not None and not origin.has_seed else row.seed,
+            recorded_elsewhere=origin is not None and origin.recorded_elsewhere,
             options=json.loads(row.options_json),
             seats=[s.name for s in seat_rows(session, game_id)],
             turns=entries,
@@ -177,10 +201,12 @@ def replayed(record: GameRecord) -> list[Step]:
     return steps
 
 
-def report_at(record: GameRecord, turn: int, player: str | None, fmt: str) -> str:
-    """The report of ``player`` (``None``: the public one, or every seat's once the game is over) after
-    turn ``turn``, rendered anew from the replayed state."""
+def report_at(record: GameRecord, turn: int, player: str | None, fmt: str, *, public: bool = False) -> str:
+    """The report of ``player`` (``None``: the public one, or every seat's once the game is over, unless
+    ``public``) after turn ``turn``, rendered anew from the replayed state."""
     kind = reports.report_format(fmt)
+    if public and player is not None:
+        raise UserError("--public shows the observers' report; leave out --player, or leave out --public")
     if player is not None and player not in record.seats:
         raise UserError(f"{record.id} has no seat {player!r}; its seats are {', '.join(record.seats)}")
     steps = replayed(record)
@@ -188,13 +214,61 @@ def report_at(record: GameRecord, turn: int, player: str | None, fmt: str) -> st
         raise UserError(f"{record.id} has turns 0 to {len(steps) - 1}; there is no turn {turn}")
     step, game = steps[turn], game_for(record)
     over = game.outcome(steps[-1].state) is not None
-    seats: list[str | None] = [player] if player is not None else [None, *record.seats] if over else [None]
+    seats: list[str | None] = (
+        [player] if player is not None else [None, *record.seats] if over and not public else [None]
+    )
     rendered = []
     for seat in seats:
         ctx = reports.context(game, record.id, step.state, turn, seat, step.events)
         text, page = reports.render_pair(game, ctx)
         rendered.append((seat, page if kind == "html" else text))
     return reports.combine(rendered, kind)
+
+
+def _digest_of(packed: bytes) -> str | None:
+    """The SHA-256 of a stored state's canonical JSON, or ``None`` when it cannot be read."""
+    try:
+        return sha256_hex(canonical_json(unpack_json(packed)))
+    except (zlib.error, ValueError, UnicodeDecodeError):
+        return None
+
+
+def stored_problems(engine: Engine, game_id: str) -> list[str]:
+    """What is wrong with the blobs the host reads of ``game_id``, beside its turns' record: the game
+    row's state (the next turn is resolved from it) and turn number, every turn's stored state (a
+    rollback goes back to it) and every stored report (mail sends it, ``pbem report`` prints it)."""
+    problems: list[str] = []
+    with Session(engine) as session:
+        row = game_row(session, game_id)
+        turns = list(session.exec(select(TurnRow).where(TurnRow.game_id == game_id).order_by(TurnRow.id)))
+        live = sorted((t for t in turns if not t.undone), key=lambda t: t.number)
+        for t in turns:
+            if _digest_of(t.state_z) != t.state_sha256:
+                problems.append(
+                    f"turn {t.number} (epoch {t.epoch}): its stored state (turn.state_z, what a rollback "
+                    "goes back to) does not match its hash"
+                )
+        if live and live[-1].number != row.turn:
+            problems.append(f"game.turn says {row.turn}, but the last recorded turn is {live[-1].number}")
+        if live and row.state_sha256 != live[-1].state_sha256:
+            problems.append(
+                f"game.state_sha256 is not the hash of the last recorded turn ({live[-1].number})"
+            )
+        if _digest_of(row.state_z) != row.state_sha256:
+            problems.append("game.state_z (the state the next turn is resolved from) does not match its hash")
+        for report in session.exec(
+            select(ReportRow).where(ReportRow.game_id == game_id).order_by(ReportRow.id)  # type: ignore[arg-type]
+        ):
+            who = report.seat or "public"
+            where = f"the stored report of turn {report.turn} (epoch {report.epoch}) for {who}"
+            try:
+                text, page = unpack(report.text_z), unpack(report.html_z)
+            except (zlib.error, UnicodeDecodeError):
+                problems.append(f"{where} cannot be read")
+                continue
+            if report.content_sha256 is not None and content_digest(text, page) != report.content_sha256:
+                problems.append(f"{where} does not match its hash")
+    return problems
 
 
 def verify_in_new_process(source: str, db_url: str | None) -> dict[str, Any]:
@@ -223,10 +297,17 @@ def load_source(source: str, db_url: str | None) -> GameRecord:
 
 
 def _main(argv: list[str]) -> int:
+    from pbem.archive import is_archive_path
+    from pbem.db import connect
+
     source = argv[0]
     db_url = argv[argv.index("--db") + 1] if "--db" in argv else None
     try:
         result = verify(load_source(source, db_url))
+        if not is_archive_path(source):  # a game in the database: what the host reads besides the record
+            stored = stored_problems(connect(db_url), source)
+            result["problems"] += stored
+            result["ok"] = result["ok"] and not stored
     except UserError as exc:
         result = {"ok": False, "turns": 0, "problems": [str(exc)]}
     print(json.dumps(result))

@@ -17,11 +17,12 @@ from sqlalchemy import Engine, insert
 from sqlmodel import Session, select
 
 from pbem import clock, i18n
-from pbem.codec import pack, unpack, unpack_json
+from pbem.codec import pack, sha256_hex, unpack, unpack_json
 from pbem.envelope import order_template
 from pbem.errors import UserError
 from pbem.game import Event, Game
-from pbem.history import game_of, game_row, load_event, seat_rows
+from pbem.history import game_of, game_row, load_event, recorded_elsewhere, seat_rows
+from pbem.i18n import N_
 from pbem.models import GameRow, ReportRow, TurnRow
 from pbem.render import render
 from pbem.tables import TableCache
@@ -113,6 +114,7 @@ def render_reports(
     turn: int,
     events: Sequence[Event],
     deadline: str | datetime | None,
+    status_note: str | None = None,
     *,
     languages: Mapping[str, str | None] | None = None,
     public_language: str | None = None,
@@ -126,10 +128,16 @@ def render_reports(
     rendered = []
     for seat in [*seats, None]:
         with i18n.language((languages or {}).get(seat or "") or public_language):
-            ctx = context(game, game_id, state, turn, seat, events, deadline=deadline)
+            note = i18n._(status_note) if status_note else None
+            ctx = context(game, game_id, state, turn, seat, events, deadline=deadline, status_note=note)
             text, page = render_pair(game, ctx, tables=tables)
         rendered.append((seat or "", text, page))
     return rendered
+
+
+def content_digest(text: str, page: str) -> str:
+    """The SHA-256 a stored report keeps of itself, which ``pbem replay --verify`` checks."""
+    return sha256_hex(f"{text}\0{page}")
 
 
 def report_rows(
@@ -144,6 +152,7 @@ def report_rows(
             "seat": seat,
             "text_z": pack(text, REPORT_LEVEL),
             "html_z": pack(page, REPORT_LEVEL),
+            "content_sha256": content_digest(text, page),
             "mail_queued": False,
         }
         for seat, text, page in rendered
@@ -191,6 +200,9 @@ def write_reports(
     """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``, as the
     game row stands now."""
     languages = seat_languages(session, row.id)
+    note = (
+        N_("This game was recorded elsewhere and imported.") if recorded_elsewhere(session, row.id) else None
+    )
     rendered = render_reports(
         game,
         row.id,
@@ -199,6 +211,7 @@ def write_reports(
         turn,
         events,
         shown_deadline(row.status, row.deadline_at),
+        note,
         languages=languages,
         public_language=row.language,
     )

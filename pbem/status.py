@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from pbem import clock
 from pbem.errors import UserError
-from pbem.history import accepted_orders, current_state, game_of, seat_rows
+from pbem.history import accepted_orders, current_state, game_of, recorded_elsewhere, seat_rows
 from pbem.models import GameRow, SubmissionRow
 
 
@@ -53,6 +53,7 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
         else None,
         "created_at": clock.utc(row.created_at).isoformat(),
         "finished": outcome is not None,
+        "recorded_elsewhere": recorded_elsewhere(session, row.id),
     }
     if outcome is not None:
         entry.update(
@@ -67,6 +68,8 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
 def describe(entry: dict[str, Any]) -> str:
     """One game's status as a line or two for people."""
     head = f"{entry['id']}  {entry['title']}  turn {entry['turn']}  {entry['status']}"
+    if entry.get("recorded_elsewhere"):
+        head += "  (recorded elsewhere)"
     if entry["finished"]:
         head = f"{entry['id']}  {entry['title']}  {entry['turns_resolved']} turns  finished"
     if entry["finished"]:

@@ -2,7 +2,8 @@
 
 For each position of random bot games and each seat P, the state is stored as the game's current state
 in a scratch database, and everything P can get out of the host is collected: P's text and HTML report
-and the public one (rendered by the functions that write the reports mail sends), ``pbem status``
+and the public one (rendered by the functions that write the reports mail sends), the archive page of
+the game while it is not over (``pbem archive``), ``pbem status``
 (text and JSON), the order template with and without ``--suggest``, and the answer to every order file
 P can send (``check`` and ``submit``: the bot's legal orders and illegal variants of them). The reports
 are written by :func:`pbem.reports.write_reports` itself, every seat's together as after a real turn,
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +26,13 @@ from sqlalchemy import delete, update
 from sqlmodel import Session, select
 
 from pbem import orders, reports, status
+from pbem.archive_page import build_page
 from pbem.codec import pack_json, unpack
 from pbem.create import create_game
 from pbem.errors import UserError
 from pbem.game import Event, Game
-from pbem.history import settle
-from pbem.models import GameRow, ReportRow, SubmissionRow
+from pbem.history import dump_events, settle
+from pbem.models import GameRow, ReportRow, SubmissionRow, TurnRow
 from proof.common import Figures, Position, RandomChance, cheap_passwords, playout, scratch_engine, settings
 from proof.orders_variants import envelope, mutations, schema_words
 
@@ -139,6 +142,7 @@ def outputs(
     entries = status.status(scratch.engine, game_id)
     out["status"] = status.describe(entries[0])
     out["status --json"] = json.dumps(entries, sort_keys=True)
+    out.update(archive_page(scratch, game_id, position.turn, state, events))
     out["template"] = _answer(lambda: orders.template(scratch.engine, game_id, seat))
     out["template --suggest"] = _answer(lambda: orders.template(scratch.engine, game_id, seat, suggest=True))
     for i, text in enumerate(files):
@@ -149,6 +153,44 @@ def outputs(
             out[f"submit[{i}]"] = json.dumps([receipt.accepted, receipt.receipt, receipt.errors])
             scratch.store(game_id, position.turn, state)
     return out
+
+
+#: when the scratch game's stored turn says it was played: the same for every variant
+_PLAYED_AT = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def archive_page(
+    scratch: Scratch, game_id: str, turn: int, state: Any, events: tuple[Event, ...]
+) -> dict[str, str]:
+    """The archive page (``pbem archive``) of the game while it is not over, with ``state`` stored as
+    its last turn (the setup before it): what anyone may be handed of a running game. A finished
+    game's page shows every seat by design, so it is not collected."""
+    game = scratch.game
+    if game.outcome(state) is not None or not game.pending(state):
+        return {}
+    _state, data, digest = settle(game, state)
+    with Session(scratch.engine) as session:
+        session.execute(delete(TurnRow).where(TurnRow.game_id == game_id, TurnRow.number > 0))
+        if turn == 0:
+            session.execute(
+                update(TurnRow)
+                .where(TurnRow.game_id == game_id, TurnRow.number == 0)
+                .values(state_z=pack_json(data), state_sha256=digest, events_z=pack_json(dump_events(events)))
+            )
+        else:
+            session.add(
+                TurnRow(
+                    game_id=game_id,
+                    number=turn,
+                    state_z=pack_json(data),
+                    state_sha256=digest,
+                    orders_z=pack_json({}),
+                    events_z=pack_json(dump_events(events)),
+                    resolved_at=_PLAYED_AT,
+                )
+            )
+        session.commit()
+    return {"archive page": build_page(scratch.engine, game_id)}
 
 
 def stored_reports(

@@ -47,17 +47,31 @@ def _engine(db: str | None) -> Any:
 # ---------------------------------------------------------------------------------------------- tick
 
 
-def tick_config(path: Path | None) -> dict[str, Any]:
-    """The ``[tick]`` table of the settings file (``--config``, ``$PBEM_CONFIG``, ``./pbem.toml``)."""
+def _settings_file(path: Path | None) -> tuple[Path | None, dict[str, Any]]:
+    """The settings file (``--config``, ``$PBEM_CONFIG``, ``./pbem.toml``) and its tables."""
     chosen = path or (Path(os.environ["PBEM_CONFIG"]) if os.environ.get("PBEM_CONFIG") else None)
     if chosen is None and Path("pbem.toml").is_file():
         chosen = Path("pbem.toml")
     if chosen is None:
-        return {}
+        return None, {}
     try:
-        data = tomllib.loads(chosen.read_text(encoding="utf-8"))
+        return chosen, tomllib.loads(chosen.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read the settings file {chosen}: {exc}") from None
+
+
+def archive_dir(path: Path | None) -> Path | None:
+    """``[archive] dir`` of the settings file: where the tick keeps every game's archive page."""
+    chosen, data = _settings_file(path)
+    section = data.get("archive", {})
+    if not isinstance(section, dict) or set(section) - {"dir"} or not isinstance(section.get("dir", ""), str):
+        raise UserError(f"settings file {chosen}: [archive] knows only dir (a folder's path, in quotes)")
+    return Path(section["dir"]) if section.get("dir") else None
+
+
+def tick_config(path: Path | None) -> dict[str, Any]:
+    """The ``[tick]`` table of the settings file (``--config``, ``$PBEM_CONFIG``, ``./pbem.toml``)."""
+    chosen, data = _settings_file(path)
     section = data.get("tick", {})
     known = {"remind", "outage", "lease", "log", "jobs"}
     if not isinstance(section, dict) or set(section) - known:
@@ -221,6 +235,18 @@ def tick(
             ),
         )
         typer.echo(summary.line())
+        pages = archive_dir(config)
+        if pages is not None:  # the watchable pages a web server serves, kept up to date
+            from pbem.archive_page import refresh_pages
+
+            failed: list[str] = []
+            written = refresh_pages(engine, pages, only=game or None, failed=failed)
+            logger = logging.getLogger("pbem.cron")
+            logger.info("archive pages written: %d in %s", written, pages)
+            for line in failed:
+                logger.error("archive page not written: %s", line)
+                typer.echo(f"error: archive page not written: {line}", err=True)
+            return summary.errors + len(failed)
         return summary.errors
 
     try:

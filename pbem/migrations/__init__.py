@@ -3,7 +3,10 @@
 Revision ``0001`` is the host's schema as :mod:`pbem.models` stood when migrations began; ``0002`` adds
 the cron layer's tables (:mod:`pbem.cron.models`); ``0003`` marks which reports' mail is queued
 (``report.mail_queued``), backfilled from the outbox; ``0004`` indexes a turn's submissions;
-``0005`` widens to 64 bits every integer that can pass 2**31 (the seed first). A
+``0005`` widens to 64 bits every integer that can pass 2**31 (the seed first); ``0006`` gives games
+and seats a language; ``0007`` the dice derivation, time zones and time away; ``0008`` password
+resets and bounces; ``0009`` redacts passwords already stored; ``0010`` records where a game came
+from (``game_origin``) and gives stored reports a hash. A
 database made before migrations existed (tables
 but no ``alembic_version``) is stamped ``0001`` first, then brought to head, keeping its data.
 
@@ -14,7 +17,7 @@ SQLite. Whoever waits re-reads the revision inside the lock and finds nothing le
 >>> from sqlalchemy import create_engine
 >>> engine = create_engine("sqlite://")
 >>> upgrade(engine)
-'0005'
+'0010'
 """
 
 from __future__ import annotations

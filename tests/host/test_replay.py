@@ -125,3 +125,30 @@ def test_an_archive_with_an_alias_bomb_is_refused(tmp_path: Path, engine) -> Non
     path.write_text("a: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b]\n")
     with pytest.raises(UserError, match=r"not a readable archive: yaml: .*anchors and aliases"):
         import_archive(engine, str(path))
+
+
+def test_replay_of_a_turn_prints_each_seats_report_as_it_was(finished: Table, pbem) -> None:  # type: ignore[no-untyped-def]
+    turns = from_database(finished.engine, finished.game_id).turns
+    for number in range(len(turns)):
+        for seat in ("red", "blue"):
+            ran = pbem("replay", finished.game_id, "--turn", str(number), "--player", seat)
+            assert ran.code == 0, ran.err
+            stored = pbem("report", finished.game_id, "--turn", str(number), "--player", seat).out
+            assert ran.out == stored, (number, seat)
+
+
+def test_replay_public_prints_only_the_observers_report(finished: Table, pbem) -> None:  # type: ignore[no-untyped-def]
+    from pbem.codec import unpack
+    from pbem.models import ReportRow
+
+    with Session(finished.engine) as session:
+        public = session.exec(select(ReportRow).where(ReportRow.turn == 3, ReportRow.seat == "")).one()
+        stored = unpack(public.text_z)
+    ran = pbem("replay", finished.game_id, "--turn", "3", "--public")
+    assert ran.code == 0, ran.err
+    assert ran.out == stored
+    everyone = pbem("replay", finished.game_id, "--turn", "3").out  # once over: every seat's, one by one
+    assert everyone.startswith(stored) and len(everyone) > len(stored)
+    refused = pbem("replay", finished.game_id, "--turn", "3", "--public", "--player", "red")
+    assert refused.code == 1
+    assert "--public shows the observers' report" in refused.err

@@ -38,3 +38,17 @@ def test_a_view_that_shows_the_next_seats_holdings_is_caught(tmp_path: Path, mon
     figures = secrets.run(tmp_path, 6, 1, [game])
     assert figures.values["secrets.leaks"] > 0
     assert any("report" in line for line in figures.findings)
+
+
+def test_a_running_games_archive_page_that_tells_the_state_hash_is_caught(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The archive page of a running game is collected too: a page whose marker held the state's hash
+    (as a first version of it did: a reader could test guesses of hidden holdings against it) leaks."""
+    from pbem import archive_page
+
+    monkeypatch.setattr(archive_page, "_mark", lambda row: f"{row.epoch}:{row.turn}:{row.state_sha256}")
+    game = next(g for g in shipped_games() if g.name == "coral-divers")
+    figures = secrets.run(tmp_path, 4, 1, [game])
+    assert figures.values["secrets.leaks"] > 0
+    assert all("archive page" in line for line in figures.findings)
