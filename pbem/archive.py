@@ -55,6 +55,8 @@ class Archive(BaseModel):
                 game_type=self.game["type"],
                 engine_version=self.game["engine_version"],
                 seed=self.game.get("seed"),
+                dice=self.game.get("dice", 1),
+                commitment=self.game.get("commitment"),
                 options=self.game.get("options") or {},
                 seats=[p.seat for p in self.players],
                 turns=self.turns,
@@ -67,7 +69,9 @@ def is_archive_path(source: str) -> bool:
     return source.lower().endswith(SUFFIXES) or "/" in source or Path(source).is_file()
 
 
-def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
+def build_archive(engine: Engine, game_id: str, *, with_seed: bool = False) -> dict[str, Any]:
+    """The archive's content. The seed is in it once the game is finished (or ``with_seed``, for a
+    game master moving a running game to another host): before, it would tell the future draws."""
     record = from_database(engine, game_id)
     with Session(engine) as session:
         row = game_row(session, game_id)
@@ -76,7 +80,9 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
             "id": row.id,
             "type": row.game_type,
             "engine_version": row.engine_version,
-            "seed": row.seed,
+            "dice": row.dice,
+            "commitment": record.commitment,
+            "seed": row.seed if with_seed or row.status == "finished" else None,
             "options": json.loads(row.options_json),
             "created_at": row.created_at.isoformat(),
             "status": row.status,
@@ -92,10 +98,10 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
     }
 
 
-def export(engine: Engine, game_id: str, path: str | None) -> str:
+def export(engine: Engine, game_id: str, path: str | None, *, with_seed: bool = False) -> str:
     """Write ``game_id``'s archive to ``path`` (JSON for ``*.json``, else YAML); returns the text.
     ``path`` ``None`` or ``-``: only return it, as YAML."""
-    data = build_archive(engine, game_id)
+    data = build_archive(engine, game_id, with_seed=with_seed)
     as_json = path is not None and path.lower().endswith(".json")
     if as_json:
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
@@ -146,6 +152,11 @@ def import_archive(
     game = game_for(record)
     players = [(p.seat, p.email) for p in archive.players]
     check_seats(game, players)
+    if record.seed is None and archive.game.get("status", "finished") != "finished":
+        raise UserError(
+            f"{path} is the archive of a running game without its seed, which its next turns need; "
+            "export it with --with-seed to move it to another host"
+        )
     steps = list(replay(record))
     problems = [p for step in steps for p in step.problems]
     if problems or len(steps) != len(record.turns):
@@ -166,6 +177,7 @@ def import_archive(
         game_type=game.name,
         engine_version=record.engine_version,
         seed=record.seed if record.seed is not None else 0,
+        dice=record.dice,
         options_json=canonical_json(options.model_dump(mode="json")),
         created_at=when,
         state_z=pack_json(setup.state_data),

@@ -22,6 +22,7 @@ from pbem.cli_common import NowOption, parse_now
 from pbem.cron import deadlines
 from pbem.db import connect
 from pbem.demo import DEFAULT_GAME, run_demo
+from pbem.dice import commitment
 from pbem.errors import UserError
 from pbem.schema import order_file_schema
 
@@ -131,6 +132,7 @@ def new(
                     "id": game_id,
                     "game": game,
                     "seats": [{"seat": s, "email": emails[s], "password": pw} for s, pw in issued.items()],
+                    "dice_commitment": commitment(seed),
                 },
                 indent=1,
             )
@@ -139,6 +141,7 @@ def new(
     typer.echo(f"created {game_id} ({game}); passwords, shown this once:")
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {emails[seat]:<32} {password}")
+    typer.echo(f"dice commitment (in every report; the seed is revealed at the end): {commitment(seed)}")
 
 
 def _read_input(path: str) -> bytes:
@@ -286,10 +289,14 @@ def export_command(
     output: Annotated[
         str, typer.Option("-o", "--output", help="The file: .json for JSON, else YAML; - for stdout.")
     ] = "-",
+    with_seed: Annotated[
+        bool, typer.Option(help="Include the secret seed of a running game (to move it to another host).")
+    ] = False,
     db: Db = None,
 ) -> None:
-    """Write a self-contained archive: game, seed, options, players, every turn's orders and hashes."""
-    text = archive.export(connect(db), game_id, output)
+    """Write a self-contained archive: game, dice commitment, options, players, every turn's orders and
+    hashes; the seed once the game is over."""
+    text = archive.export(connect(db), game_id, output, with_seed=with_seed)
     if output == "-":
         typer.echo(text, nl=False)
     else:
@@ -367,6 +374,9 @@ def _mount_layers() -> None:
         pass
     else:
         register(app)
+    from pbem.cli_fair import register as register_fair  # verify, calendar, away (issue 17)
+
+    register_fair(app)
 
 
 _mount_layers()

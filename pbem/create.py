@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from pbem import clock, passwords, registry
+from pbem import clock, dice, passwords, registry
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack_json
 from pbem.errors import UserError
@@ -94,9 +94,10 @@ def create_game(
     opts = parse_options(game, options)
     seed = secrets.randbelow(2**63) if seed is None else seed
     when = clock.utc(now)
-    chance = Recorder.for_turn(seed, 0, 0)
+    seats = [name for name, _ in players]
+    chance = Recorder.for_dice(dice.CURRENT, seed, 0, 0, dice.orders_digest(seats, {}))
     try:
-        state = game.setup([name for name, _ in players], opts, chance)
+        state = game.setup(seats, opts, chance)
     except GameError as exc:
         raise UserError(f"{game.name} cannot start: {exc}") from None
     state, data, digest = settle(game, state)
@@ -105,6 +106,7 @@ def create_game(
         game_type=game.name,
         engine_version=game.version,
         seed=seed,
+        dice=dice.CURRENT,
         options_json=canonical_json(opts.model_dump(mode="json")),
         created_at=when,
         state_z=pack_json(data),

@@ -48,6 +48,12 @@ class GameRow(SQLModel, table=True):
     # a host that claimed this game for processing, until when (tick on PostgreSQL uses row locks too)
     claimed_by: str | None = Field(default=None, max_length=128)
     claimed_until: datetime | None = None
+    # issue 17: the dice derivation (1: games from before committed dice; see pbem.dice), the game's
+    # time zone (IANA), and what happens while a seat is away (bot | extend) and for how many days at most
+    dice: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
+    absence: str = Field(default="extend", max_length=16, sa_column_kwargs={"server_default": "extend"})
+    absence_days: int = Field(default=14, sa_column_kwargs={"server_default": "14"})
 
 
 class SeatRow(SQLModel, table=True):
@@ -65,6 +71,12 @@ class SeatRow(SQLModel, table=True):
     password_hash: str = Field(max_length=256)
     misses: int = 0
     abandoned: bool = False
+    # issue 17: the seat's own time zone (None: the game's), its time away (until the start of that
+    # day in its zone, UTC here), the days of absence it has used, and its calendar event's SEQUENCE
+    timezone: str | None = Field(default=None, max_length=64)
+    away_until: datetime | None = None
+    away_days_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    calendar_sequence: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class ObserverRow(SQLModel, table=True):

@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 
 from pbem import clock
 from pbem.codec import pack, unpack
+from pbem.dice import report_data
 from pbem.envelope import order_template
 from pbem.errors import UserError
 from pbem.game import Event, Game
@@ -56,9 +57,12 @@ def context(
     deadline: str | None = None,
     status_note: str | None = None,
     order_text: str | None = None,
+    dice: dict[str, Any] | None = None,
+    away: Sequence[dict[str, str]] = (),
 ) -> dict[str, Any]:
     """The report context documented in :mod:`pbem.render`, for the state after turn ``turn``.
-    ``order_text`` replaces the template of what to send next (a preview shows the checked orders)."""
+    ``order_text`` replaces the template of what to send next (a preview shows the checked orders).
+    ``dice``: :func:`pbem.dice.report_data`; ``away``: ``{seat, until}`` of the other seats away."""
     view = game.view(state, seat)
     decision = game.pending(state).get(seat) if seat else None
     if decision is not None and order_text is None:
@@ -85,6 +89,8 @@ def context(
         "deadline": deadline,
         "status_note": status_note,
         "outcome": outcome,
+        "dice": dice,
+        "away": [a for a in away if a["seat"] != seat],
     }
 
 
@@ -104,6 +110,9 @@ def render_reports(
     turn: int,
     events: Sequence[Event],
     deadline: str | None,
+    *,
+    dice: dict[str, Any] | None = None,
+    away: Sequence[dict[str, str]] = (),
 ) -> list[tuple[str, str, str]]:
     """(seat, plain text, HTML) of every seat's report and the public one (seat ``""``), after
     ``turn``. Pure: the turn driver renders before it takes the game's lock. The HTML table is rendered
@@ -111,7 +120,7 @@ def render_reports(
     tables = TableCache(game.name)
     rendered = []
     for seat in [*seats, None]:
-        ctx = context(game, game_id, state, turn, seat, events, deadline=deadline)
+        ctx = context(game, game_id, state, turn, seat, events, deadline=deadline, dice=dice, away=away)
         text, page = render_pair(game, ctx, tables=tables)
         rendered.append((seat or "", text, page))
     return rendered
@@ -153,9 +162,22 @@ def write_reports(
     game row stands now."""
     seats = [s.name for s in seat_rows(session, row.id)]
     rendered = render_reports(
-        game, row.id, seats, state, turn, events, shown_deadline(row.status, row.deadline_at)
+        game,
+        row.id,
+        seats,
+        state,
+        turn,
+        events,
+        shown_deadline(row.status, row.deadline_at),
+        dice=report_dice(game, row, state),
     )
     store_reports(session, report_rows(row.id, row.epoch, turn, rendered))
+
+
+def report_dice(game: Game, row: GameRow, state: Any) -> dict[str, Any] | None:
+    """The dice line of a report after ``state``: the seed revealed once the game is over."""
+    over = game.outcome(state) is not None or not game.pending(state)
+    return report_data(row.dice, row.seed, over)
 
 
 def report_format(fmt: str) -> str:

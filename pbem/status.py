@@ -8,6 +8,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem import clock
+from pbem.dice import report_data
 from pbem.errors import UserError
 from pbem.history import accepted_orders, current_state, game_of, seat_rows
 from pbem.models import GameRow, SubmissionRow
@@ -47,6 +48,11 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
         "deadline": clock.show(row.deadline_at) if row.status == "active" else None,
         "finished": outcome is not None,
     }
+    dice = report_data(row.dice, row.seed, row.status == "finished")
+    if dice is not None:  # the commitment always; the seed only once the game is over
+        entry["dice_commitment"] = dice["commitment"]
+        if dice["seed"] is not None:
+            entry["seed"] = dice["seed"]
     if outcome is not None:
         entry.update(
             reason=outcome.reason,
@@ -62,10 +68,15 @@ def describe(entry: dict[str, Any]) -> str:
     head = f"{entry['id']}  {entry['title']}  turn {entry['turn']}  {entry['status']}"
     if entry["finished"]:
         ranking = ", ".join(f"{entry['places'][s]}. {s} {entry['scores'][s]}" for s in entry["ranking"])
-        return f"{head}\n  over: {entry['reason']}; {ranking}"
+        over = f"{head}\n  over: {entry['reason']}; {ranking}"
+        if "seed" in entry:
+            over += f"\n  dice: seed {entry['seed']}, committed as {entry['dice_commitment']}"
+        return over
     lines = [head, f"  awaiting orders from: {', '.join(entry['awaited']) or 'nobody'}"]
     if entry["orders_in"]:
         lines.append(f"  orders in from: {', '.join(entry['orders_in'])}")
     if entry["deadline"]:
         lines.append(f"  deadline: {entry['deadline']}")
+    if entry.get("dice_commitment"):
+        lines.append(f"  dice commitment: {entry['dice_commitment']}")
     return "\n".join(lines)

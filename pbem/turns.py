@@ -1,12 +1,12 @@
 """The turn driver: a turn resolves once every pending seat's orders are in, in one transaction.
 
 Each turn is read from the game row's cached state (never the whole history), resolved with chance
-drawn from the RNG of (seed, epoch, turn), and its reports rendered, all from a snapshot read without
-the game's lock. The lock is taken to write it whole with :func:`pbem.history.record_turn` (the turn
-row, the game row by compare-and-set on the turn number, the consumed submissions and every report),
-once the game is seen to stand where the snapshot was taken, with the same orders. A second driver of
-the same game finds the turn done when it comes to write, and looks again; the unique
-(game, epoch, number) backs this up."""
+drawn from the RNG of (seed, epoch, turn, the digest of its orders: :mod:`pbem.dice`), and its
+reports rendered, all from a snapshot read without the game's lock. The lock is taken to write it
+whole with :func:`pbem.history.record_turn` (the turn row, the game row by compare-and-set on the
+turn number, the consumed submissions and every report), once the game is seen to stand where the
+snapshot was taken, with the same orders. A second driver of the same game finds the turn done when
+it comes to write, and looks again; the unique (game, epoch, number) backs this up."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from pbem import clock
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
 from pbem.db import lock_game
+from pbem.dice import orders_digest
 from pbem.envelope import orders_yaml
 from pbem.errors import UserError
 from pbem.game import Game, GameError
@@ -42,7 +43,7 @@ from pbem.history import (
     turn_events,
 )
 from pbem.models import GameRow, SubmissionRow
-from pbem.reports import render_reports, report_rows, shown_deadline
+from pbem.reports import render_reports, report_dice, report_rows, shown_deadline
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +133,9 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
     for bot in bots:
         given[bot.seat] = json.loads(bot.orders_json or "null")
     orders = {seat: game.order_model(pending[seat]).model_validate(given[seat]) for seat in pending}
-    chance = Recorder.for_turn(row.seed, row.epoch, number)
+    plain = {seat: _plain(o) for seat, o in orders.items()}
+    # committed dice: the turn's draws depend on every order of it (pbem.dice), so they are drawn now
+    chance = Recorder.for_dice(row.dice, row.seed, row.epoch, number, orders_digest(seats, plain))
     try:
         resolution = game.resolve(state, orders, chance)
     except GameError as exc:
@@ -143,14 +146,23 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         state=new_state,
         state_data=data,
         state_sha256=digest,
-        orders={seat: _plain(o) for seat, o in orders.items()},
+        orders=plain,
         by_bot=missing,
         events=turn_events(missing, resolution.events),
         chance=chance.record,
     )
     after = after_turn_values(game, row, record, now)
     deadline = shown_deadline(after.get("status", row.status), after.get("deadline_at", row.deadline_at))
-    rendered = render_reports(game, game_id, seats, new_state, number, record.events, deadline)
+    rendered = render_reports(
+        game,
+        game_id,
+        seats,
+        new_state,
+        number,
+        record.events,
+        deadline,
+        dice=report_dice(game, row, new_state),
+    )
     return _Prepared(
         game=game,
         row=row,

@@ -7,44 +7,67 @@ from datetime import timedelta
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import MetaData, Table, create_engine, insert, inspect, text
 from sqlmodel import Session, SQLModel
 
 from pbem import migrations
 from pbem.codec import pack_json
 from pbem.cron.models import ClockRow, NoticeRow
-from pbem.models import GameRow, SeatRow, TurnRow
+from pbem.models import GameRow, TurnRow
 from tests.cron.conftest import START
 
 CRON_TABLES = {"cron_notice", "cron_clock", "cron_tick", "cron_gm_action"}
 
 
 def _old_game(session: Session) -> None:
-    session.add(
-        GameRow(
+    """A game as a host before the newer columns wrote it: each row through the table as the database
+    has it (reflected), so that columns added since need not exist yet."""
+    bind = session.connection()
+    tables = {name: Table(name, MetaData(), autoload_with=bind) for name in ("game", "seat", "turn")}
+    bind.execute(
+        insert(tables["game"]).values(
             id="old-1",
             game_type="pearl-dive",
             engine_version="1",
             seed=7,
+            options_json="{}",
             created_at=START,
+            status="active",
+            turn=3,
+            epoch=0,
             state_z=pack_json({"x": 1}),
             state_sha256="0" * 64,
-            turn=3,
             turn_seconds=86400,
+            grace_seconds=0,
             deadline_at=START + timedelta(days=1),
+            nmr="wait",
+            require_from_match=False,
         )
     )
-    session.flush()
-    session.add(SeatRow(game_id="old-1", name="red", position=0, email="r@example.org", password_hash="h"))
-    session.add(
-        TurnRow(
+    bind.execute(
+        insert(tables["seat"]).values(
             game_id="old-1",
+            name="red",
+            position=0,
+            email="r@example.org",
+            password_hash="h",
+            misses=0,
+            abandoned=False,
+        )
+    )
+    bind.execute(
+        insert(tables["turn"]).values(
+            game_id="old-1",
+            epoch=0,
             number=3,
             state_z=pack_json({"x": 1}),
             state_sha256="0" * 64,
             orders_z=pack_json({}),
+            by_bot_json="[]",
             events_z=pack_json([]),
+            chance_json="[]",
             resolved_at=START,
+            undone=False,
         )
     )
     session.commit()
@@ -53,9 +76,9 @@ def _old_game(session: Session) -> None:
 def test_fresh_database_upgrades_to_head(db_url: str) -> None:
     engine = create_engine(db_url)
     assert migrations.current(engine) is None
-    assert migrations.upgrade(engine) == migrations.head() == "0004"
+    assert migrations.upgrade(engine) == migrations.head() == "0007"
     assert CRON_TABLES | {"game", "seat", "turn", "outbox"} <= set(inspect(engine).get_table_names())
-    assert migrations.upgrade(engine) == "0004"  # again: nothing to do, no error
+    assert migrations.upgrade(engine) == "0007"  # again: nothing to do, no error
     engine.dispose()
 
 
@@ -66,10 +89,12 @@ def test_old_database_upgrades_in_place_with_its_game(db_url: str) -> None:
     with Session(engine) as session:
         _old_game(session)
     migrations.upgrade(engine)
-    assert migrations.current(engine) == "0004"
+    assert migrations.current(engine) == "0007"
     with Session(engine) as session:
         game = session.get(GameRow, "old-1")
         assert game is not None and game.turn == 3 and game.deadline_at == START + timedelta(days=1)
+        # a game from before committed dice keeps the derivation it was played with (issue 17)
+        assert game.dice == 1 and game.timezone == "UTC"
         assert session.get(TurnRow, 1) is not None
         session.add(ClockRow(game_id="old-1", epoch=0, turn=3))
         notice = NoticeRow(game_id="old-1", epoch=0, turn=4, seat="red", kind="reminder", created_at=START)
@@ -85,7 +110,7 @@ def test_database_made_before_migrations_is_stamped_then_upgraded(db_url: str) -
     with Session(engine) as session:
         _old_game(session)
     assert migrations.current(engine) is None
-    assert migrations.upgrade(engine) == "0004"
+    assert migrations.upgrade(engine) == "0007"
     with engine.connect() as conn:
         assert conn.execute(text("select count(*) from seat where game_id = 'old-1'")).scalar() == 1
         assert conn.execute(text("select count(*) from cron_notice")).scalar() == 0
@@ -111,7 +136,7 @@ def test_hosts_upgrading_at_once_all_reach_head(db_url: str) -> None:
     for t in threads:
         t.join()
     assert errors == []
-    assert results == ["0004"] * 4
+    assert results == ["0007"] * 4
 
 
 def test_head_schema_matches_the_models(db_url: str) -> None:
@@ -128,11 +153,14 @@ def test_upgrade_to_0003_marks_the_reports_whose_mail_is_queued(db_url: str) -> 
     migrations.upgrade(engine, "0002")
     with Session(engine) as session:
         _old_game(session)  # seat red, with an address
-    with Session(engine) as session:
-        session.add(SeatRow(game_id="old-1", name="blue", position=1, email="", password_hash="h"))
-        session.add(SeatRow(game_id="old-1", name="green", position=2, email="g@x.org", password_hash="h"))
-        session.commit()
     with engine.begin() as conn:
+        conn.execute(
+            text(
+                "insert into seat (game_id, name, position, email, password_hash, misses, abandoned)"
+                " values ('old-1', :n, :p, :e, 'h', 0, false)"
+            ),
+            [{"n": "blue", "p": 1, "e": ""}, {"n": "green", "p": 2, "e": "g@x.org"}],
+        )
         conn.execute(text("insert into observer (game_id, email) values ('old-1', ' Kibitz@Example.org')"))
         reports = [(1, "red"), (2, "red"), (1, "blue"), (1, "green"), (1, ""), (2, "")]
         conn.execute(
@@ -150,7 +178,7 @@ def test_upgrade_to_0003_marks_the_reports_whose_mail_is_queued(db_url: str) -> 
             ),
             [{"k": k, "z": b"m", "at": START} for k in mailed],
         )
-    assert migrations.upgrade(engine) == "0004"
+    assert migrations.upgrade(engine) == "0007"
     with engine.connect() as conn:
         flags = {
             (turn, seat): bool(queued)
