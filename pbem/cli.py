@@ -53,6 +53,18 @@ def _pair(text: str, what: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
+def _zones(given: list[str]) -> dict[str, Any]:
+    """``--tz ZONE`` (the game's) and ``--tz SEAT=ZONE`` (a seat's) as create_game's arguments."""
+    game_zone, seats = "UTC", {}
+    for text in given:
+        seat, sep, zone_name = text.partition("=")
+        if sep:
+            seats[seat.strip()] = zone_name.strip()
+        else:
+            game_zone = text.strip()
+    return {"timezone": game_zone, "seat_zones": seats}
+
+
 def parse_duration(text: str) -> int:
     """``48h``, ``2d``, ``90m``, ``1d12h`` as seconds: the cron layer's grammar, one for the whole host,
     a bad value being a usage error here."""
@@ -93,6 +105,14 @@ def new(
     shuffle_seats: Annotated[
         bool, typer.Option(help="Seat the players in an order drawn from the seed.")
     ] = False,
+    tz: Annotated[
+        list[str] | None,
+        typer.Option("--tz", help="The game's time zone (Europe/Budapest), or a seat's (ann=Asia/Shanghai)."),
+    ] = None,
+    absence: Annotated[
+        str, typer.Option(help="While a seat is away: bot (plays its turns) or extend (deadlines wait).")
+    ] = "extend",
+    absence_days: Annotated[int, typer.Option(help="Days of time away each seat may take.")] = 14,
     as_json: AsJson = False,
     db: Db = None,
     now: NowOption = None,
@@ -123,6 +143,9 @@ def new(
         abandon_after=abandon_after,
         require_from_match=require_from_match,
         now=parse_now(now) if now else None,
+        **_zones(tz or []),
+        absence=absence,
+        absence_days=absence_days,
     )
     emails = dict(seats)
     if as_json:

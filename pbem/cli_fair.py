@@ -9,8 +9,14 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from sqlmodel import Session
 
+from pbem import away, clock
 from pbem.archive import read_archive
+from pbem.cli_common import NowOption, parse_now
+from pbem.db import connect, lock_game
+from pbem.errors import UserError
+from pbem.history import game_row, seat_rows
 
 
 def verify_command(
@@ -37,8 +43,49 @@ def verify_command(
     )
 
 
+Db = Annotated[
+    str | None,
+    typer.Option("--db", envvar="PBEM_DB", help="Database URL or SQLite file (default ./pbem.sqlite)."),
+]
+
+
+def away_command(
+    game_id: Annotated[str, typer.Argument(help="The game.")],
+    seat: Annotated[str, typer.Argument(help="The seat away.")],
+    until: Annotated[
+        str | None, typer.Option(help="The last day away, YYYY-MM-DD (in the seat's time zone).")
+    ] = None,
+    back: Annotated[bool, typer.Option("--back", help="End the seat's absence now.")] = False,
+    db: Db = None,
+    now: NowOption = None,
+) -> None:
+    """Mark a seat away until a day (the game's absence policy applies), or back with --back."""
+    if (until is None) == (not back):
+        raise typer.BadParameter("give either --until YYYY-MM-DD or --back")
+    moment = clock.utc(parse_now(now) if now else None)
+    with Session(connect(db)) as session:
+        lock_game(session, game_id)
+        game = game_row(session, game_id)
+        found = [s for s in seat_rows(session, game_id) if s.name == seat]
+        if not found:
+            names = ", ".join(s.name for s in seat_rows(session, game_id))
+            raise UserError(f"game {game_id} has no seat {seat!r}; its seats are {names}")
+        if back:
+            was = away.end_absence(found[0], moment)
+            session.add(found[0])
+            said = f"{seat} is back" if was else f"{seat} was not away"
+        else:
+            said = away.set_away(session, game, found[0], until, moment)
+        session.commit()
+    typer.echo(f"{game_id}: {said}")
+
+
 def register(app: typer.Typer) -> None:
     app.command(
         "verify",
         epilog="[bold]Example:[/bold]\n\n  [cyan]pbem verify reef-7.yaml[/cyan]",
     )(verify_command)
+    app.command(
+        "away",
+        epilog="[bold]Example:[/bold]\n\n  [cyan]pbem away reef-7 ann --until 2026-12-20[/cyan]",
+    )(away_command)

@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from pbem import clock, dice, passwords, registry
+from pbem import clock, dice, passwords, registry, zones
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack_json
 from pbem.errors import UserError
@@ -76,6 +76,10 @@ def create_game(
     abandon_after: int | None = None,
     require_from_match: bool = False,
     now: datetime | None = None,
+    timezone: str = "UTC",
+    seat_zones: dict[str, str] | None = None,
+    absence: str = "extend",
+    absence_days: int = 14,
 ) -> dict[str, str]:
     """Create game ``game_id`` of ``game_type`` with these (seat, email) players, in seating order.
 
@@ -92,6 +96,8 @@ def create_game(
     if grace_seconds < 0 or (abandon_after is not None and abandon_after < 1):
         raise UserError("grace must be zero or more, and abandon-after at least 1")
     opts = parse_options(game, options)
+    timezone, seat_tz = check_zones(players, timezone, seat_zones or {})
+    check_absence(absence, absence_days)
     seed = secrets.randbelow(2**63) if seed is None else seed
     when = clock.utc(now)
     seats = [name for name, _ in players]
@@ -116,9 +122,36 @@ def create_game(
         nmr=nmr,
         abandon_after=abandon_after,
         require_from_match=require_from_match,
+        timezone=timezone,
+        absence=absence,
+        absence_days=absence_days,
     )
     setup = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
-    return store_game(engine, game, row, players, [(setup, when)])
+    return store_game(engine, game, row, players, [(setup, when)], zones=seat_tz)
+
+
+def check_zones(
+    players: list[tuple[str, str]], timezone: str, seat_zones: dict[str, str]
+) -> tuple[str, dict[str, str]]:
+    """The game's zone and each named seat's, checked (``--tz Europe/Budapest``,
+    ``--tz ann=Asia/Shanghai``)."""
+    names = {name for name, _ in players}
+    unknown = sorted(set(seat_zones) - names)
+    if unknown:
+        raise UserError(
+            f"--tz {unknown[0]}=...: there is no seat {unknown[0]!r}; seats: {', '.join(sorted(names))}"
+        )
+    return zones.check(timezone), {seat: zones.check(tz) for seat, tz in seat_zones.items()}
+
+
+ABSENCE_POLICIES = ("bot", "extend")
+
+
+def check_absence(absence: str, days: int) -> None:
+    if absence not in ABSENCE_POLICIES:
+        raise UserError(f"absence policy {absence!r}: use one of {', '.join(ABSENCE_POLICIES)}")
+    if not 0 <= days <= 366:
+        raise UserError(f"--absence-days {days}: write a number of days from 0 to 366")
 
 
 def store_game(
@@ -127,6 +160,8 @@ def store_game(
     row: GameRow,
     players: list[tuple[str, str]],
     turns: list[tuple[TurnRecord, datetime]],
+    *,
+    zones: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """Write a new game in one transaction: its row, its seats with new passwords, and its turns from
     the setup on (each with its reports). Returns each seat's password."""
@@ -143,6 +178,7 @@ def store_game(
                     position=position,
                     email=email,
                     password_hash=passwords.hash_password(issued[name]),
+                    timezone=(zones or {}).get(name),
                 )
             )
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, update
@@ -21,6 +21,7 @@ from pbem.codec import canonical_json, pack_json, sha256_hex, unpack_json
 from pbem.errors import UserError
 from pbem.game import Event, Game
 from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
+from pbem.zones import deadline_after
 
 
 class TurnConflict(Exception):
@@ -104,7 +105,7 @@ def after_turn_values(game: Game, row: GameRow, turn: TurnRecord, now: datetime)
     if game.outcome(turn.state) is not None or not game.pending(turn.state):
         values.update(status="finished", finished_at=now, deadline_at=None)
     elif row.turn_seconds:
-        values["deadline_at"] = now + timedelta(seconds=row.turn_seconds)
+        values["deadline_at"] = deadline_after(now, row.turn_seconds, row.timezone)
     return values
 
 

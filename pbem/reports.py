@@ -14,14 +14,15 @@ from typing import Any
 from sqlalchemy import Engine, insert
 from sqlmodel import Session, select
 
-from pbem import clock
+from pbem import clock, zones
+from pbem.away import away_notes
 from pbem.codec import pack, unpack
 from pbem.dice import report_data
 from pbem.envelope import order_template
 from pbem.errors import UserError
 from pbem.game import Event, Game
 from pbem.history import game_row, seat_rows
-from pbem.models import GameRow, ReportRow
+from pbem.models import GameRow, ReportRow, SeatRow
 from pbem.render import render
 from pbem.tables import TableCache
 
@@ -113,14 +114,17 @@ def render_reports(
     *,
     dice: dict[str, Any] | None = None,
     away: Sequence[dict[str, str]] = (),
+    deadline_for: dict[str, str | None] | None = None,
 ) -> list[tuple[str, str, str]]:
     """(seat, plain text, HTML) of every seat's report and the public one (seat ``""``), after
-    ``turn``. Pure: the turn driver renders before it takes the game's lock. The HTML table is rendered
-    once for all who see the same one (:mod:`pbem.tables`)."""
+    ``turn``. ``deadline_for``: each seat's deadline as it reads it (in its zone; ``""``: the public
+    report's), instead of ``deadline`` for all. Pure: the turn driver renders before it takes the
+    game's lock. The HTML table is rendered once for all who see the same one (:mod:`pbem.tables`)."""
     tables = TableCache(game.name)
     rendered = []
     for seat in [*seats, None]:
-        ctx = context(game, game_id, state, turn, seat, events, deadline=deadline, dice=dice, away=away)
+        shown = deadline_for.get(seat or "", deadline) if deadline_for is not None else deadline
+        ctx = context(game, game_id, state, turn, seat, events, deadline=shown, dice=dice, away=away)
         text, page = render_pair(game, ctx, tables=tables)
         rendered.append((seat or "", text, page))
     return rendered
@@ -155,12 +159,26 @@ def shown_deadline(status: str, deadline_at: Any) -> str | None:
     return clock.show(deadline_at) if status == "active" else None
 
 
+def deadlines_by_seat(
+    row: GameRow, seats: Sequence[SeatRow], status: str, deadline_at: Any
+) -> dict[str, Any]:
+    """Each seat's deadline in its own zone with UTC beside it (``""``: the public report, in the
+    game's zone); ``None`` for all when the game is not active."""
+    if status != "active" or deadline_at is None:
+        return {seat.name: None for seat in seats} | {"": None}
+    shown = {
+        seat.name: zones.show(deadline_at, zones.seat_zone(row.timezone, seat.timezone)) for seat in seats
+    }
+    return shown | {"": zones.show(deadline_at, row.timezone)}
+
+
 def write_reports(
     session: Session, game: Game, row: GameRow, state: Any, turn: int, events: Sequence[Event]
 ) -> None:
     """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``, as the
     game row stands now."""
-    seats = [s.name for s in seat_rows(session, row.id)]
+    seat_list = seat_rows(session, row.id)
+    seats = [s.name for s in seat_list]
     rendered = render_reports(
         game,
         row.id,
@@ -170,6 +188,8 @@ def write_reports(
         events,
         shown_deadline(row.status, row.deadline_at),
         dice=report_dice(game, row, state),
+        deadline_for=deadlines_by_seat(row, seat_list, row.status, row.deadline_at),
+        away=away_notes(row, seat_list),
     )
     store_reports(session, report_rows(row.id, row.epoch, turn, rendered))
 

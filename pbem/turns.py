@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem import clock
+from pbem.away import away_notes
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
 from pbem.db import lock_game
@@ -43,7 +44,7 @@ from pbem.history import (
     turn_events,
 )
 from pbem.models import GameRow, SubmissionRow
-from pbem.reports import render_reports, report_dice, report_rows, shown_deadline
+from pbem.reports import deadlines_by_seat, render_reports, report_dice, report_rows, shown_deadline
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,10 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
             return None
         number = row.turn + 1
         waiting = list(session.exec(select(SubmissionRow).where(accepted_orders(game_id, row.epoch, number))))
-        seats = [seat.name for seat in seat_rows(session, game_id)]
+        seat_list = seat_rows(session, game_id)
+        seats = [seat.name for seat in seat_list]
+        for seat_row in seat_list:
+            session.expunge(seat_row)
         session.expunge(row)
     given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
     missing = [seat for seat in pending if seat not in given]
@@ -152,7 +156,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         chance=chance.record,
     )
     after = after_turn_values(game, row, record, now)
-    deadline = shown_deadline(after.get("status", row.status), after.get("deadline_at", row.deadline_at))
+    status, deadline_at = after.get("status", row.status), after.get("deadline_at", row.deadline_at)
     rendered = render_reports(
         game,
         game_id,
@@ -160,8 +164,10 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         new_state,
         number,
         record.events,
-        deadline,
+        shown_deadline(status, deadline_at),
         dice=report_dice(game, row, new_state),
+        deadline_for=deadlines_by_seat(row, seat_list, status, deadline_at),
+        away=away_notes(row, seat_list, now),
     )
     return _Prepared(
         game=game,

@@ -25,6 +25,7 @@ from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, SeatRow
 from pbem.orders import template
 from pbem.registry import get_game
+from pbem.zones import seat_zone
 
 KINDS = ("reminder", "late", "abandoned")
 
@@ -53,13 +54,14 @@ def _template_or_none(engine: Engine, game_id: str, seat: str) -> str | None:
 def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, order_file: str | None) -> str:
     """The plain text of a notice. Names only the seat's own situation: never who else is late."""
     title = get_game(game.game_type).title
+    tz = seat_zone(game.timezone, seat.timezone)  # every deadline in the seat's own zone, UTC beside it
     lines = [f"{title} game {game.id}, seat {seat.name}, turn {turn}.", ""]
     kind = kind.split("-")[0]
     if kind == "reminder":
-        lines.append(f"Your orders are due by {describe(game, now)}, and the host has none from you yet.")
+        lines.append(f"Your orders are due by {describe(game, now, tz)}, and the host has none from you yet.")
     elif kind == "late":
         lines.append(
-            f"The deadline ({show_deadline(game.deadline_at)}) has passed and your orders are missing. "
+            f"The deadline ({show_deadline(game.deadline_at, tz)}) has passed and your orders are missing. "
             "The game waits for them: send them as soon as you can."
         )
         lines.append(f"Deadlines missed by this seat so far: {seat.misses}.")

@@ -89,7 +89,7 @@ def advance(
         if game is None:
             break
         with Session(engine) as session:
-            where = policy.due(session, game)
+            where = policy.due(session, game, now)
         step = policy.next_step(game, where, now, settings.remind_before)
         if step is policy.Step.NOTHING:
             break
@@ -112,18 +112,25 @@ def advance(
                 "game %s: turn %d resolved, the bot played for %s", game_id, done[0], ", ".join(where.missing)
             )
             continue
+        if step is policy.Step.EXTEND:  # the seats missing are away: the deadline waits for them
+            if policy.extend_for_absence(engine, game_id, where) is None:
+                break
+            log.info(
+                "game %s turn %d: deadline moved for %s, away", game_id, where.turn, ", ".join(where.away)
+            )
+            continue
         if step is policy.Step.LATE:
             _count_misses(engine, game, where, now, mail, result)
             with Session(engine) as session:
                 fresh = session.get(GameRow, game_id)
                 assert fresh is not None
-                where = policy.due(session, fresh)
+                where = policy.due(session, fresh, now)
             if where.only_abandoned_missing:
                 continue  # the seats that held the game up are abandoned now: the bot plays them
             period = periods_missed(fresh, now)
             kind = "late" if period <= 1 else f"late-{period}"
             for seat in where.missing:
-                if seat in where.abandoned or _noticed(engine, where, seat, kind):
+                if seat in where.abandoned or seat in where.away or _noticed(engine, where, seat, kind):
                     continue
                 if send_notice(
                     engine, mail, kind, game_id, seat, epoch=where.epoch, turn=where.turn, now=now
@@ -133,7 +140,7 @@ def advance(
             break
         if step is policy.Step.REMIND:
             for seat in where.missing:
-                if seat in where.abandoned or _noticed(engine, where, seat, "reminder"):
+                if seat in where.abandoned or seat in where.away or _noticed(engine, where, seat, "reminder"):
                     continue
                 if send_notice(
                     engine, mail, "reminder", game_id, seat, epoch=where.epoch, turn=where.turn, now=now
