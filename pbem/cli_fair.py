@@ -80,11 +80,27 @@ def away_command(
     typer.echo(f"{game_id}: {said}")
 
 
+def calendar_command(
+    game_id: Annotated[str, typer.Argument(help="The game.")],
+    player: Annotated[str, typer.Option("--player", help="Whose deadlines.")],
+    db: Db = None,
+    now: NowOption = None,
+) -> None:
+    """Print a seat's deadlines as an iCalendar feed (RFC 5545), with a reminder before each."""
+    from pbem.calendar import feed
+
+    typer.echo(feed(connect(db), game_id, player, parse_now(now) if now else None), nl=False)
+
+
 def register(app: typer.Typer) -> None:
     app.command(
         "verify",
         epilog="[bold]Example:[/bold]\n\n  [cyan]pbem verify reef-7.yaml[/cyan]",
     )(verify_command)
+    app.command(
+        "calendar",
+        epilog="[bold]Example:[/bold]\n\n  [cyan]pbem calendar reef-7 --player ann > ann.ics[/cyan]",
+    )(calendar_command)
     app.command(
         "away",
         epilog="[bold]Example:[/bold]\n\n  [cyan]pbem away reef-7 ann --until 2026-12-20[/cyan]",

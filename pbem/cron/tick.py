@@ -23,6 +23,7 @@ from pbem.cron import claims, jobs, outage, policy
 from pbem.cron.deadlines import aware, has_passed, periods_missed
 from pbem.cron.models import NoticeRow, TickRow
 from pbem.cron.notices import send_notice
+from pbem.history import seat_rows
 from pbem.mail.settings import MailSettings
 from pbem.models import GameRow
 
@@ -113,11 +114,15 @@ def advance(
             )
             continue
         if step is policy.Step.EXTEND:  # the seats missing are away: the deadline waits for them
-            if policy.extend_for_absence(engine, game_id, where) is None:
+            moved = policy.extend_for_absence(engine, game_id, where)
+            if moved is None:
                 break
-            log.info(
-                "game %s turn %d: deadline moved for %s, away", game_id, where.turn, ", ".join(where.away)
-            )
+            log.info("game %s turn %d: deadline moved, %s away", game_id, where.turn, ", ".join(where.away))
+            with Session(engine) as session:
+                names = [s.name for s in seat_rows(session, game_id)]
+            for name in names:  # every seat's calendar event of the turn moves with it
+                kind = f"moved-{int(moved.timestamp())}"
+                send_notice(engine, mail, kind, game_id, name, epoch=where.epoch, turn=where.turn, now=now)
             continue
         if step is policy.Step.LATE:
             _count_misses(engine, game, where, now, mail, result)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import binascii
 import email.policy
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from email.header import Header
 from email.headerregistry import Address
@@ -17,6 +18,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 
 from pbem.codec import sha256_hex
+from pbem.mail.calendar_part import attach_calendars
 from pbem.mail.settings import MailSettings
 
 
@@ -106,9 +108,11 @@ def report_mail(
     text: str,
     html: str,
     now: datetime,
+    calendars: Sequence[str] = (),
 ) -> bytes:
     """A report as the bytes of a multipart/alternative message: the plain text first, the
-    self-contained HTML preferred; CRLF line breaks, ready for SMTP.
+    self-contained HTML preferred; CRLF line breaks, ready for SMTP. ``calendars``: the seat's
+    deadline events (:mod:`pbem.calendar`), as ``text/calendar`` parts beside it.
 
     Written out here rather than built as an :class:`EmailMessage`: a host sends one per seat per turn,
     and the email package's header objects and generator took 1.5 ms a mail, four fifths of it
@@ -130,7 +134,7 @@ def report_mail(
         # the line break before a delimiter belongs to the delimiter (RFC 2046), not to the part
         out += [b"--", boundary.encode(), b"\r\n", headers, b"\r\n", body, b"\r\n"]
     out += [b"--", boundary.encode(), b"--\r\n"]
-    return b"".join(out)
+    return attach_calendars(b"".join(out), calendars)
 
 
 #: RFC 5322 folding for the few headers :func:`report_mail` writes (the compat32 policy: no parsing)

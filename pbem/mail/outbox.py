@@ -24,6 +24,7 @@ from sqlalchemy import Engine, String, and_, cast, exists, false, func, insert, 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pbem.calendar import parts_for_reports
 from pbem.codec import unpack
 from pbem.mail.compose import report_mail, report_subject
 from pbem.mail.reading import is_address
@@ -194,9 +195,10 @@ def enqueue_reports(
             if not reports:
                 return queued
             wanted = _addressed(session, reports)
+            calendars = _calendars(session, reports[0].game_id, wanted, now, settings)
             if not locking:
                 session.commit()  # no transaction while composing
-            mails = _compose(settings, wanted, now)
+            mails = _compose(settings, wanted, now, calendars)
             if not locking:
                 begin_write(session)
             try:
@@ -257,8 +259,24 @@ def _present(session: Session, keys: list[str]) -> set[str]:
     return set(session.exec(select(OutboxRow.dedupe_key).where(OutboxRow.dedupe_key.in_(keys))))  # type: ignore[attr-defined]
 
 
+def _calendars(
+    session: Session,
+    game_id: str,
+    wanted: list[tuple[ReportRow, str, str]],
+    now: datetime,
+    settings: MailSettings,
+) -> dict[int, list[str]]:
+    """Each seat's report's calendar parts (its resolved turn's deadline cancelled, the next one set)."""
+    reports = {row.id: (row.id, row.seat, row.turn) for row, _key, _address in wanted if row.seat}
+    organizer = settings.from_addr or "pbem@localhost"
+    return parts_for_reports(session, game_id, list(reports.values()), now, organizer)  # type: ignore[arg-type]
+
+
 def _compose(
-    settings: MailSettings, wanted: list[tuple[ReportRow, str, str]], now: datetime
+    settings: MailSettings,
+    wanted: list[tuple[ReportRow, str, str]],
+    now: datetime,
+    calendars: dict[int, list[str]] | None = None,
 ) -> list[tuple[int, dict[str, Any]]]:
     """(report id, outbox row) of each mail, composed and packed."""
     mails = []
@@ -278,6 +296,7 @@ def _compose(
             text=text,
             html=html,
             now=now,
+            calendars=(calendars or {}).get(row.id, ()),
         )
         outbox_row = {
             "dedupe_key": key,
