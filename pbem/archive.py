@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from pbem import clock
+from pbem import clock, zones
 from pbem.codec import canonical_json, pack_json
 from pbem.create import check_game_id, check_seats, store_game
 from pbem.errors import UserError
@@ -37,6 +37,7 @@ SUFFIXES = (".yaml", ".yml", ".json")
 class Player(BaseModel):
     seat: str
     email: str = ""
+    timezone: str | None = None  # the seat's own zone, when it has one
 
 
 class Archive(BaseModel):
@@ -88,12 +89,18 @@ def build_archive(engine: Engine, game_id: str, *, with_seed: bool = False) -> d
             "status": row.status,
             "turn": row.turn,
             "state_sha256": row.state_sha256,
+            "timezone": row.timezone,
+            "absence": row.absence,
+            "absence_days": row.absence_days,
         }
     return {
         "format": FORMAT,
         "version": VERSION,
         "game": game,
-        "players": [{"seat": s.name, "email": s.email} for s in seats],
+        "players": [
+            {"seat": s.name, "email": s.email, **({"timezone": s.timezone} if s.timezone else {})}
+            for s in seats
+        ],
         "turns": [t.model_dump(mode="json") for t in record.turns],
     }
 
@@ -178,12 +185,16 @@ def import_archive(
         engine_version=record.engine_version,
         seed=record.seed if record.seed is not None else 0,
         dice=record.dice,
+        timezone=zones.check(str(archive.game.get("timezone") or "UTC")),
+        absence=str(archive.game.get("absence") or "extend"),
+        absence_days=int(archive.game.get("absence_days", 14)),
         options_json=canonical_json(options.model_dump(mode="json")),
         created_at=when,
         state_z=pack_json(setup.state_data),
         state_sha256=setup.state_sha256,
     )
     try:
-        return new_id, store_game(engine, game, row, players, turns)
+        seat_zones = {p.seat: zones.check(p.timezone) for p in archive.players if p.timezone}
+        return new_id, store_game(engine, game, row, players, turns, zones=seat_zones)
     except UserError as exc:
         raise UserError(f"{exc}; import it under another id (--id)") from None
