@@ -71,12 +71,11 @@ class SeatRow(SQLModel, table=True):
     password_hash: str = Field(max_length=256)
     misses: int = 0
     abandoned: bool = False
-    # issue 17: the seat's own time zone (None: the game's), its time away (until the start of that
-    # day in its zone, UTC here), the days of absence it has used, and its calendar event's SEQUENCE
+    # issue 17: the seat's own time zone (None: the game's), its time away (until the end of the
+    # day it named, in its zone; UTC here) and the days of absence it has used
     timezone: str | None = Field(default=None, max_length=64)
     away_until: datetime | None = None
     away_days_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
-    calendar_sequence: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class ObserverRow(SQLModel, table=True):

@@ -3,7 +3,6 @@
 ``game.dice``: the dice derivation; every game created before this revision keeps version 1 (the
 server default), so it still replays. ``game.timezone``/``seat.timezone``: IANA zone names.
 ``game.absence``/``game.absence_days`` and ``seat.away_until``/``seat.away_days_used``: time away.
-``seat.calendar_sequence``: the SEQUENCE of the seat's deadline event in its calendar.
 
 Revision ID: 0007
 Revises: 0004
@@ -29,7 +28,6 @@ SEAT = [
     sa.Column("timezone", sa.String(length=64), nullable=True),
     sa.Column("away_until", sa.DateTime(timezone=True), nullable=True),
     sa.Column("away_days_used", sa.Integer(), server_default="0", nullable=False),
-    sa.Column("calendar_sequence", sa.Integer(), server_default="0", nullable=False),
 ]
 
 
