@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import clock
+from pbem import clock, zones
 from pbem.archive_store import (
     OPTIONAL_GAME,
     OPTIONAL_SEAT,
@@ -50,6 +50,7 @@ class Player(BaseModel):
     misses: int = 0
     abandoned: bool = False
     language: str | None = None
+    timezone: str | None = None  # the seat's own zone, when it has one
 
 
 class UndoneEntry(TurnEntry):
@@ -77,6 +78,8 @@ class Archive(BaseModel):
                 engine_version=self.game["engine_version"],
                 seed=self.game.get("seed"),
                 recorded_elsewhere=bool(self.game.get("recorded_elsewhere", False)),
+                dice=self.game.get("dice", 1),
+                commitment=self.game.get("commitment"),
                 options=self.game.get("options") or {},
                 seats=[p.seat for p in self.players],
                 turns=self.turns,
@@ -113,6 +116,8 @@ def build_archive(engine: Engine, game_id: str, *, include_secrets: bool = False
             "type": row.game_type,
             "engine_version": row.engine_version,
             "seed": record.seed,
+            "dice": row.dice,
+            "commitment": record.commitment,
             "options": json.loads(row.options_json),
             "created_at": _when(row.created_at),
             "status": row.status,
@@ -244,6 +249,10 @@ def import_archive(
     check_languages(  # refused by name before anything is stored; the rows take them as written
         archive.game.get("language"), {p.seat: p.language for p in archive.players if p.language}, players
     )
+    for p in archive.players:
+        if p.timezone:
+            zones.check(p.timezone)
+    zones.check(str(archive.game.get("timezone") or "UTC"))
     steps = list(replay(record))
     problems = [p for step in steps for p in step.problems]
     if problems or len(steps) != len(record.turns):
@@ -344,6 +353,7 @@ def _game_row(
         game_type=game_type,
         engine_version=record.engine_version,
         seed=record.seed if record.seed is not None else 0,  # 0 is never read: game_origin.has_seed
+        dice=record.dice,
         options_json=canonical_json(options.model_dump(mode="json")),
         created_at=_moment(section.get("created_at"), when),
         status=status,

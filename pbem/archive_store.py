@@ -29,9 +29,9 @@ from pbem.replay import TurnEntry
 
 #: the game row's settings an archive keeps (beyond id, type, seed, options): what a game is
 SETTINGS = ("turn_seconds", "grace_seconds", "nmr", "abandon_after", "require_from_match")
-#: what may exist once the languages issue lands: exported and imported when the models have them
-OPTIONAL_GAME = ("language",)
-OPTIONAL_SEAT = ("language",)
+#: the game's and seats' own settings beyond the core: exported, and imported when the models have them
+OPTIONAL_GAME = ("language", "timezone", "absence", "absence_days")
+OPTIONAL_SEAT = ("language", "timezone")
 
 
 @dataclass

@@ -37,6 +37,13 @@ class Recorder:
     def for_turn(cls, seed: int, epoch: int, turn: int, purpose: str = "") -> Recorder:
         return cls(derived_rng(seed, epoch, turn, purpose))
 
+    @classmethod
+    def for_dice(cls, dice: int, seed: int, epoch: int, turn: int, digest: str) -> Recorder:
+        """The rules' RNG of one turn by dice derivation ``dice`` (``digest``: the turn's orders')."""
+        from pbem.dice import turn_rng  # pbem.dice builds on derived_rng for version 1
+
+        return cls(turn_rng(dice, seed, epoch, turn, digest))
+
     def pick(self, label: str, n: int) -> int:
         if n < 1:
             raise ValueError(f"cannot draw from nothing ({label}: n={n})")
@@ -80,7 +87,23 @@ class Script:
         return len(self._record) - self._next
 
 
-def rederive(record: list[Draw], seed: int, epoch: int, turn: int) -> bool:
+def rederive(
+    record: list[Draw], seed: int, epoch: int, turn: int, *, dice: int = 1, digest: str = ""
+) -> bool:
     """Whether ``record`` is exactly what the seed gives for this turn, asked the same questions."""
-    recorder = Recorder.for_turn(seed, epoch, turn)
-    return all(recorder.pick(label, n) == outcome for label, n, outcome in record)
+    return first_difference(record, seed, epoch, turn, dice=dice, digest=digest) is None
+
+
+def first_difference(
+    record: list[Draw], seed: int, epoch: int, turn: int, *, dice: int = 1, digest: str = ""
+) -> tuple[int, Draw, int] | None:
+    """The first recorded draw the seed does not give, asked the same question: (its index, the
+    draw as recorded, the outcome the seed gives); ``None`` when every one is the seed's."""
+    recorder = Recorder.for_dice(dice, seed, epoch, turn, digest)
+    for index, (label, n, outcome) in enumerate(record):
+        if not (isinstance(n, int) and n >= 1):
+            return index, [label, n, outcome], -1
+        given = recorder.pick(label, n)
+        if given != outcome:
+            return index, [label, n, outcome], given
+    return None

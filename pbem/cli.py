@@ -24,6 +24,7 @@ from pbem.cli_common import NowOption, parse_now
 from pbem.cron import deadlines
 from pbem.db import connect
 from pbem.demo import DEFAULT_GAME, run_demo
+from pbem.dice import commitment
 from pbem.errors import UserError
 from pbem.schema import order_file_schema
 
@@ -60,6 +61,18 @@ INTERNAL_ERROR = 3
 MAX_SEED = 2**63 - 1
 #: the longest deadline or grace a game master may give (the clock's arithmetic stays far from its limits)
 MAX_DURATION = 3650 * 86_400
+
+
+def _zones(given: list[str]) -> dict[str, Any]:
+    """``--tz ZONE`` (the game's) and ``--tz SEAT=ZONE`` (a seat's) as create_game's arguments."""
+    game_zone, seats = "UTC", {}
+    for text in given:
+        seat, sep, zone_name = text.partition("=")
+        if sep:
+            seats[seat.strip()] = zone_name.strip()
+        else:
+            game_zone = text.strip()
+    return {"timezone": game_zone, "seat_zones": seats}
 
 
 def parse_duration(text: str) -> int:
@@ -113,6 +126,14 @@ def new(
             "--lang", help="The game's language (en, hu, cs, zh, ru), or a seat's as SEAT=LANG; repeat."
         ),
     ] = None,
+    tz: Annotated[
+        list[str] | None,
+        typer.Option("--tz", help="The game's time zone (Europe/Budapest), or a seat's (ann=Asia/Shanghai)."),
+    ] = None,
+    absence: Annotated[
+        str, typer.Option(help="While a seat is away: bot (plays its turns) or extend (deadlines wait).")
+    ] = "extend",
+    absence_days: Annotated[int, typer.Option(help="Days of time away each seat may take.")] = 14,
     as_json: AsJson = False,
     db: Db = None,
     now: NowOption = None,
@@ -147,6 +168,9 @@ def new(
         require_from_match=require_from_match,
         now=parse_now(now) if now else None,
         **_languages(lang or []),
+        **_zones(tz or []),
+        absence=absence,
+        absence_days=absence_days,
     )
     emails = dict(seats)
     colours = create.seat_colours(engine, game_id)
@@ -167,6 +191,7 @@ def new(
                         {"seat": s, "email": emails[s], "password": pw, "colour": colours.get(s)}
                         for s, pw in issued.items()
                     ],
+                    "dice_commitment": commitment(seed),
                 },
                 indent=1,
             )
@@ -175,6 +200,7 @@ def new(
     typer.echo(f"created {game_id} ({game}); passwords, shown this once:")
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {emails[seat]:<32} {password}")
+    typer.echo(f"dice commitment (in every report; the seed is revealed at the end): {commitment(seed)}")
 
 
 def _languages(values: list[str]) -> dict[str, Any]:
@@ -558,6 +584,9 @@ def _mount_layers() -> None:
         pass
     else:
         register(app)
+    from pbem.cli_fair import register as register_fair  # verify, calendar, away (issue 17)
+
+    register_fair(app)
 
 
 _mount_layers()

@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel
 
-from pbem import clock, i18n, passwords, registry
+from pbem import clock, dice, i18n, passwords, registry, zones
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack_json
 from pbem.errors import UserError
@@ -95,6 +95,10 @@ def create_game(
     now: datetime | None = None,
     language: str | None = None,
     seat_languages: dict[str, str] | None = None,
+    timezone: str = "UTC",
+    seat_zones: dict[str, str] | None = None,
+    absence: str = "extend",
+    absence_days: int = 14,
 ) -> dict[str, str]:
     """Create game ``game_id`` of ``game_type`` with these (seat, email) players, in seating order.
 
@@ -114,11 +118,14 @@ def create_game(
     if grace_seconds < 0 or (abandon_after is not None and abandon_after < 1):
         raise UserError("grace must be zero or more, and abandon-after at least 1")
     opts = parse_options(game, options)
+    timezone, seat_tz = check_zones(players, timezone, seat_zones or {})
+    check_absence(absence, absence_days)
     seed = secrets.randbelow(2**63) if seed is None else seed
     when = clock.utc(now)
-    chance = Recorder.for_turn(seed, 0, 0)
+    seats = [name for name, _ in players]
+    chance = Recorder.for_dice(dice.CURRENT, seed, 0, 0, dice.orders_digest(seats, {}))
     try:
-        state = game.setup([name for name, _ in players], opts, chance)
+        state = game.setup(seats, opts, chance)
     except GameError as exc:
         raise UserError(f"{game.name} cannot start: {exc}") from None
     state, data, digest = settle(game, state)
@@ -127,6 +134,7 @@ def create_game(
         game_type=game.name,
         engine_version=game.version,
         seed=seed,
+        dice=dice.CURRENT,
         options_json=canonical_json(opts.model_dump(mode="json")),
         created_at=when,
         state_z=pack_json(data),
@@ -137,9 +145,36 @@ def create_game(
         abandon_after=abandon_after,
         require_from_match=require_from_match,
         language=game_language,
+        timezone=timezone,
+        absence=absence,
+        absence_days=absence_days,
     )
     setup = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
-    return store_game(engine, game, row, players, [(setup, when)], languages=languages)
+    return store_game(engine, game, row, players, [(setup, when)], languages=languages, zones=seat_tz)
+
+
+def check_zones(
+    players: list[tuple[str, str]], timezone: str, seat_zones: dict[str, str]
+) -> tuple[str, dict[str, str]]:
+    """The game's zone and each named seat's, checked (``--tz Europe/Budapest``,
+    ``--tz ann=Asia/Shanghai``)."""
+    names = {name for name, _ in players}
+    unknown = sorted(set(seat_zones) - names)
+    if unknown:
+        raise UserError(
+            f"--tz {unknown[0]}=...: there is no seat {unknown[0]!r}; seats: {', '.join(sorted(names))}"
+        )
+    return zones.check(timezone), {seat: zones.check(tz) for seat, tz in seat_zones.items()}
+
+
+ABSENCE_POLICIES = ("bot", "extend")
+
+
+def check_absence(absence: str, days: int) -> None:
+    if absence not in ABSENCE_POLICIES:
+        raise UserError(f"absence policy {absence!r}: use one of {', '.join(ABSENCE_POLICIES)}")
+    if not 0 <= days <= 366:
+        raise UserError(f"--absence-days {days}: write a number of days from 0 to 366")
 
 
 def store_game(
@@ -151,6 +186,7 @@ def store_game(
     *,
     languages: dict[str, str] | None = None,
     extra: Sequence[SQLModel] = (),
+    zones: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """Write a new game in one transaction: its row, its seats with new passwords (and ``languages``,
     the seats' own), ``extra`` rows (where it came from), and its turns from the setup on (each with its
@@ -170,6 +206,7 @@ def store_game(
                     email=email,
                     password_hash=passwords.hash_password(issued[name]),
                     language=(languages or {}).get(name),
+                    timezone=(zones or {}).get(name),
                 )
             )
         try:

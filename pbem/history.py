@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, update
@@ -22,6 +22,7 @@ from pbem.errors import UserError
 from pbem.game import Event, Game
 from pbem.i18n import N_, Text
 from pbem.models import GameOriginRow, GameRow, SeatRow, SubmissionRow, TurnRow
+from pbem.zones import deadline_after
 
 
 class TurnConflict(Exception):
@@ -127,7 +128,7 @@ def after_turn_values(game: Game, row: GameRow, turn: TurnRecord, now: datetime)
     if game.outcome(turn.state) is not None or not game.pending(turn.state):
         values.update(status="finished", finished_at=now, deadline_at=None)
     elif row.turn_seconds:
-        values["deadline_at"] = now + timedelta(seconds=row.turn_seconds)
+        values["deadline_at"] = deadline_after(now, row.turn_seconds, row.timezone)
     return values
 
 

@@ -63,6 +63,13 @@ class GameRow(SQLModel, table=True):
     # the language of the public report (observers) and of every seat that chose none (issue 15)
     language: str = Field(default="en", max_length=8, sa_column_kwargs={"server_default": "en"})
 
+    # issue 17: the dice derivation (1: games from before committed dice; see pbem.dice), the game's
+    # time zone (IANA), and what happens while a seat is away (bot | extend) and for how many days at most
+    dice: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
+    absence: str = Field(default="extend", max_length=16, sa_column_kwargs={"server_default": "extend"})
+    absence_days: int = Field(default=14, sa_column_kwargs={"server_default": "14"})
+
 
 class GameOriginRow(SQLModel, table=True):
     """A game that was recorded elsewhere and brought in by ``pbem import`` of a record: a table of its
@@ -92,6 +99,11 @@ class SeatRow(SQLModel, table=True):
     misses: int = 0
     abandoned: bool = False
     language: str | None = Field(default=None, max_length=8)  # None: the game's (issue 15)
+    # issue 17: the seat's own time zone (None: the game's), its time away (until the end of the
+    # day it named, in its zone; UTC here) and the days of absence it has used
+    timezone: str | None = Field(default=None, max_length=64)
+    away_until: datetime | None = None
+    away_days_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class ObserverRow(SQLModel, table=True):

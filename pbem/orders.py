@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine, update
 from sqlmodel import Session
 
-from pbem import clock, passwords
+from pbem import away, clock, passwords
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
 from pbem.db import lock_game
@@ -267,6 +267,7 @@ def submit(
             else None
         )
         if accepted and row is not None:
+            away.back(session, row.id, verdict.seat or "", when)  # orders from a seat away end its absence
             session.execute(
                 update(SubmissionRow)
                 .where(accepted_orders(row.id, row.epoch, row.turn + 1), SubmissionRow.seat == verdict.seat)

@@ -26,6 +26,7 @@ from sqlmodel import Session, select
 from pbem import registry, reports
 from pbem.chance import Script, rederive
 from pbem.codec import canonical_json, sha256_hex, unpack, unpack_json
+from pbem.dice import commitment, orders_digest
 from pbem.errors import UserError
 from pbem.game import Event, Game, GameError
 from pbem.history import game_row, seat_rows, settle, turn_events
@@ -52,10 +53,18 @@ class GameRecord(BaseModel):
     game_type: str
     engine_version: str
     seed: int | None = None
+    #: the dice derivation (:mod:`pbem.dice`): 1 for games created before committed dice
+    dice: int = 1
+    #: SHA-256 of the dice tag and the seed, published from the start (dice 2 on)
+    commitment: str | None = None
     options: dict[str, Any] = {}
     seats: list[str]
     turns: list[TurnEntry]
     recorded_elsewhere: bool = False
+
+    def digest(self, entry: TurnEntry) -> str:
+        """The orders digest the draws of ``entry`` derive from (dice 2 on)."""
+        return orders_digest(self.seats, entry.orders)
 
 
 @dataclass
@@ -116,6 +125,8 @@ def from_database(engine: Engine, game_id: str) -> GameRecord:
             engine_version=row.engine_version,
             seed=None if origin is not None and not origin.has_seed else row.seed,
             recorded_elsewhere=origin is not None and origin.recorded_elsewhere,
+            dice=row.dice,
+            commitment=commitment(row.seed) if row.dice >= 2 else None,
             options=json.loads(row.options_json),
             seats=[s.name for s in seat_rows(session, game_id)],
             turns=entries,
@@ -164,7 +175,12 @@ def replay(record: GameRecord) -> Iterator[Step]:
         if chance.unused():
             problems.append(f"{where}: {chance.unused()} recorded draws were not asked for")
         if record.seed is not None and not rederive(
-            [list(d) for d in entry.chance], record.seed, entry.epoch, entry.number
+            [list(d) for d in entry.chance],
+            record.seed,
+            entry.epoch,
+            entry.number,
+            dice=record.dice,
+            digest=record.digest(entry),
         ):
             problems.append(f"{where}: the recorded draws are not those the game's seed gives")
         state, _data, digest = settle(game, state)
@@ -218,8 +234,13 @@ def report_at(record: GameRecord, turn: int, player: str | None, fmt: str, *, pu
         [player] if player is not None else [None, *record.seats] if over and not public else [None]
     )
     rendered = []
+    dice = None
+    if record.dice >= 2 and record.commitment:
+        ended = game.outcome(step.state) is not None or not game.pending(step.state)
+        revealed = str(record.seed) if ended and record.seed is not None else None
+        dice = {"commitment": record.commitment, "seed": revealed}
     for seat in seats:
-        ctx = reports.context(game, record.id, step.state, turn, seat, step.events)
+        ctx = reports.context(game, record.id, step.state, turn, seat, step.events, dice=dice)
         text, page = reports.render_pair(game, ctx)
         rendered.append((seat, page if kind == "html" else text))
     return reports.combine(rendered, kind)

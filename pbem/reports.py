@@ -16,14 +16,16 @@ from typing import Any
 from sqlalchemy import Engine, insert
 from sqlmodel import Session, select
 
-from pbem import clock, i18n
+from pbem import clock, i18n, zones
+from pbem.away import away_notes
 from pbem.codec import pack, sha256_hex, unpack, unpack_json
+from pbem.dice import report_data
 from pbem.envelope import order_template
 from pbem.errors import UserError
 from pbem.game import Event, Game
 from pbem.history import game_of, game_row, load_event, recorded_elsewhere, seat_rows
 from pbem.i18n import N_
-from pbem.models import GameRow, ReportRow, TurnRow
+from pbem.models import GameRow, ReportRow, SeatRow, TurnRow
 from pbem.render import render
 from pbem.tables import TableCache
 
@@ -61,11 +63,14 @@ def context(
     deadline: str | datetime | None = None,
     status_note: str | None = None,
     order_text: str | None = None,
+    dice: dict[str, Any] | None = None,
+    away: Sequence[dict[str, str]] = (),
 ) -> dict[str, Any]:
     """The report context documented in :mod:`pbem.render`, for the state after turn ``turn``, in the
     current language (:func:`pbem.i18n.language`): events and a ``deadline`` given as a moment are
     put in its words. ``order_text`` replaces the template of what to send next (a preview shows the
-    checked orders)."""
+    checked orders). ``dice``: :func:`pbem.dice.report_data`; ``away``: ``{seat, day}`` of the seats
+    away (each reader sees the others')."""
     view = game.view(state, seat)
     decision = game.pending(state).get(seat) if seat else None
     if decision is not None and order_text is None:
@@ -95,6 +100,8 @@ def context(
         "language": i18n.current_language(),
         "status_note": status_note,
         "outcome": outcome,
+        "dice": dice,
+        "away": [{"seat": a["seat"], "until": zones.show_day(a["day"])} for a in away if a["seat"] != seat],
     }
 
 
@@ -118,18 +125,36 @@ def render_reports(
     *,
     languages: Mapping[str, str | None] | None = None,
     public_language: str | None = None,
+    dice: dict[str, Any] | None = None,
+    away: Sequence[dict[str, Any]] = (),
+    zones_for: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str, str]]:
     """(seat, plain text, HTML) of every seat's report and the public one (seat ``""``), after
     ``turn``, each in its reader's language: ``languages[seat]``, else ``public_language`` (the
-    game's, which the public report is in). Pure: the turn driver renders before it takes the game's
-    lock. The HTML table is rendered once for all who see the same one in the same language
-    (:mod:`pbem.tables`)."""
+    game's, which the public report is in), and a ``deadline`` given as a moment in its reader's time
+    zone, ``zones_for[seat]`` (``""``: the public report's). Pure: the turn driver renders before it
+    takes the game's lock. The HTML table is rendered once for all who see the same one in the same
+    language (:mod:`pbem.tables`)."""
     tables = TableCache(game.name)
     rendered = []
     for seat in [*seats, None]:
         with i18n.language((languages or {}).get(seat or "") or public_language):
             note = i18n._(status_note) if status_note else None
-            ctx = context(game, game_id, state, turn, seat, events, deadline=deadline, status_note=note)
+            shown = deadline
+            if isinstance(deadline, datetime) and zones_for is not None:
+                shown = zones.show(deadline, zones_for.get(seat or ""))
+            ctx = context(
+                game,
+                game_id,
+                state,
+                turn,
+                seat,
+                events,
+                deadline=shown,
+                status_note=note,
+                dice=dice,
+                away=away,
+            )
             text, page = render_pair(game, ctx, tables=tables)
         rendered.append((seat or "", text, page))
     return rendered
@@ -194,12 +219,19 @@ def reader_language(engine: Engine, game_id: str | None, seat: str | None) -> st
         return reader_languages(session, game_id).get(seat or "", i18n.DEFAULT_LANGUAGE)
 
 
+def seat_zones(row: GameRow, seats: Sequence[SeatRow]) -> dict[str, str]:
+    """Each seat's time zone, the one its deadlines are shown in (``""``: the public report's, the
+    game's)."""
+    return {seat.name: zones.seat_zone(row.timezone, seat.timezone) for seat in seats} | {"": row.timezone}
+
+
 def write_reports(
     session: Session, game: Game, row: GameRow, state: Any, turn: int, events: Sequence[Event]
 ) -> None:
     """A :class:`ReportRow` for every seat and the public one (``seat=""``), for turn ``turn``, as the
     game row stands now."""
     languages = seat_languages(session, row.id)
+    seat_list = seat_rows(session, row.id)
     note = (
         N_("This game was recorded elsewhere and imported.") if recorded_elsewhere(session, row.id) else None
     )
@@ -214,8 +246,17 @@ def write_reports(
         note,
         languages=languages,
         public_language=row.language,
+        dice=report_dice(game, row, state),
+        zones_for=seat_zones(row, seat_list),
+        away=away_notes(row, seat_list),
     )
     store_reports(session, report_rows(row.id, row.epoch, turn, rendered))
+
+
+def report_dice(game: Game, row: GameRow, state: Any) -> dict[str, Any] | None:
+    """The dice line of a report after ``state``: the seed revealed once the game is over."""
+    over = game.outcome(state) is not None or not game.pending(state)
+    return report_data(row.dice, row.seed, over)
 
 
 def report_format(fmt: str) -> str:

@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem import clock
+from pbem.dice import report_data
 from pbem.errors import UserError
 from pbem.history import accepted_orders, current_state, game_of, recorded_elsewhere, seat_rows
 from pbem.models import GameRow, SubmissionRow
@@ -55,6 +56,11 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
         "finished": outcome is not None,
         "recorded_elsewhere": recorded_elsewhere(session, row.id),
     }
+    dice = report_data(row.dice, row.seed, row.status == "finished")
+    if dice is not None:  # the commitment always; the seed only once the game is over
+        entry["dice_commitment"] = dice["commitment"]
+        if dice["seed"] is not None:
+            entry["seed"] = dice["seed"]
     if outcome is not None:
         entry.update(
             reason=outcome.reason,
@@ -74,7 +80,10 @@ def describe(entry: dict[str, Any]) -> str:
         head = f"{entry['id']}  {entry['title']}  {entry['turns_resolved']} turns  finished"
     if entry["finished"]:
         ranking = ", ".join(f"{entry['places'][s]}. {s} {entry['scores'][s]}" for s in entry["ranking"])
-        return f"{head}\n  over: {entry['reason']}; {ranking}"
+        over = f"{head}\n  over: {entry['reason']}; {ranking}"
+        if "seed" in entry:
+            over += f"\n  dice: seed {entry['seed']}, committed as {entry['dice_commitment']}"
+        return over
     if entry["status"] == "paused":
         return (
             f"{head}\n  paused by the game master: no orders are taken and no deadline runs until it resumes"
@@ -84,4 +93,6 @@ def describe(entry: dict[str, Any]) -> str:
         lines.append(f"  orders in from: {', '.join(entry['orders_in'])}")
     if entry["deadline"]:
         lines.append(f"  deadline: {clock.show(datetime.fromisoformat(entry['deadline']))}")
+    if entry.get("dice_commitment"):
+        lines.append(f"  dice commitment: {entry['dice_commitment']}")
     return "\n".join(lines)

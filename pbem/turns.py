@@ -1,12 +1,12 @@
 """The turn driver: a turn resolves once every pending seat's orders are in, in one transaction.
 
 Each turn is read from the game row's cached state (never the whole history), resolved with chance
-drawn from the RNG of (seed, epoch, turn), and its reports rendered, all from a snapshot read without
-the game's lock. The lock is taken to write it whole with :func:`pbem.history.record_turn` (the turn
-row, the game row by compare-and-set on the turn number, the consumed submissions and every report),
-once the game is seen to stand where the snapshot was taken, with the same orders. A second driver of
-the same game finds the turn done when it comes to write, and looks again; the unique
-(game, epoch, number) backs this up."""
+drawn from the RNG of (seed, epoch, turn, the digest of its orders: :mod:`pbem.dice`), and its
+reports rendered, all from a snapshot read without the game's lock. The lock is taken to write it
+whole with :func:`pbem.history.record_turn` (the turn row, the game row by compare-and-set on the
+turn number, the consumed submissions and every report), once the game is seen to stand where the
+snapshot was taken, with the same orders. A second driver of the same game finds the turn done when
+it comes to write, and looks again; the unique (game, epoch, number) backs this up."""
 
 from __future__ import annotations
 
@@ -23,9 +23,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem import clock
+from pbem.away import away_notes
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
 from pbem.db import lock_game
+from pbem.dice import orders_digest
 from pbem.envelope import orders_yaml
 from pbem.errors import UserError
 from pbem.game import Game, GameError
@@ -42,7 +44,7 @@ from pbem.history import (
     turn_events,
 )
 from pbem.models import GameRow, SubmissionRow
-from pbem.reports import render_reports, report_rows, shown_deadline
+from pbem.reports import render_reports, report_dice, report_rows, seat_zones, shown_deadline
 
 log = logging.getLogger(__name__)
 
@@ -122,8 +124,11 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
             return None
         number = row.turn + 1
         waiting = list(session.exec(select(SubmissionRow).where(accepted_orders(game_id, row.epoch, number))))
-        languages = {seat.name: seat.language for seat in seat_rows(session, game_id)}
+        seat_list = seat_rows(session, game_id)
+        languages = {seat.name: seat.language for seat in seat_list}
         seats = list(languages)
+        for seat_row in seat_list:
+            session.expunge(seat_row)
         session.expunge(row)
     given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
     missing = [seat for seat in pending if seat not in given]
@@ -133,7 +138,9 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
     for bot in bots:
         given[bot.seat] = json.loads(bot.orders_json or "null")
     orders = {seat: game.order_model(pending[seat]).model_validate(given[seat]) for seat in pending}
-    chance = Recorder.for_turn(row.seed, row.epoch, number)
+    plain = {seat: _plain(o) for seat, o in orders.items()}
+    # committed dice: the turn's draws depend on every order of it (pbem.dice), so they are drawn now
+    chance = Recorder.for_dice(row.dice, row.seed, row.epoch, number, orders_digest(seats, plain))
     try:
         resolution = game.resolve(state, orders, chance)
     except GameError as exc:
@@ -144,7 +151,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         state=new_state,
         state_data=data,
         state_sha256=digest,
-        orders={seat: _plain(o) for seat, o in orders.items()},
+        orders=plain,
         by_bot=missing,
         events=turn_events(missing, resolution.events),
         chance=chance.record,
@@ -161,6 +168,9 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         deadline,
         languages=languages,
         public_language=row.language,
+        dice=report_dice(game, row, new_state),
+        zones_for=seat_zones(row, seat_list),
+        away=away_notes(row, seat_list, now),
     )
     return _Prepared(
         game=game,

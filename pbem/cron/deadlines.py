@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.errors import UserError
 from pbem.models import GameRow
+from pbem.zones import deadline_after
+from pbem.zones import show as show_in_zone
 
 _UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}
 _PART = re.compile(r"(\d+)\s*([wdhms])")
@@ -70,7 +71,7 @@ def next_deadline(game: GameRow, start: datetime) -> datetime | None:
     """The deadline of a turn that becomes due at ``start``."""
     if not game.turn_seconds:
         return None
-    return aware(start) + timedelta(seconds=game.turn_seconds)  # type: ignore[operator]
+    return deadline_after(aware(start), game.turn_seconds, game.timezone)  # type: ignore[arg-type]
 
 
 def passed_at(game: GameRow) -> datetime | None:
@@ -104,17 +105,7 @@ def show_deadline(moment: datetime | None, tz: str = "UTC") -> str | None:
     >>> show_deadline(datetime(2026, 11, 30, 18, 0, tzinfo=UTC), "Europe/Berlin")
     '2026-11-30 19:00 CET (18:00 UTC)'
     """
-    moment = aware(moment)
-    if moment is None:
-        return None
-    if tz.upper() == "UTC":
-        return f"{moment:%Y-%m-%d %H:%M} UTC"
-    try:
-        zone = ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise UserError(f"unknown time zone {tz!r} (write e.g. UTC or Europe/Berlin)") from None
-    local = moment.astimezone(zone)
-    return f"{local:%Y-%m-%d %H:%M} {local.tzname()} ({moment:%H:%M} UTC)"
+    return show_in_zone(moment, tz)
 
 
 def describe(game: GameRow, now: datetime, tz: str = "UTC") -> str | None:

@@ -15,11 +15,12 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pbem.calendar import deadline_part
 from pbem.cron.deadlines import describe, show_deadline, show_duration
 from pbem.cron.models import NoticeRow
 from pbem.db import lock_game
 from pbem.errors import UserError
-from pbem.i18n import language
+from pbem.i18n import _, language
 from pbem.mail.compose import header_fields, new_message, with_language
 from pbem.mail.outbox import queue
 from pbem.mail.settings import MailSettings
@@ -27,8 +28,9 @@ from pbem.models import GameRow, SeatRow
 from pbem.orders import template
 from pbem.registry import get_game
 from pbem.reports import reader_language
+from pbem.zones import seat_zone
 
-KINDS = ("reminder", "late", "abandoned")
+KINDS = ("reminder", "late", "abandoned", "moved")
 
 
 def notice_key(kind: str, game_id: str, epoch: int, turn: int, seat: str) -> str:
@@ -41,6 +43,7 @@ def _subject(kind: str, game_id: str, turn: int) -> str:
         "reminder": "your orders are due soon",
         "late": "your orders are late",
         "abandoned": "your seat is now played by the bot",
+        "moved": "the deadline moved",
     }[kind.split("-")[0]]
     return f"[pbem {game_id}] turn {turn}: {what}"
 
@@ -55,13 +58,14 @@ def _template_or_none(engine: Engine, game_id: str, seat: str) -> str | None:
 def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, order_file: str | None) -> str:
     """The plain text of a notice. Names only the seat's own situation: never who else is late."""
     title = get_game(game.game_type).title
+    tz = seat_zone(game.timezone, seat.timezone)  # every deadline in the seat's own zone, UTC beside it
     lines = [f"{title} game {game.id}, seat {seat.name}, turn {turn}.", ""]
     kind = kind.split("-")[0]
     if kind == "reminder":
-        lines.append(f"Your orders are due by {describe(game, now)}, and the host has none from you yet.")
+        lines.append(f"Your orders are due by {describe(game, now, tz)}, and the host has none from you yet.")
     elif kind == "late":
         lines.append(
-            f"The deadline ({show_deadline(game.deadline_at)}) has passed and your orders are missing. "
+            f"The deadline ({show_deadline(game.deadline_at, tz)}) has passed and your orders are missing. "
             "The game waits for them: send them as soon as you can."
         )
         lines.append(f"Deadlines missed by this seat so far: {seat.misses}.")
@@ -70,6 +74,14 @@ def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, orde
                 f"After {game.abandon_after} missed deadlines a seat is marked abandoned and the bot "
                 "plays for it."
             )
+    elif kind == "moved":
+        lines.append(
+            _(
+                "The deadline of this turn has moved: orders are now due by {deadline}, while a seat "
+                "is away. Your calendar's event for it is updated.",
+                deadline=show_deadline(game.deadline_at, tz),
+            )
+        )
     else:
         lines.append(
             f"This seat missed {seat.misses} deadlines and is now marked abandoned: the game's bot plays "
@@ -78,7 +90,7 @@ def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, orde
         )
     if game.grace_seconds and kind == "reminder":
         lines.append(f"A grace of {show_duration(game.grace_seconds)} follows the deadline.")
-    if order_file and kind != "abandoned":
+    if order_file and kind not in ("abandoned", "moved"):
         lines += ["", "The orders to send (fill in your password):", "", order_file.rstrip("\n")]
     return "\n".join(lines) + "\n"
 
@@ -137,7 +149,16 @@ def _send_notice(
                 )
             )
             message.set_content(body(kind, game, seat, turn, now, order_file))
-            with_language(message)
+            if kind.startswith("moved") and game.deadline_at is not None:  # the same event, moved
+                part = deadline_part(game, seat, turn, game.deadline_at, now, settings.from_addr)
+                message.add_attachment(
+                    part.encode("utf-8"),
+                    maintype="text",
+                    subtype="calendar",
+                    filename="deadline.ics",
+                    params={"method": "PUBLISH", "charset": "utf-8"},
+                )
+            with_language(message)  # last: a multipart move takes the Content-* headers inward
             queue(session, key=key, to=seat.email, message=message, now=now, game_id=game_id)
         try:
             session.commit()

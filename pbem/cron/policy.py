@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import Enum
 from functools import lru_cache
 
@@ -31,6 +31,7 @@ from pbem.db import lock_game
 from pbem.history import accepted_orders
 from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
 from pbem.registry import games, get_game
+from pbem.zones import deadline_after
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,16 @@ class Due:
     waiting: tuple[str, ...]
     missing: tuple[str, ...]
     abandoned: tuple[str, ...]
+    #: missing seats away (issue 17): the game's absence policy, not the missed-orders one, covers them
+    away: tuple[str, ...] = ()
+    #: when the last of them is back
+    back_at: datetime | None = None
+
+    @property
+    def only_away_missing(self) -> bool:
+        """Every missing seat that is not abandoned is away."""
+        present = set(self.missing) - set(self.abandoned) - set(self.away)
+        return bool(self.away) and not present
 
     @property
     def ready(self) -> bool:
@@ -62,10 +73,12 @@ class Step(Enum):
     BOT = "bot"  # the bot plays for the missing seats
     LATE = "late"  # deadline passed under ``wait``: count the misses, send late notices
     REMIND = "remind"  # the deadline is near: remind those whose orders are missing
+    EXTEND = "extend"  # deadline passed, the seats missing are away, absence policy extend: wait for them
 
 
-def due(session: Session, game: GameRow) -> Due:
-    """Who owes orders now: the game's pending seats less those with accepted orders for the due turn."""
+def due(session: Session, game: GameRow, now: datetime | None = None) -> Due:
+    """Who owes orders now: the game's pending seats less those with accepted orders for the due turn;
+    which of the missing are away at ``now`` (default: the present)."""
     waiting = _waiting(game.game_type, game.state_z)
     turn = game.turn + 1
     sent = set(
@@ -75,7 +88,26 @@ def due(session: Session, game: GameRow) -> Due:
     abandoned = set(
         session.exec(select(SeatRow.name).where(SeatRow.game_id == game.id, SeatRow.abandoned)).all()
     )
-    return Due(game.id, game.epoch, turn, waiting, missing, tuple(s for s in missing if s in abandoned))
+    away_until = dict(
+        session.exec(
+            select(SeatRow.name, SeatRow.away_until).where(
+                SeatRow.game_id == game.id,
+                SeatRow.away_until.is_not(None),  # type: ignore[union-attr]
+            )
+        ).all()
+    )
+    moment = aware(now) if now is not None else datetime.now(UTC)
+    away = {s: aware(t) for s, t in away_until.items() if s in missing and aware(t) > moment}  # type: ignore[operator]
+    return Due(
+        game.id,
+        game.epoch,
+        turn,
+        waiting,
+        missing,
+        tuple(s for s in missing if s in abandoned),
+        tuple(s for s in missing if s in away),
+        max(away.values()) if away else None,  # type: ignore[type-var]
+    )
 
 
 @lru_cache(maxsize=64)
@@ -128,6 +160,8 @@ def next_step(game: GameRow, where: Due, now: datetime, remind_before: int) -> S
     if where.only_abandoned_missing:
         return Step.BOT
     if has_passed(game, now):
+        if where.only_away_missing:
+            return Step.BOT if game.absence == "bot" else Step.EXTEND
         if game.nmr == "bot":
             return Step.BOT
         return Step.LATE
@@ -198,6 +232,27 @@ def _due_since(session: Session, game: GameRow) -> datetime:
     return aware(moment)  # type: ignore[return-value]
 
 
+def extend_for_absence(engine: Engine, game_id: str, where: Due) -> datetime | None:
+    """Move the due turn's deadline to a turn's length after the last missing seat away is back
+    (absence policy ``extend``): time to play once home. The new deadline, or ``None`` when the game
+    moved on meanwhile."""
+    if where.back_at is None:
+        return None
+    with Session(engine) as session:
+        if not lock_game(session, game_id):
+            return None
+        game = session.get(GameRow, game_id)
+        if game is None or (game.epoch, game.turn + 1) != (where.epoch, where.turn):
+            session.rollback()
+            return None
+        moved = deadline_after(where.back_at, game.turn_seconds or 86400, game.timezone)
+        if game.deadline_at is None or aware(game.deadline_at) < moved:  # type: ignore[operator]
+            game.deadline_at = moved
+            session.add(game)
+        session.commit()
+        return aware(game.deadline_at)
+
+
 def miss_kind(period: int) -> str:
     """The notice kind of the ``period``-th deadline missed in one turn: ``miss``, ``miss-2``, …"""
     return "miss" if period == 1 else f"miss-{period}"
@@ -213,7 +268,7 @@ def record_misses(engine: Engine, game: GameRow, where: Due, now: datetime) -> l
     periods = min(1, periods_missed(game, now)) if game.nmr == "bot" else periods_missed(game, now)
     for period in range(1, periods + 1):
         for name in where.missing:
-            if name in where.abandoned:
+            if name in where.abandoned or name in where.away:  # away: not a miss
                 continue
             found = _count_one(engine, game, where, name, miss_kind(period), now)
             if found is not None:

@@ -23,6 +23,7 @@ from pbem.cron import claims, jobs, outage, policy
 from pbem.cron.deadlines import aware, has_passed, periods_missed
 from pbem.cron.models import NoticeRow, TickRow
 from pbem.cron.notices import send_notice
+from pbem.history import seat_rows
 from pbem.mail.settings import MailSettings
 from pbem.models import GameRow
 
@@ -89,7 +90,7 @@ def advance(
         if game is None:
             break
         with Session(engine) as session:
-            where = policy.due(session, game)
+            where = policy.due(session, game, now)
         step = policy.next_step(game, where, now, settings.remind_before)
         if step is policy.Step.NOTHING:
             break
@@ -112,18 +113,29 @@ def advance(
                 "game %s: turn %d resolved, the bot played for %s", game_id, done[0], ", ".join(where.missing)
             )
             continue
+        if step is policy.Step.EXTEND:  # the seats missing are away: the deadline waits for them
+            moved = policy.extend_for_absence(engine, game_id, where)
+            if moved is None:
+                break
+            log.info("game %s turn %d: deadline moved, %s away", game_id, where.turn, ", ".join(where.away))
+            with Session(engine) as session:
+                names = [s.name for s in seat_rows(session, game_id)]
+            for name in names:  # every seat's calendar event of the turn moves with it
+                kind = f"moved-{int(moved.timestamp())}"
+                send_notice(engine, mail, kind, game_id, name, epoch=where.epoch, turn=where.turn, now=now)
+            continue
         if step is policy.Step.LATE:
             _count_misses(engine, game, where, now, mail, result)
             with Session(engine) as session:
                 fresh = session.get(GameRow, game_id)
                 assert fresh is not None
-                where = policy.due(session, fresh)
+                where = policy.due(session, fresh, now)
             if where.only_abandoned_missing:
                 continue  # the seats that held the game up are abandoned now: the bot plays them
             period = periods_missed(fresh, now)
             kind = "late" if period <= 1 else f"late-{period}"
             for seat in where.missing:
-                if seat in where.abandoned or _noticed(engine, where, seat, kind):
+                if seat in where.abandoned or seat in where.away or _noticed(engine, where, seat, kind):
                     continue
                 if send_notice(
                     engine, mail, kind, game_id, seat, epoch=where.epoch, turn=where.turn, now=now
@@ -133,7 +145,7 @@ def advance(
             break
         if step is policy.Step.REMIND:
             for seat in where.missing:
-                if seat in where.abandoned or _noticed(engine, where, seat, "reminder"):
+                if seat in where.abandoned or seat in where.away or _noticed(engine, where, seat, "reminder"):
                     continue
                 if send_notice(
                     engine, mail, "reminder", game_id, seat, epoch=where.epoch, turn=where.turn, now=now

@@ -9,8 +9,11 @@ text, followed by the envelope without orders::
     password: tulip-frog-42
     turn: 3            # report only, optional: an older turn
 
-A YAML ``command: report`` key works too. The password is checked as for orders; when the game
-requires it, the From address must be the seat's.
+A YAML ``command: report`` key works too. Two commands are a key of their own beside the envelope
+(issue 17): ``timezone: Asia/Shanghai`` (the zone the seat reads its deadlines in) and
+``away: {until: 2026-12-20}`` (time away; the game's absence policy applies). Any request from a
+seat that is away, but ``away`` itself, ends its absence early. The password is checked as for
+orders; when the game requires it, the From address must be the seat's.
 
 ``language: cs`` as the first line (the envelope below it) sets the language the seat reads from
 then on: its reports, templates, receipts and replies (one of :data:`pbem.i18n.LANGUAGES`). Every
@@ -27,14 +30,17 @@ import yaml
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import orderfile, passwords
+from pbem import away, clock, orderfile, passwords, zones
+from pbem.db import lock_game
 from pbem.errors import UserError
 from pbem.i18n import LANGUAGES, NAMES, UnknownLanguage, _, check_language, language
 from pbem.models import GameRow, SeatRow
 from pbem.reports import reader_language
 
-COMMANDS = ("report", "template", "help", "language")
+COMMANDS = ("report", "template", "help", "language", "timezone", "away")
 _LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
+#: commands given as a key of the envelope: ``timezone: Europe/Budapest``, ``away: {until: ...}``
+_KEYED = re.compile(r"^(timezone|away)\s*:", re.MULTILINE | re.IGNORECASE)
 _SUBJECT_NOISE = re.compile(r"^\s*((re|fwd?|aw|wg|sv|tr)\s*:\s*|\[[^\]]*\]\s*)+", re.IGNORECASE)
 
 
@@ -66,6 +72,9 @@ def detect(subject: str, text: str) -> Command | None:
     topic = _SUBJECT_NOISE.sub("", subject).strip().lower()
     if topic in COMMANDS:
         return Command(topic, text)
+    keyed = _KEYED.search(text)
+    if keyed:
+        return Command(keyed.group(1).lower(), text)
     found = re.search(r"^command\s*:\s*['\"]?(\w+)['\"]?\s*$", text, re.MULTILINE | re.IGNORECASE)
     if found:
         return Command(found.group(1).lower(), text)
@@ -107,6 +116,10 @@ def run(engine: Engine, command: Command, from_address: str) -> Answer:
     if command.name == "language":
         return _language(engine, game_id, seat, envelope.get("language"))
     lang = reader_language(engine, game_id, seat)
+    if command.name in ("timezone", "away"):
+        with language(lang):
+            return replace(_seat_setting(engine, command.name, game_id, seat, envelope), language=lang)
+    _back(engine, game_id, seat)  # a mail from a seat that is away ends its absence
     with language(lang):
         if command.name == "report":
             answer = _report(engine, game_id, seat, envelope.get("turn"))
@@ -144,6 +157,55 @@ def _language(engine: Engine, game_id: str, seat: str, wanted: Any) -> Answer:
         )
         subject = _("[pbem {game}] language for {seat}: {name}", game=game_id, seat=seat, name=NAMES[code])
     return Answer(True, subject, text, game_id=game_id, language=code)
+
+
+def _back(engine: Engine, game_id: str, seat: str) -> None:
+    with Session(engine) as session:
+        if away.back(session, game_id, seat, clock.utc()):
+            session.commit()
+
+
+def _seat_setting(
+    engine: Engine, name: str, game_id: str, seat_name: str, envelope: dict[str, Any]
+) -> Answer:
+    """``timezone:`` or ``away:`` for the authenticated seat, in one transaction."""
+    value = envelope.get(name)
+    with Session(engine) as session:
+        lock_game(session, game_id)
+        game = session.get(GameRow, game_id)
+        seat = session.exec(
+            select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
+        ).one()
+        assert game is not None
+        try:
+            if name == "timezone":
+                seat.timezone = zones.check(str(value or ""))
+                session.add(seat)
+                away.back(session, game_id, seat_name, clock.utc())
+                said = _(
+                    "From now on your deadlines in game {game} are shown in {zone}, with UTC beside them.",
+                    game=game_id,
+                    zone=seat.timezone,
+                )
+                if game.deadline_at is not None and game.status == "active":
+                    said += " " + _(
+                        "The current one: {deadline}.", deadline=zones.show(game.deadline_at, seat.timezone)
+                    )
+            else:
+                until = value.get("until") if isinstance(value, dict) else value
+                if until is None:
+                    raise UserError(
+                        _(
+                            "away: give the last day you are away, e.g. away: {example}",
+                            example="{until: 2026-12-20}",
+                        )
+                    )
+                said = away.set_away(session, game, seat, until, clock.utc())
+        except UserError as exc:
+            session.rollback()
+            return _refused(str(exc))
+        session.commit()
+    return Answer(True, f"[pbem {game_id}] {name} for {seat_name}", said + "\n", game_id=game_id)
 
 
 def _refused(message: str) -> Answer:

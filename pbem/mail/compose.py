@@ -10,6 +10,7 @@ from __future__ import annotations
 import binascii
 import email.policy
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from email.header import Header
 from email.headerregistry import Address
@@ -19,6 +20,7 @@ from functools import lru_cache
 
 from pbem.codec import sha256_hex
 from pbem.i18n import current_language
+from pbem.mail.calendar_part import attach_calendars
 from pbem.mail.settings import MailSettings
 from pbem.mailhtml import Picture, mail_page
 
@@ -120,10 +122,13 @@ def report_mail(
     text: str,
     html: str,
     now: datetime,
+    calendars: Sequence[str] = (),
 ) -> bytes:
     """A report as the bytes of a multipart/alternative message: the plain text first, then the mail
     rendering of the web page ``html`` (:func:`pbem.mailhtml.mail_page`: CSS inlined, boards as PNG
     pictures in a multipart/related beside it), preferred; CRLF line breaks, ready for SMTP.
+    ``calendars``: the seat's deadline events (:mod:`pbem.calendar`), as ``text/calendar`` parts
+    beside it.
 
     Written out here rather than built as an :class:`EmailMessage`: a host sends one per seat per turn,
     and the email package's header objects and generator took 1.5 ms a mail, four fifths of it
@@ -148,7 +153,7 @@ def report_mail(
     out = [_HEADER_POLICY.fold_binary(name, _header_value(name, value)) for name, value in fields]
     out.append(b"\r\n")
     out += [*_multipart(boundary, parts), b"\r\n"]
-    return b"".join(out)
+    return attach_calendars(b"".join(out), calendars)
 
 
 def _related_boundary(boundary: str) -> str:

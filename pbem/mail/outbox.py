@@ -24,6 +24,7 @@ from sqlalchemy import Engine, String, and_, cast, exists, false, func, insert, 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pbem.calendar import parts_for_reports
 from pbem.codec import unpack
 from pbem.i18n import language
 from pbem.mail.compose import report_mail, report_subject
@@ -197,9 +198,10 @@ def enqueue_reports(
                 return queued
             wanted = _addressed(session, reports)
             languages = reader_languages(session, reports[0].game_id)
+            calendars = _calendars(session, reports[0].game_id, wanted, now, settings)
             if not locking:
                 session.commit()  # no transaction while composing
-            mails = _compose(settings, wanted, now, languages)
+            mails = _compose(settings, wanted, now, languages, calendars)
             if not locking:
                 begin_write(session)
             try:
@@ -260,11 +262,25 @@ def _present(session: Session, keys: list[str]) -> set[str]:
     return set(session.exec(select(OutboxRow.dedupe_key).where(OutboxRow.dedupe_key.in_(keys))))  # type: ignore[attr-defined]
 
 
+def _calendars(
+    session: Session,
+    game_id: str,
+    wanted: list[tuple[ReportRow, str, str]],
+    now: datetime,
+    settings: MailSettings,
+) -> dict[int, list[str]]:
+    """Each seat's report's calendar parts (its resolved turn's deadline cancelled, the next one set)."""
+    reports = {row.id: (row.id, row.seat, row.turn) for row, _key, _address in wanted if row.seat}
+    organizer = settings.from_addr or "pbem@localhost"
+    return parts_for_reports(session, game_id, list(reports.values()), now, organizer)  # type: ignore[arg-type]
+
+
 def _compose(
     settings: MailSettings,
     wanted: list[tuple[ReportRow, str, str]],
     now: datetime,
     languages: dict[str, str] | None = None,
+    calendars: dict[int, list[str]] | None = None,
 ) -> list[tuple[int, dict[str, Any]]]:
     """(report id, outbox row) of each mail, composed and packed, each in its reader's language
     (``languages``: seat, or ``""`` for the public report's observers; the report is in it already)."""
@@ -286,6 +302,7 @@ def _compose(
                 text=text,
                 html=html,
                 now=now,
+                calendars=(calendars or {}).get(row.id, ()),
             )
             subject = report_subject(row.game_id, row.turn, row.seat)
         outbox_row = {
