@@ -15,6 +15,7 @@ from email import policy
 from email.message import EmailMessage, Message
 from email.utils import getaddresses
 
+from pbem import addresses
 from pbem.codec import sha256_hex
 
 #: attachments that may hold orders
@@ -58,13 +59,15 @@ def sender(msg: Message) -> str | None:
     pairs = [addr for _name, addr in getaddresses([header(msg, "From")]) if addr]
     if len(pairs) != 1:
         return None
-    addr = pairs[0].strip().lower()
-    return addr if is_address(addr) else None
+    try:
+        return addresses.normalise(pairs[0])
+    except addresses.AddressError:
+        return None
 
 
 def is_address(addr: str) -> bool:
-    """A plain ``local@domain.tld``: nothing a header could be smuggled through."""
-    return re.fullmatch(r"[^@\s<>,;\"\\]+@[^@\s<>,;\"\\]+\.[^@\s<>,;\"\\]+", addr) is not None
+    """A plain ``local@domain.tld`` the host can send to (see :mod:`pbem.addresses`)."""
+    return addresses.is_valid(addr)
 
 
 def message_key(raw: bytes, msg: Message) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import mailbox
 import os
 import smtplib
@@ -24,8 +25,11 @@ from types import TracebackType
 from typing import Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from pbem import addresses
 from pbem.mail.errors import MailError
 from pbem.mail.settings import SMTP_PASSWORD_ENV, MailSettings
+
+log = logging.getLogger("pbem.mail")
 
 
 class DeliveryError(Exception):
@@ -140,6 +144,14 @@ class SmtpTransport:
                 f"the SMTP URL names user {self.user!r}: set ${SMTP_PASSWORD_ENV} to its password"
             )
         self._password = password
+        if self.user and not (self.tls or self.starttls):
+            # the server would see the password in clear, and so would anyone on the way
+            log.warning(
+                "SMTP to %s:%d logs in as %r without TLS: use smtps:// or add ?starttls=1 to the URL",
+                self.host,
+                self.port,
+                self.user,
+            )
         self.timeout = timeout
         self._conn: smtplib.SMTP | None = None
 
@@ -182,6 +194,28 @@ class SmtpTransport:
             self._conn = None
 
     def deliver(self, sender: str, recipient: str, message: bytes) -> None:
+        try:
+            sender = addresses.normalise(sender)
+        except addresses.AddressError as exc:
+            raise DeliveryError(
+                f"the host's own From address: {exc}", permanent=False, server_down=True
+            ) from None
+        try:
+            recipient = addresses.normalise(recipient)
+        except addresses.AddressError as exc:  # this mail can never go: the others must still
+            raise DeliveryError(f"cannot send to this address: {exc}", permanent=True) from None
+        try:
+            self._deliver(sender, recipient, message)
+        except DeliveryError:
+            raise
+        except Exception as exc:  # anything else smtplib raises is about this one mail: fail it, not the run
+            self._drop()  # the conversation may be half-way through a command
+            raise DeliveryError(
+                f"this mail could not be handed to the server: {type(exc).__name__}: {_clip(exc)}",
+                permanent=True,
+            ) from None
+
+    def _deliver(self, sender: str, recipient: str, message: bytes) -> None:
         try:
             if self._conn is None:
                 self._conn = self._open()
@@ -235,6 +269,10 @@ class SmtpTransport:
 def _quietly_close(conn: smtplib.SMTP) -> None:
     with contextlib.suppress(OSError):
         conn.close()
+
+
+def _clip(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200]
 
 
 def _text(value: bytes | str) -> str:
