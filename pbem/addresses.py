@@ -63,13 +63,13 @@ def normalise(address: str) -> str:
         )
     if not local.isascii():
         raise AddressError(
-            f"{shown} is not a mail address: the part before the @ must be plain ASCII letters, digits or . _ - + "
-            "(this host cannot send to non-ASCII names)"
+            f"{shown} is not a mail address: the part before the @ must be plain ASCII letters, "
+            "digits or . _ - + (this host cannot send to non-ASCII names)"
         )
     if len(local) > MAX_LOCAL or not _LOCAL.fullmatch(local):
         raise AddressError(
-            f"{shown} is not a mail address: the part before the @ may hold letters, digits and . _ - +, with no dot at its "
-            "start or end and no two dots together"
+            f"{shown} is not a mail address: the part before the @ may hold letters, digits and . _ - +, "
+            "with no dot at its start or end and no two dots together"
         )
     ascii_domain = _domain(domain, shown)
     result = f"{local.lower()}@{ascii_domain}"
@@ -92,11 +92,13 @@ def _domain(domain: str, shown: str) -> str:
     labels = name.split(".")
     if len(labels) < 2:
         raise AddressError(
-            f"{shown} is not a mail address: the domain needs a dot, as in example.org (a bare host name is local)"
+            f"{shown} is not a mail address: the domain needs a dot, as in example.org "
+            "(a bare host name is local)"
         )
     if len(name) > 253 or not all(_LABEL.fullmatch(label) for label in labels) or labels[-1].isdigit():
         raise AddressError(
-            f"{shown} is not a mail address: {_shown(domain)} is not a valid domain name (letters, digits and dashes between dots)"
+            f"{shown} is not a mail address: {_shown(domain)} is not a valid domain name "
+            "(letters, digits and dashes between dots)"
         )
     if any(label.startswith("xn--") for label in labels):
         try:  # an ASCII-written IDNA label must decode, or no server will route it

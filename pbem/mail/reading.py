@@ -147,7 +147,7 @@ def decode_part(part: Message) -> str:
     for candidate in (charset, "utf-8"):
         try:
             return _normalise(payload.decode(candidate))
-        except (LookupError, UnicodeDecodeError):
+        except (LookupError, UnicodeError):  # UnicodeError: codecs like punycode raise its base class
             continue
     return _normalise(payload.decode("latin-1"))
 
