@@ -164,7 +164,8 @@ def _part(rng: random.Random, depth: int) -> str:
         boundary = f"b{rng.randint(0, 10**6)}{_noise(rng, 2)}"
         inner = "".join(f"--{boundary}\r\n{_part(rng, depth - 1)}\r\n" for _ in range(rng.randint(0, 3)))
         close = f"--{boundary}--\r\n" if rng.random() < 0.8 else ""
-        return f'Content-Type: multipart/{rng.choice(["mixed", "alternative", "report"])}; boundary="{boundary}"\r\n\r\n{inner}{close}'
+        kind = rng.choice(["mixed", "alternative", "report"])
+        return f'Content-Type: multipart/{kind}; boundary="{boundary}"\r\n\r\n{inner}{close}'
     ctype = rng.choice(
         ["text/plain", "text/html", "application/yaml", "application/octet-stream", "message/rfc822"]
     )
