@@ -95,8 +95,6 @@ class _Scrub(logging.Filter):
 def setup_logging(log_file: str | None, host: str, secrets: list[str]) -> list[logging.Handler]:
     """The host's log (everything, UTC times, with the tick's host name) and one line per warning or
     error on stderr. Returns the handlers, to take away again when the tick ends."""
-    logger = logging.getLogger("pbem.cron")
-    logger.setLevel(logging.INFO)
     handlers: list[logging.Handler] = []
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setLevel(logging.WARNING)
@@ -114,8 +112,16 @@ def setup_logging(log_file: str | None, host: str, secrets: list[str]) -> list[l
         handlers.append(to_file)
     for handler in handlers:
         handler.addFilter(_Scrub(secrets))
-        logger.addHandler(handler)
+    for name in LOGGERS:  # the mail layer's warnings (a quarantined message, a refused mail) too
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.INFO)
+        for handler in handlers:
+            logger.addHandler(handler)
     return handlers
+
+
+#: the loggers whose records go to the tick's log
+LOGGERS = ("pbem.cron", "pbem.mail")
 
 
 class _OneLine(logging.Formatter):
@@ -226,9 +232,9 @@ def tick(
     try:
         errors = guarded(work)
     finally:
-        logger = logging.getLogger("pbem.cron")
         for handler in handlers:
-            logger.removeHandler(handler)
+            for name in LOGGERS:
+                logging.getLogger(name).removeHandler(handler)
             handler.close()
     if errors:
         raise typer.Exit(1)
@@ -237,7 +243,8 @@ def tick(
 def _mail_parts(engine: Any, now: datetime, settings: Any, maildir: Path | None) -> tuple[Any, Any, Any]:
     """The tick's mail steps from the settings: read from ``--maildir`` or IMAP if set, queue reports
     always, send through SMTP or the outbox Maildir if set (else mail waits in the outbox table)."""
-    from pbem.mail import inbound, outbox, sources, transport
+    from pbem.cron import mailsteps
+    from pbem.mail import outbox, sources, transport
 
     fetch = None
     if maildir is not None or settings.imap_url:
@@ -246,11 +253,11 @@ def _mail_parts(engine: Any, now: datetime, settings: Any, maildir: Path | None)
             if maildir is not None
             else sources.read_imap(settings.imap_url, settings.imap_password)
         )
-        fetch = lambda: len(inbound.fetch(engine, source, settings, now))  # noqa: E731
+        fetch = lambda: mailsteps.fetch(engine, source, settings, now)  # noqa: E731
     deliver = None
     if settings.smtp_url or settings.outbox_dir:
         way = transport.transport_from(settings)
-        deliver = lambda: len(outbox.send(engine, way, now, settings=settings).sent)  # noqa: E731
+        deliver = lambda: mailsteps.deliver(engine, way, now, settings)  # noqa: E731
     else:
         logging.getLogger("pbem.cron").warning(
             "no way to send mail is set ([mail] smtp or outbox): mail waits in the outbox table"

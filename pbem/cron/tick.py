@@ -234,11 +234,24 @@ _SUMMED = (
 )
 
 
+class PartFailed(Exception):
+    """A part of the tick did its work, but some of it failed (a message, a mail): ``failures`` errors
+    for the summary, ``why`` one line for the log, ``done`` the part's count."""
+
+    def __init__(self, done: int, failures: int, why: str) -> None:
+        super().__init__(why)
+        self.done, self.failures, self.why = done, failures, why
+
+
 def _guarded(summary: Summary, name: str, work: Callable[[], int | None]) -> int:
     """Run one part of the tick; a failure (mail server down, database hiccup) is counted and logged,
     and the next tick tries again."""
     try:
         return work() or 0
+    except PartFailed as exc:  # reasons known and said in one line: no traceback to add
+        summary.errors += max(exc.failures, 1)
+        log.error("%s: %s", name, exc.why)
+        return exc.done
     except Exception as exc:
         summary.errors += 1
         log.error("%s: %s: %s", name, type(exc).__name__, _one_line(exc), exc_info=exc)

@@ -86,11 +86,39 @@ def fetch(
         if send_now and (settings.smtp_url or settings.outbox_dir):
             result = outbox_mod.send(engine, transport.transport_from(settings), settings=settings)
             typer.echo(f"sent {len(result.sent)}, delayed {len(result.delayed)}, failed {len(result.failed)}")
-        return sum(one.outcome == "error" for one in handled)
+        return sum(one.outcome in ("error", "quarantined") for one in handled)
 
     if guarded(work):
-        typer.echo("error: some messages could not be handled (see the log); they are left unread", err=True)
+        typer.echo(
+            "error: some messages could not be handled: each is tried again at the next fetch and "
+            "quarantined after a few tries (pbem mail held lists those)",
+            err=True,
+        )
         raise typer.Exit(1)
+
+
+@app.command()
+def held(db: DbOption = None) -> None:
+    """List the inbound messages quarantined because handling them kept failing, with the error.
+
+    They are marked read and not tried again; their orders were not taken. Ask the sender to send
+    the orders again (in a plain-text mail), and report the error.
+
+    [bold]Example:[/bold] pbem mail held
+    """
+
+    def work() -> None:
+        from pbem.db import connect
+        from pbem.mail import poison
+
+        rows = poison.held(connect(db))
+        for row in rows:
+            typer.echo(
+                f"{row.received_at:%Y-%m-%d %H:%M} {row.from_address or '-':<32} tries {row.attempts}: {row.error}"
+            )
+        typer.echo(f"{len(rows)} messages quarantined")
+
+    guarded(work)
 
 
 @app.command()

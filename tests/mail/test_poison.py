@@ -213,3 +213,35 @@ def test_a_fuzzer_s_mime_never_raises_never_sticks(
     assert [h for h in handled if h.outcome in ("error", poison.QUARANTINED)] == []
     assert all(r.outcome != "processing" for r in inbound_rows(engine))
     assert inbound.fetch(engine, sources.read_maildir(folder), settings, START) == []  # every one marked read
+
+
+def test_pbem_mail_fetch_never_prints_a_traceback_and_held_lists_the_quarantined(
+    engine: Engine, game: Game, tmp_path: Path, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from pbem.mail.cli import app
+
+    folder = maildir_with(tmp_path, mail("game: x\n", frm="eve@example.org").as_bytes(policy=policy.SMTP))
+
+    def decide(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("boom in composition")
+
+    monkeypatch.setattr(inbound, "_decide", decide)
+    config = tmp_path / "pbem.toml"
+    config.write_text('[mail]\nfrom = "host@pbem.example.org"\n')
+    env = {"PBEM_DB": f"sqlite:///{db_path}", "PBEM_CONFIG": str(config)}
+    runner = CliRunner()
+    results = [
+        runner.invoke(app, ["fetch", "--maildir", str(folder)], env=env) for _ in range(poison.MAX_TRIES)
+    ]
+    assert [r.exit_code for r in results] == [1] * poison.MAX_TRIES
+    assert all(
+        "Traceback" not in r.output and r.exception is None or isinstance(r.exception, SystemExit)
+        for r in results
+    )
+    assert results[-1].stdout.startswith("quarantined eve@example.org")
+    listing = runner.invoke(app, ["held"], env=env)
+    assert listing.exit_code == 0
+    assert "eve@example.org" in listing.stdout and "boom in composition" in listing.stdout
+    assert "1 messages quarantined" in listing.stdout
