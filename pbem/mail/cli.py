@@ -113,9 +113,8 @@ def held(db: DbOption = None) -> None:
 
         rows = poison.held(connect(db))
         for row in rows:
-            typer.echo(
-                f"{row.received_at:%Y-%m-%d %H:%M} {row.from_address or '-':<32} tries {row.attempts}: {row.error}"
-            )
+            sender = row.from_address or "-"
+            typer.echo(f"{row.received_at:%Y-%m-%d %H:%M} {sender:<32} tries {row.attempts}: {row.error}")
         typer.echo(f"{len(rows)} messages quarantined")
 
     guarded(work)

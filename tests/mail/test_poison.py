@@ -237,7 +237,7 @@ def test_pbem_mail_fetch_never_prints_a_traceback_and_held_lists_the_quarantined
     ]
     assert [r.exit_code for r in results] == [1] * poison.MAX_TRIES
     assert all(
-        "Traceback" not in r.output and r.exception is None or isinstance(r.exception, SystemExit)
+        ("Traceback" not in r.output and r.exception is None) or isinstance(r.exception, SystemExit)
         for r in results
     )
     assert results[-1].stdout.startswith("quarantined eve@example.org")
