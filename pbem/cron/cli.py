@@ -171,6 +171,12 @@ def tick(
             "--jobs", "-j", min=1, help="Processes working at once (default: one per core, at most 4)."
         ),
     ] = None,
+    trust_clock: Annotated[
+        bool,
+        typer.Option(
+            "--trust-clock", help="The host really was down over 30 days: take the gap as an outage."
+        ),
+    ] = False,
     now: NowOption = None,
 ) -> None:
     """What cron runs every few minutes: read mail, resolve every turn that is due (orders all in, or
@@ -183,7 +189,7 @@ def tick(
     handlers: list[logging.Handler] = []
 
     def work() -> int:
-        from pbem.cron import claims
+        from pbem.cron import claims, timebase
         from pbem.cron.deadlines import parse_duration
         from pbem.cron.jobs import auto_jobs
         from pbem.cron.tick import TickSettings
@@ -198,6 +204,7 @@ def tick(
             lease_seconds=parse_duration(lease or str(section.get("lease", "10m"))),
             host=host or claims.host_id(),
             jobs=jobs or int(section.get("jobs", 0)) or auto_jobs(),
+            trust_clock=trust_clock,
         )
         mail_settings = load_settings(config)
         handlers.extend(
@@ -208,6 +215,7 @@ def tick(
             )
         )
         engine = _engine(db)
+        moment = timebase.tick_moment(engine, moment if now else None)
         fetch, enqueue, deliver = (
             _mail_parts(engine, moment, mail_settings, maildir) if mail else (None, None, None)
         )

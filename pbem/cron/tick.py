@@ -41,6 +41,7 @@ class TickSettings:
     batch: int = 10  # games claimed at once
     host: str = field(default_factory=claims.host_id)
     jobs: int = 1  # processes working on games and mail at once (see pbem.cron.jobs)
+    trust_clock: bool = False  # a gap since the last tick beyond outage.MAX_PLAUSIBLE_GAP is real
 
 
 @dataclass
@@ -281,12 +282,19 @@ def tick(
     mail = mail or MailSettings()
     now = aware(now)  # type: ignore[assignment]
     summary = Summary()
+    try:
+        summary.outage_seconds = outage.guard(
+            engine, now, settings.outage_after, trust_clock=settings.trust_clock
+        )
+    except outage.ClockJump as exc:  # before anything is written: a wrong clock changes nothing
+        summary.errors += 1
+        log.error("%s", exc)
+        return summary
     with Session(engine) as session:
         row = TickRow(host=settings.host, started_at=now)
         session.add(row)
         session.commit()
         row_id = row.id
-    summary.outage_seconds = outage.guard(engine, now, settings.outage_after)
     if summary.outage_seconds:
         log.warning("no tick for %ds: every deadline in that gap was extended by it", summary.outage_seconds)
     if fetch is not None:

@@ -95,6 +95,8 @@ def _finish(
     recovering: bool,
     generation: int,
 ) -> Handled:
+    if not _holds(engine, key, generation):  # taken over while this run was on its way here
+        return Handled(key, "busy", frm)
     plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
     reply = None
     if plan.reply_body is not None and frm is not None and not backscatter.suppressed(engine, frm, plan):
@@ -163,6 +165,16 @@ def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> tuple[Cl
         except IntegrityError:  # another run claimed it a moment ago
             return "busy", now, 0
     return "new", now, 1
+
+
+def _holds(engine: Engine, key: str, generation: int) -> bool:
+    """Whether this run's claim is still the message's latest: checked just before the orders are
+    submitted, so a run that outlived its claim does not submit what the run that took over did."""
+    with Session(engine) as session:
+        found = session.exec(
+            select(InboundRow.attempts).where(InboundRow.key == key, InboundRow.outcome == "processing")
+        ).first()
+    return found == generation
 
 
 @dataclass
