@@ -23,7 +23,7 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
 from pbem.codec import sha256_hex
-from pbem.mail import reading
+from pbem.mail import reading, redaction
 from pbem.mail.outbox import begin_write
 from pbem.models import InboundRow
 
@@ -49,7 +49,7 @@ def header_safe(text: str, limit: int = 900) -> str:
 def archive(raw: bytes, msg: reading.EmailMessage, secrets: list[str], limit: int) -> bytes:
     """The compressed archive copy: redacted, or withheld when redacting it fails."""
     try:
-        kept = reading.redact(raw, msg, secrets)
+        kept = redaction.redact_message(raw, msg, secrets)
     except Exception as exc:  # a MIME structure the email package cannot write back
         log.warning("an inbound message could not be redacted (%s); it is archived withheld", _why(exc))
         kept = WITHHELD
