@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pbem import archive, create, orders, registry, replay, reports, turns
+from pbem import archive, cli_common, create, orders, registry, replay, reports, turns
 from pbem import status as status_service
 from pbem.chance import derived_rng
 from pbem.cli_common import NowOption, parse_now
@@ -156,7 +156,7 @@ def submit(
     db: Db = None,
 ) -> None:
     """Store orders: exit 0 when every file is accepted, 1 when any is rejected (with its errors)."""
-    engine = connect(db)
+    engine = connect(db, create=False)
     rejected = 0
     for path in files:
         receipt = orders.submit(engine, _read_input(path), source="file")
@@ -180,7 +180,7 @@ def check(
     db: Db = None,
 ) -> None:
     """Dry run: the errors, or a preview of your report with these orders. Stores nothing."""
-    result = orders.check(connect(db), _read_input(file))
+    result = orders.check(connect(db, create=False), _read_input(file))
     if not result.ok:
         for error in result.errors:
             typer.echo(error, err=True)
@@ -201,7 +201,7 @@ def process(
 ) -> None:
     """Resolve every turn whose orders are all in. Deadlines and missed orders are `pbem tick`'s job
     (each game's policy); --fill-missing is the game master covering for absent players by hand."""
-    engine = connect(db)
+    engine = connect(db, create=False)
     if all_games:
         game_ids = [e["id"] for e in status_service.status(engine) if e["status"] == "active"]
     if not game_ids:
@@ -224,7 +224,7 @@ def report(
     db: Db = None,
 ) -> None:
     """Print a report: a player's, or the public one; once the game is over, --turn alone shows all."""
-    typer.echo(reports.report(connect(db), game_id, player, turn=turn, fmt=fmt), nl=False)
+    typer.echo(reports.report(connect(db, create=False), game_id, player, turn=turn, fmt=fmt), nl=False)
 
 
 @app.command(epilog=_example("pbem status", "pbem status reef-7 --json"))
@@ -234,7 +234,7 @@ def status(
     db: Db = None,
 ) -> None:
     """Games, turns, whose orders are awaited, deadlines; final scores once over."""
-    entries = status_service.status(connect(db), game_id)
+    entries = status_service.status(connect(db, create=False), game_id)
     if as_json:
         typer.echo(json.dumps(entries if game_id is None else entries[0], indent=1))
         return
@@ -289,7 +289,7 @@ def export_command(
     db: Db = None,
 ) -> None:
     """Write a self-contained archive: game, seed, options, players, every turn's orders and hashes."""
-    text = archive.export(connect(db), game_id, output)
+    text = archive.export(connect(db, create=False), game_id, output)
     if output == "-":
         typer.echo(text, nl=False)
     else:
@@ -336,7 +336,7 @@ def template(
     db: Db = None,
 ) -> None:
     """The pre-filled order file of a player's pending decision."""
-    typer.echo(orders.template(connect(db), game_id, player, suggest=suggest), nl=False)
+    typer.echo(orders.template(connect(db, create=False), game_id, player, suggest=suggest), nl=False)
 
 
 @app.command(epilog=_example("pbem demo", "pbem demo --game coral-divers --players 4 --seed 7 --out /tmp/cd"))
@@ -382,6 +382,10 @@ def main(argv: list[str] | None = None) -> Any:
     except Exception as exc:
         if os.environ.get("PBEM_DEBUG"):
             raise
+        known = cli_common.known_failure(exc)
+        if known:
+            print(f"pbem: {known}", file=sys.stderr)
+            sys.exit(1)
         print(
             f"pbem: internal error: {type(exc).__name__}: {exc} (PBEM_DEBUG=1 shows where)", file=sys.stderr
         )

@@ -37,11 +37,9 @@ GameArg = Annotated[str, typer.Argument(help="The game's id.")]
 
 def _engine(db: str | None) -> Any:
     from pbem.db import connect
-    from pbem.migrations import upgrade
 
-    engine = connect(db)
-    upgrade(engine)
-    return engine
+    # connect() brings the schema to head; a mistyped --db is said, not ticked as an empty database
+    return connect(db, create=False)
 
 
 # ---------------------------------------------------------------------------------------------- tick
@@ -103,6 +101,8 @@ def setup_logging(log_file: str | None, host: str, secrets: list[str]) -> list[l
     if log_file:
         try:
             Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+            # owner and group only, whatever the umask: the log names players and games
+            os.close(os.open(log_file, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o640))
             to_file = logging.FileHandler(log_file, encoding="utf-8")
         except OSError as exc:
             raise UserError(f"cannot write the log {log_file}: {exc.strerror}") from None

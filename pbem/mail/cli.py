@@ -78,7 +78,7 @@ def fetch(
         incoming = sources.source_for(
             str(maildir) if maildir else None, str(mbox) if mbox else None, imap_url, settings.imap_password
         )
-        engine = connect(db)
+        engine = connect(db, create=False)
         handled = inbound.fetch(engine, incoming, settings)
         for one in handled:
             note = f" ({one.reason})" if one.reason else ""
@@ -111,7 +111,7 @@ def held(db: DbOption = None) -> None:
         from pbem.db import connect
         from pbem.mail import poison
 
-        rows = poison.held(connect(db))
+        rows = poison.held(connect(db, create=False))
         for row in rows:
             sender = row.from_address or "-"
             typer.echo(f"{row.received_at:%Y-%m-%d %H:%M} {sender:<32} tries {row.attempts}: {row.error}")
@@ -148,7 +148,7 @@ def send(
             config, smtp_url=smtp, outbox_dir=str(outbox) if outbox else None
         )
         way = transport.transport_from(settings)
-        engine = connect(db)
+        engine = connect(db, create=False)
         queued = outbox_mod.enqueue_reports(engine, settings=settings) if reports else 0
         result = outbox_mod.send(engine, way, settings=settings)
         typer.echo(

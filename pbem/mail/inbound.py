@@ -99,7 +99,7 @@ def _finish(
         return Handled(key, "busy", frm)
     plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
     reply = None
-    if plan.reply_body is not None and frm is not None and not backscatter.suppressed(engine, frm, plan):
+    if plan.reply_body is not None and frm is not None and not backscatter.suppressed(engine, frm, plan, now):
         reply = _reply(settings, msg, frm, key, plan, now)
     archived = poison.archive(raw, msg, redaction.secrets_in_message(msg), settings.max_message_bytes * 2)
     with Session(engine) as session:

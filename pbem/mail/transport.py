@@ -26,7 +26,7 @@ from typing import Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from pbem import addresses
-from pbem.mail.errors import MailError
+from pbem.mail.errors import MailError, masked_url
 from pbem.mail.settings import SMTP_PASSWORD_ENV, MailSettings
 
 log = logging.getLogger("pbem.mail")
@@ -123,7 +123,9 @@ class SmtpTransport:
     def __init__(self, url: str, password: str | None = None, *, timeout: float = 30.0) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
-            raise MailError(f"not an SMTP URL: {url!r} (expected smtp://[user@]host[:port] or smtps://…)")
+            raise MailError(
+                f"not an SMTP URL: {masked_url(url)!r} (expected smtp://[user@]host[:port] or smtps://…)"
+            )
         if parts.password is not None:
             raise MailError(f"the SMTP URL holds a password: remove it and set ${SMTP_PASSWORD_ENV}")
         query = parse_qs(parts.query)
@@ -137,7 +139,7 @@ class SmtpTransport:
         try:
             self.port = parts.port or (465 if self.tls else 587 if self.starttls else 25)
         except ValueError:
-            raise MailError(f"bad port in SMTP URL {url!r}") from None
+            raise MailError(f"bad port in SMTP URL {masked_url(url)!r}") from None
         self.user = unquote(parts.username) if parts.username else None
         if self.user and not password:
             raise MailError(
