@@ -67,6 +67,9 @@ def _sqlite_path(url: str) -> Path | None:
         return None
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return None
+    if parsed.database.startswith("file:"):  # a URI filename (?mode=ro&uri=true)
+        name = parsed.database[5:].split("?", 1)[0]
+        return Path(name) if name and name != ":memory:" else None
     return Path(parsed.database)
 
 
