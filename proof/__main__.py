@@ -17,7 +17,7 @@ from pathlib import Path
 
 from proof.common import Figures, shipped_games
 
-PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals")
+PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals", "hardening")
 
 
 def _secrets(folder: Path, scale: float, jobs: int) -> Figures:
@@ -58,12 +58,24 @@ def _rivals(folder: Path, scale: float, jobs: int) -> Figures:
     return rivals.run(folder, races=max(2, round(10 * scale)))
 
 
+def _hardening(folder: Path, scale: float, jobs: int) -> Figures:
+    from proof import hardening
+
+    return hardening.run(
+        folder,
+        messages=max(20, round(600 * scale)),
+        jumps=max(2, round(20 * scale)),
+        mails=max(4, round(50 * scale)),
+    )
+
+
 RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {
     "secrets": _secrets,
     "determinism": _determinism,
     "crash": _crash,
     "fuzz": _fuzz,
     "rivals": _rivals,
+    "hardening": _hardening,
 }
 
 

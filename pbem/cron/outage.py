@@ -6,9 +6,10 @@ read, so exactly one of several ticks starting together sees each gap. When the 
 tick is longer than the setting, every active game whose deadline fell after that previous tick gets
 the whole gap added to its deadline: the time the host was away is given back.
 
-Clocks lie, so the gap is bounded both ways. A previous tick *in the future* (beyond the lease: it
-ran with a clock that was ahead) is not an order to wait: it is overwritten with this tick's moment and
-logged, so the host neither freezes nor misses a real outage later. A gap longer than
+Clocks lie, so the gap is bounded both ways. A previous tick far *in the future* (more than the
+plausible gap ahead: it ran with a clock that was ahead) is not an order to wait: it is overwritten with
+this tick's moment and logged, so the host neither freezes nor misses a real outage later; one a little
+ahead is kept (this tick's clock may be the one behind) and logged. A gap longer than
 :data:`MAX_PLAUSIBLE_GAP` is taken for a clock that jumped ahead, not for an outage: the tick is refused
 (:class:`ClockJump`) before it changes anything, since such a tick would also find every deadline
 passed; an operator whose host really was down that long says so with ``pbem tick --trust-clock``.
@@ -72,7 +73,14 @@ def guard(
             return 0
         previous = datetime.fromisoformat(row.value)
         if aware(now) + FUTURE_TOLERANCE < previous:  # type: ignore[operator]
-            # written by a clock that was ahead: waiting for it would freeze the outage guard
+            if previous - aware(now) <= MAX_PLAUSIBLE_GAP:  # type: ignore[operator]
+                # this clock may be the one that is behind: keep the record (no outage is counted from
+                # a time a slow clock wrote), and the guard works again once real time passes it
+                log.warning(
+                    "the last tick was recorded at %s, after this tick's clock (%s)", row.value, stamp
+                )
+                return 0
+            # written by a clock that was far ahead: waiting for it would freeze the outage guard
             swapped = session.exec(  # type: ignore[call-overload]
                 update(HostRow).where(HostRow.key == KEY, HostRow.value == row.value).values(value=stamp)
             )
@@ -80,7 +88,7 @@ def guard(
             if swapped.rowcount == 1:
                 log.warning(
                     "the last tick was recorded at %s, in the future: its clock was ahead; now %s counts",
-                    row.value,
+                    previous.isoformat(),
                     stamp,
                 )
             return 0
