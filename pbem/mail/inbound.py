@@ -28,7 +28,8 @@ from sqlmodel import Session, select
 
 from pbem import orders
 from pbem.codec import sha256_hex, unpack
-from pbem.mail import backscatter, commands, compose, limits, poison, reading, redaction
+from pbem.i18n import _
+from pbem.mail import backscatter, commands, compose, guards, limits, poison, reading, redaction
 from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
 from pbem.mail.settings import MailSettings
 from pbem.mail.sources import Incoming
@@ -231,6 +232,20 @@ def _decide(
             game_id=answer.game_id,
         )
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
+    first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None
+    if first_seen is not None:
+        return _Plan(
+            "rejected",
+            "replayed",
+            _("[pbem] these orders were not taken again"),
+            _(
+                "These orders are a copy of orders you sent on {when}, which your later orders replaced, "
+                "so they were not taken: your later orders stand. To go back to these orders, change "
+                "anything in them (a comment will do) and send them again.",
+                when=f"{same_zone(first_seen):%Y-%m-%d %H:%M} UTC",
+            )
+            + "\n",
+        )
     try:
         receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
@@ -257,6 +272,8 @@ def _decide(
             _as_yaml(canonical),
             canonical,
         )
+    elif guards.wrong_password(engine, frm, receipt.errors, at):
+        plan.reason = "password guessing: not answered"
     else:
         tag = f"[pbem {receipt.game_id}]" if receipt.game_id else "[pbem]"
         plan.reply_subject = f"{tag} your orders were not accepted"
