@@ -196,12 +196,14 @@ class SmtpTransport:
             self._conn = None
 
     def deliver(self, sender: str, recipient: str, message: bytes) -> None:
-        try:
-            sender = addresses.normalise(sender)
-        except addresses.AddressError as exc:
+        if not sender.isascii() or any(c.isspace() or c in "<>," for c in sender):
+            # the host's own address (pbem@localhost, its default, is fine for a local relay)
             raise DeliveryError(
-                f"the host's own From address: {exc}", permanent=False, server_down=True
-            ) from None
+                f"the host's From address {sender!r} cannot be sent from: set [mail] from to a plain "
+                "ASCII address",
+                permanent=False,
+                server_down=True,
+            )
         try:
             recipient = addresses.normalise(recipient)
         except addresses.AddressError as exc:  # this mail can never go: the others must still
