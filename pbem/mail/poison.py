@@ -117,4 +117,5 @@ def held(engine: Engine) -> list[InboundRow]:
 
 
 def _why(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:240]}"
+    text = "".join(c for c in " ".join(str(exc).split()) if c.isprintable())  # stored: no NUL for PostgreSQL
+    return f"{type(exc).__name__}: {text[:240]}"

@@ -80,7 +80,8 @@ def message_key(raw: bytes, msg: Message) -> str:
     body = _body_bytes(raw).replace(b"\r\n", b"\n").rstrip()
     stable = "\n".join(header(msg, h) for h in ("From", "Date", "Subject", "Message-ID")).encode()
     digest = sha256_hex(stable + b"\n\n" + body)
-    message_id = header(msg, "Message-ID") or "<no-message-id>"
+    # printable only: a NUL or a line break is no part of an id, and PostgreSQL refuses NUL in text
+    message_id = "".join(c for c in header(msg, "Message-ID") if c.isprintable()) or "<no-message-id>"
     if len(message_id) > 300:  # the key column holds 400 characters
         message_id = "<" + sha256_hex(message_id)[:32] + ">"
     return f"{message_id} {digest}"
