@@ -9,7 +9,14 @@ host's submission row is found by its sender, moment (both given to ``submit``) 
 are submitted then.
 
 Automated mail (bounces, auto-replies, bulk mail, our own mail looping back) is archived and never
-answered; nor is mail without one valid From address. Replies go to the From address only.
+answered; nor is mail without one valid From address (:mod:`pbem.addresses`). Replies go to the From
+address only, and to an address that is no player's at most once a day (:mod:`.backscatter`).
+
+The claim carries a generation (``InboundRow.attempts``) that fences it: taking over a stale claim is a
+compare-and-set on it, and a run submits and records only while its generation is the row's. A message
+that raises is tried again at the next fetch and quarantined after a few tries (:mod:`.poison`); the
+parser only ever sees the message cut to bounded headers (:mod:`.limits`); a resent copy of replaced
+orders and password guessing are held off by :mod:`.guards`.
 """
 
 from __future__ import annotations

@@ -86,3 +86,24 @@ def test_a_tick_whose_mail_in_failed_exits_1_and_the_mail_layer_logs_into_the_ti
     assert "WARNING mail maildir:new/" in text and "reply composition failed" in text  # pbem.mail's own line
     assert "ERROR mail in: 1 of 1 messages failed" in text
     assert "errors 1" in text
+
+
+def test_a_broken_address_stored_by_older_code_does_not_fail_the_reminders(
+    db: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    from sqlmodel import Session, select
+
+    from pbem.cron.tick import TickSettings
+    from pbem.cron.tick import tick as run_tick
+    from pbem.models import SeatRow
+
+    new_game(db, "g")
+    with Session(db) as session:  # as a pbem that did not check addresses stored it
+        seat = session.exec(select(SeatRow).where(SeatRow.name == "blue")).one()
+        seat.email = "<blue@example.org>"
+        session.add(seat)
+        session.commit()
+    with caplog.at_level("WARNING", logger="pbem.cron"):
+        summary = run_tick(db, START + 13 * H, settings=TickSettings(host="h"))
+    assert summary.errors == 0 and summary.reminders == 2
+    assert any("is not a mail address" in r.getMessage() for r in caplog.records)
