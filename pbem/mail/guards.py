@@ -44,10 +44,21 @@ def replayed(engine: Engine, frm: str, text: str) -> datetime | None:
                 SubmissionRow.status == "superseded",
             )
         ).all()
-    for row in earlier:
-        if unpack(row.raw_z).strip() == stored_text:
-            return row.received_at
-    return None
+        copy = next((row for row in earlier if unpack(row.raw_z).strip() == stored_text), None)
+        if copy is None:
+            return None
+        standing = session.exec(
+            select(SubmissionRow).where(
+                SubmissionRow.game_id == copy.game_id,
+                SubmissionRow.seat == copy.seat,
+                SubmissionRow.epoch == copy.epoch,
+                SubmissionRow.turn == copy.turn,
+                SubmissionRow.status == "accepted",
+            )
+        ).first()
+    if standing is not None and unpack(standing.raw_z).strip() == stored_text:
+        return None  # the same orders stand: taking them again changes nothing
+    return copy.received_at
 
 
 def wrong_password(engine: Engine, frm: str, errors: list[str], now: datetime) -> bool:

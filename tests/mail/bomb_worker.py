@@ -1,5 +1,5 @@
 """Run in a child process by test_limits: handle one mail given on stdin, print the outcome, so the
-test can read this process's peak memory (ru_maxrss) and time alone."""
+test can read this process's peak memory (VmHWM) and time alone."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import resource
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 from pbem.db import connect
 from pbem.mail import inbound
@@ -21,5 +22,7 @@ if __name__ == "__main__":
     handled = inbound.handle(
         engine, raw, MailSettings(from_addr="host@pbem.example.org"), datetime(2026, 3, 2, tzinfo=UTC)
     )
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM, not ru_maxrss: ru_maxrss survives exec, so it would report the forking parent's size
+    status = Path("/proc/self/status").read_text()
+    peak_mb = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) / 1024
     print(handled.outcome, f"{time.process_time() - started:.2f}", f"{peak_mb:.0f}")

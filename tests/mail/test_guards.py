@@ -79,3 +79,11 @@ def test_password_guesses_are_logged_and_answered_no_more_past_the_limit(
         engine, mail(later, frm="ann@example.org").as_bytes(), settings, START + timedelta(hours=2)
     )
     assert handled.replied
+
+
+def test_the_same_orders_sent_three_times_are_taken_each_time(
+    engine: Engine, game: Game, settings: MailSettings
+) -> None:
+    orders = bot_orders(engine, game, "red")
+    outcomes = [inbound.handle(engine, mail(orders).as_bytes(), settings, START).outcome for _ in range(3)]
+    assert outcomes == ["accepted"] * 3
