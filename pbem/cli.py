@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pbem import __version__, archive, create, orders, registry, replay, reports, turns
+from pbem import __version__, archive, cli_common, create, orders, registry, replay, reports, turns
 from pbem import status as status_service
 from pbem.chance import derived_rng
 from pbem.cli_common import NowOption, parse_now
@@ -234,7 +234,7 @@ def submit(
     A rejected file gets every error of the first stage it fails: reading the file (one), the
     envelope (each field), the shape of the steps (each step), then the rules, checked step by step in
     order: the first step the rules refuse (later steps depend on it)."""
-    engine = connect(db)
+    engine = connect(db, create=False)
     rejected = 0
     answers = []
     for path in files:
@@ -280,7 +280,7 @@ def check(
     your orders do up to the first draw (or the first thing only others can see), then the table as
     it stands, since the rest happens when the turn resolves. A turn that waits for other players'
     orders shows the table as it stands."""
-    result = orders.check(connect(db), _read_input(file))
+    result = orders.check(connect(db, create=False), _read_input(file))
     if as_json:
         answer = {
             "ok": result.ok,
@@ -313,7 +313,7 @@ def process(
 ) -> None:
     """Resolve every turn whose orders are all in. Deadlines and missed orders are `pbem tick`'s job
     (each game's policy); --fill-missing is the game master covering for absent players by hand."""
-    engine = connect(db)
+    engine = connect(db, create=False)
     if all_games:
         game_ids = [e["id"] for e in status_service.status(engine) if e["status"] == "active"]
     if not game_ids:
@@ -347,7 +347,9 @@ def report(
     db: Db = None,
 ) -> None:
     """Print a report: a player's, or the public one; once the game is over, --turn alone shows all."""
-    typer.echo(reports.report(connect(db), game_id, player, turn=turn, fmt=fmt, lang=lang), nl=False)
+    typer.echo(
+        reports.report(connect(db, create=False), game_id, player, turn=turn, fmt=fmt, lang=lang), nl=False
+    )
 
 
 @app.command(epilog=_example("pbem status", "pbem status reef-7 --json"))
@@ -357,7 +359,7 @@ def status(
     db: Db = None,
 ) -> None:
     """Games, turns, whose orders are awaited, deadlines; final scores once over."""
-    entries = status_service.status(connect(db), game_id)
+    entries = status_service.status(connect(db, create=False), game_id)
     if as_json:
         typer.echo(json.dumps(entries if game_id is None else entries[0], indent=1))
         return
@@ -437,7 +439,7 @@ def export_command(
 ) -> None:
     """Write a self-contained archive: game, seed, options, players, every turn's orders and hashes.
     A game still running is refused without --include-secrets: players get its page (pbem archive)."""
-    text = archive.export(connect(db), game_id, output, include_secrets=include_secrets)
+    text = archive.export(connect(db, create=False), game_id, output, include_secrets=include_secrets)
     if output == "-":
         typer.echo(text, nl=False)
     else:
@@ -457,7 +459,7 @@ def archive_command(
     finished game shows every seat and carries its archive, a running one only the public table."""
     from pbem.archive_page import write_page
 
-    size = write_page(connect(db), game_id, output)
+    size = write_page(connect(db, create=False), game_id, output)
     typer.echo(f"{game_id}: archive page written to {output} ({size:,} bytes)")
 
 
@@ -527,7 +529,7 @@ def template(
     db: Db = None,
 ) -> None:
     """The pre-filled order file of a player's pending decision."""
-    typer.echo(orders.template(connect(db), game_id, player, suggest=suggest), nl=False)
+    typer.echo(orders.template(connect(db, create=False), game_id, player, suggest=suggest), nl=False)
 
 
 @app.command(
@@ -680,6 +682,10 @@ def main(argv: list[str] | None = None) -> Any:
     except Exception as exc:
         if os.environ.get("PBEM_DEBUG"):
             raise
+        known = cli_common.known_failure(exc)
+        if known:
+            print(f"pbem: {known}", file=sys.stderr)
+            sys.exit(1)
         print(
             f"pbem: internal error: {type(exc).__name__}: {exc} (PBEM_DEBUG=1 shows where)", file=sys.stderr
         )

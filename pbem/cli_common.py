@@ -4,11 +4,13 @@ and exit code 1."""
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 
 import typer
+from sqlalchemy.exc import DBAPIError
 
 from pbem.errors import UserError
 
@@ -22,12 +24,32 @@ NowOption = Annotated[
 ]
 
 
+def known_failure(exc: BaseException) -> str | None:
+    """What a person can do about a failure of the machine rather than of pbem (a full disk, a file
+    that stopped being a database), in one line; ``None`` for anything else."""
+    text = str(getattr(exc, "orig", None) or exc)
+    if (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "disk is full" in text:
+        return "the disk is full: nothing was changed; free some space and run the command again"
+    if "not a database" in text or "disk image is malformed" in text:
+        return f"the database file is damaged or is not a database ({text}); restore it from a backup"
+    if "readonly database" in text or "read-only" in text:
+        return f"the database is read-only here ({text}); run the command where it may be written"
+    return None
+
+
 def guarded(work: Callable[[], T]) -> T:
-    """Run ``work``; a :class:`UserError` becomes ``error: …`` on stderr and exit code 1."""
+    """Run ``work``; a :class:`UserError` becomes ``error: …`` on stderr and exit code 1, and so does a
+    failure of the machine a person can fix (:func:`known_failure`)."""
     try:
         return work()
     except UserError as exc:
         typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except (OSError, DBAPIError) as exc:
+        known = known_failure(exc)
+        if known is None:
+            raise
+        typer.echo(f"error: {known}", err=True)
         raise typer.Exit(1) from None
 
 

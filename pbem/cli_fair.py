@@ -63,7 +63,7 @@ def away_command(
     if (until is None) == (not back):
         raise typer.BadParameter("give either --until YYYY-MM-DD or --back")
     moment = clock.utc(parse_now(now) if now else None)
-    with Session(connect(db)) as session:
+    with Session(connect(db, create=False)) as session:
         lock_game(session, game_id)
         game = game_row(session, game_id)
         found = [s for s in seat_rows(session, game_id) if s.name == seat]
@@ -89,7 +89,7 @@ def calendar_command(
     """Print a seat's deadlines as an iCalendar feed (RFC 5545), with a reminder before each."""
     from pbem.calendar import feed
 
-    typer.echo(feed(connect(db), game_id, player, parse_now(now) if now else None), nl=False)
+    typer.echo(feed(connect(db, create=False), game_id, player, parse_now(now) if now else None), nl=False)
 
 
 def register(app: typer.Typer) -> None:

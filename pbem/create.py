@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel
 
-from pbem import clock, dice, i18n, passwords, registry, zones
+from pbem import addresses, clock, dice, i18n, passwords, registry, zones
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack_json
 from pbem.errors import UserError
@@ -53,8 +53,11 @@ def check_seats(game: Game, players: list[tuple[str, str]]) -> None:
                 f"seat name {name!r}: use a letter, then letters, digits or dashes (at most 32), "
                 "and not a YAML word like yes/no/on/off"
             )
-        if email and ("@" not in email or any(c.isspace() for c in email) or len(email) > 320):
-            raise UserError(f"seat {name}: {email!r} is not a mail address")
+        if email:
+            try:
+                addresses.normalise(email)
+            except addresses.AddressError as exc:
+                raise UserError(f"seat {name}: {exc}") from None
     if len(set(names)) != len(names):
         raise UserError(f"seat names must differ: {', '.join(names)}")
     if not game.min_players <= len(names) <= game.max_players:
@@ -110,6 +113,7 @@ def create_game(
     game = registry.require(game_type)
     check_game_id(game_id)
     check_seats(game, players)
+    players = [(name, addresses.normalise(email) if email else email) for name, email in players]
     game_language, languages = check_languages(language, seat_languages, players)
     if nmr not in NMR_POLICIES:
         raise UserError(f"missed-orders policy {nmr!r}: use one of {', '.join(NMR_POLICIES)}")

@@ -9,11 +9,14 @@ turn driver and the order intake lock a game row with a write as their first sta
 from __future__ import annotations
 
 import os
+import re
 import time
+from pathlib import Path
 from typing import Any
 
+from alembic.util.exc import CommandError
 from sqlalchemy import Engine, create_engine, event, make_url, text
-from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.exc import DatabaseError, DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import Session
 
 from pbem import models
@@ -60,9 +63,44 @@ def _sqlite_begin(connection: Any) -> None:
     connection.exec_driver_sql("BEGIN")
 
 
-def connect(url: str | None = None) -> Engine:
-    """An engine for ``url`` (see :func:`database_url`), with the schema created if missing."""
+def _shown(url: str) -> str:
+    """The URL as an error may show it: never its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not even a URL: still cut anything between "//" and "@"
+        return re.sub(r"//[^/@]*@", "//***@", url)
+
+
+def _sqlite_path(url: str) -> Path | None:
+    try:
+        parsed = make_url(url)
+    except Exception:
+        return None
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    if parsed.database.startswith("file:"):  # a URI filename (?mode=ro&uri=true)
+        name = parsed.database[5:].split("?", 1)[0]
+        return Path(name) if name and name != ":memory:" else None
+    return Path(parsed.database)
+
+
+def connect(url: str | None = None, *, create: bool = True) -> Engine:
+    """An engine for ``url`` (see :func:`database_url`), with the schema created if missing.
+
+    ``create=False`` (every command but the ones that make a game): an SQLite file that does not exist
+    is an error, not a new empty database, so a mistyped ``--db`` is said, not ticked. A new SQLite file
+    is made readable by its owner only: it holds the games' secret seeds."""
     chosen = database_url(url)
+    path = _sqlite_path(chosen)
+    if path is not None and not path.exists():
+        if not create:
+            raise UserError(
+                f"there is no database at {path}: check --db or $PBEM_DB (pbem new creates a database)"
+            )
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        except OSError as exc:
+            raise UserError(f"cannot open the database {path}: {exc.strerror}") from None
     try:
         if chosen.startswith("sqlite"):
             engine = create_engine(chosen, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
@@ -76,15 +114,33 @@ def connect(url: str | None = None) -> Engine:
             f"cannot use database {_shown(chosen)}: its driver {exc.name} is missing{extra}"
         ) from None
     except Exception as exc:  # a malformed URL or an unknown driver: the user's to fix
-        raise UserError(f"cannot use database {_shown(chosen)}: {exc}") from None
+        why = str(exc).replace(chosen, _shown(chosen))
+        raise UserError(f"cannot use database {_shown(chosen)}: {why}") from None
     _create_schema(engine)
     return engine
+
+
+def _at_head(engine: Engine) -> bool:
+    """Whether the schema is this code's newest already: then nothing is written, so a read-only
+    database can still be inspected."""
+    from pbem.migrations import current, head
+
+    try:
+        with engine.connect() as conn:
+            if current(conn) != head():
+                return False
+            return conn.execute(text("SELECT 1 FROM host WHERE key = 'schema_version'")).first() is not None
+    except DBAPIError:
+        return False
 
 
 def _create_schema(engine: Engine) -> None:
     # The schema comes from the alembic revisions, so a database made by an older pbem upgrades in
     # place. upgrade() serialises hosts that start together; the retry covers a fresh SQLite file whose
     # creation itself raced.
+    url = engine.url.render_as_string(hide_password=True)
+    if _at_head(engine):
+        return
     attempts = 5
     for attempt in range(attempts):
         try:
@@ -94,10 +150,24 @@ def _create_schema(engine: Engine) -> None:
                     session.add(models.HostRow(key="schema_version", value=SCHEMA_VERSION))
                     session.commit()
             return
-        except (OperationalError, ProgrammingError, IntegrityError) as exc:
+        except CommandError:
+            from pbem.migrations import current, head
+
+            raise UserError(
+                f"the database {url} was upgraded by a newer pbem (schema {current(engine)}; this pbem "
+                f"knows up to {head()}): upgrade pbem on this machine"
+            ) from None
+        except (OperationalError, ProgrammingError, IntegrityError, DatabaseError) as exc:
+            reason = str(exc.orig)
+            if "not a database" in reason or "malformed" in reason:
+                raise UserError(f"{url} is not a pbem database (SQLite says: {reason})") from None
+            if "readonly" in reason or "read-only" in reason:
+                raise UserError(
+                    f"the database {url} is read-only and needs an upgrade to this pbem's schema: "
+                    "run any pbem command once with write access"
+                ) from None
             if attempt == attempts - 1:
-                url = engine.url.render_as_string(hide_password=True)
-                raise UserError(f"cannot open the database {url}: {exc.orig}") from None
+                raise UserError(f"cannot open the database {url}: {reason}") from None
             time.sleep(0.05 * (attempt + 1))
 
 

@@ -225,7 +225,10 @@ class InboundRow(SQLModel, table=True):
     submission_id: int | None = Field(
         default=None, sa_column=Column(Int64, ForeignKey("submission.id"), nullable=True)
     )
-    outcome: str = Field(default="", max_length=32)  # accepted | rejected | command | ignored
+    outcome: str = Field(default="", max_length=32)  # accepted | rejected | command | ignored | quarantined
+    #: tries so far, and the generation of the claim (pbem.mail.poison); the last try's error
+    attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    error: str | None = Field(default=None, max_length=300)
 
 
 class HostRow(SQLModel, table=True):

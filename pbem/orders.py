@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine, update
 from sqlmodel import Session
 
-from pbem import away, clock, passwords
+from pbem import away, clock, passwords, redaction
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
 from pbem.db import lock_game
@@ -230,6 +230,8 @@ def redact(raw: str | bytes, password: str | None) -> str:
     if len(data) > MAX_BYTES:
         text += f"\n[cut: {len(data):,} bytes were received]\n"
     text = _PASSWORD_LINE.sub(r"\1[redacted]", text)
+    # the password under a key anywhere on a line (flow YAML, JSON, escapes), and its copies elsewhere
+    text = redaction.redact_text(text, [password] if password else [])
     if password and len(password) >= 4:
         text = text.replace(password, "[redacted]")
     return text

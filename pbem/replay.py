@@ -314,7 +314,7 @@ def load_source(source: str, db_url: str | None) -> GameRecord:
 
     if is_archive_path(source):
         return read_archive(source).record()
-    return from_database(connect(db_url), source)
+    return from_database(connect(db_url, create=False), source)
 
 
 def _main(argv: list[str]) -> int:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from proof.common import Figures, shipped_games
 
-PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals", "coral")
+PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals", "coral", "hardening")
 
 
 def _secrets(folder: Path, scale: float, jobs: int) -> Figures:
@@ -64,6 +64,17 @@ def _coral(folder: Path, scale: float, jobs: int) -> Figures:
     return coral.run(games=max(3, round(1000 * scale)))
 
 
+def _hardening(folder: Path, scale: float, jobs: int) -> Figures:
+    from proof import hardening
+
+    return hardening.run(
+        folder,
+        messages=max(20, round(600 * scale)),
+        jumps=max(2, round(20 * scale)),
+        mails=max(4, round(50 * scale)),
+    )
+
+
 RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {
     "secrets": _secrets,
     "determinism": _determinism,
@@ -71,6 +82,7 @@ RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {
     "fuzz": _fuzz,
     "rivals": _rivals,
     "coral": _coral,
+    "hardening": _hardening,
 }
 
 

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
-from pbem import passwords
+from pbem import addresses, passwords
 from pbem.codec import unpack_json
 from pbem.cron.deadlines import aware, show_duration
 from pbem.cron.models import ClockRow, GmActionRow
@@ -107,8 +107,7 @@ def extend(engine: Engine, game_id: str, seconds: int, now: datetime) -> str:
 def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datetime) -> str:
     """Give ``seat_name`` to the player at ``email``: a new password (returned, shown once), the misses
     forgotten, the seat no longer abandoned. The old password stops working."""
-    if "@" not in email or any(c.isspace() for c in email) or len(email) > 320:
-        raise UserError(f"{email!r} is not a mail address")
+    email = _address(email)
     with Session(engine) as session:
         game = _game(session, game_id)
         if game.status == "finished":
@@ -192,9 +191,7 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime) -> str:
 
 def observe(engine: Engine, game_id: str, email: str, now: datetime, *, remove: bool = False) -> str:
     """Add (or with ``remove`` take away) an observer, who gets the public report of every turn."""
-    if "@" not in email or any(c.isspace() for c in email) or len(email) > 320:
-        raise UserError(f"{email!r} is not a mail address")
-    address = email.strip().lower()
+    address = _address(email)
     with Session(engine) as session:
         _game(session, game_id)
         found = session.exec(
@@ -213,3 +210,10 @@ def observe(engine: Engine, game_id: str, email: str, now: datetime, *, remove: 
         _note(session, game_id, "unobserve" if remove else "observe", said, now)
         session.commit()
     return said
+
+
+def _address(email: str) -> str:
+    try:
+        return addresses.normalise(email)
+    except addresses.AddressError as exc:
+        raise UserError(str(exc)) from None

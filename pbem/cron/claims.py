@@ -5,7 +5,10 @@ lease end into ``GameRow.claimed_by``/``claimed_until``, then works on each game
 turn driver takes its own), and gives the lease back when done, leaving its moment in ``claimed_until``
 so that the other ticks of that moment do not visit the game again. A game whose lease is held by another
 tick is skipped: that tick does it. A lease that ran out (its tick died) may be taken again; the turn
-table's unique ``(game, epoch, number)`` is the backstop if a slow tick outlives its lease.
+table's unique ``(game, epoch, number)`` is the backstop if a slow tick outlives its lease. A lease
+that ends further ahead than a lease can (its tick's clock was ahead) is free too: one tick with a
+wrong clock must not hold every game until the real time catches up. Between hosts, the tick takes its
+moment from PostgreSQL's clock (:mod:`pbem.cron.timebase`), so leases are measured on one clock.
 
 How the claim itself is made race-free:
 
@@ -32,6 +35,8 @@ from pbem.models import GameRow
 GAME = GameRow.__table__  # type: ignore[attr-defined]
 DEFAULT_LEASE_SECONDS = 600
 BUSY_TIMEOUT_MS = 30_000
+#: how far two clocks may disagree before a lease from the one ahead is taken for a clock error
+FUTURE_SLACK = timedelta(minutes=1)
 
 
 def host_id() -> str:
@@ -73,8 +78,16 @@ def _immediate(url: str) -> Engine:
     return private
 
 
-def _free(now: datetime, me: str) -> Any:
-    return or_(GAME.c.claimed_until.is_(None), GAME.c.claimed_until < now, GAME.c.claimed_by == me)
+def _free(now: datetime, me: str, lease_seconds: int = DEFAULT_LEASE_SECONDS) -> Any:
+    # a lease ending further ahead than any lease is long was written by a clock that was ahead: it
+    # must not hold the game until the real time catches up with that clock
+    beyond = now + timedelta(seconds=lease_seconds) + FUTURE_SLACK
+    return or_(
+        GAME.c.claimed_until.is_(None),
+        GAME.c.claimed_until < now,
+        GAME.c.claimed_until > beyond,
+        GAME.c.claimed_by == me,
+    )
 
 
 def claim(
@@ -92,7 +105,7 @@ def claim(
     until = now + timedelta(seconds=lease_seconds)
     query = (
         select(GAME.c.id)
-        .where(GAME.c.status == "active", GAME.c.id > after, _free(now, me))
+        .where(GAME.c.status == "active", GAME.c.id > after, _free(now, me, lease_seconds))
         .order_by(GAME.c.id)
         .limit(limit)
     )

@@ -37,11 +37,9 @@ GameArg = Annotated[str, typer.Argument(help="The game's id.")]
 
 def _engine(db: str | None) -> Any:
     from pbem.db import connect
-    from pbem.migrations import upgrade
 
-    engine = connect(db)
-    upgrade(engine)
-    return engine
+    # connect() brings the schema to head; a mistyped --db is said, not ticked as an empty database
+    return connect(db, create=False)
 
 
 # ---------------------------------------------------------------------------------------------- tick
@@ -109,8 +107,6 @@ class _Scrub(logging.Filter):
 def setup_logging(log_file: str | None, host: str, secrets: list[str]) -> list[logging.Handler]:
     """The host's log (everything, UTC times, with the tick's host name) and one line per warning or
     error on stderr. Returns the handlers, to take away again when the tick ends."""
-    logger = logging.getLogger("pbem.cron")
-    logger.setLevel(logging.INFO)
     handlers: list[logging.Handler] = []
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setLevel(logging.WARNING)
@@ -119,6 +115,8 @@ def setup_logging(log_file: str | None, host: str, secrets: list[str]) -> list[l
     if log_file:
         try:
             Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+            # owner and group only, whatever the umask: the log names players and games
+            os.close(os.open(log_file, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o640))
             to_file = logging.FileHandler(log_file, encoding="utf-8")
         except OSError as exc:
             raise UserError(f"cannot write the log {log_file}: {exc.strerror}") from None
@@ -128,8 +126,16 @@ def setup_logging(log_file: str | None, host: str, secrets: list[str]) -> list[l
         handlers.append(to_file)
     for handler in handlers:
         handler.addFilter(_Scrub(secrets))
-        logger.addHandler(handler)
+    for name in LOGGERS:  # the mail layer's warnings (a quarantined message, a refused mail) too
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.INFO)
+        for handler in handlers:
+            logger.addHandler(handler)
     return handlers
+
+
+#: the loggers whose records go to the tick's log
+LOGGERS = ("pbem.cron", "pbem.mail")
 
 
 class _OneLine(logging.Formatter):
@@ -179,6 +185,12 @@ def tick(
             "--jobs", "-j", min=1, help="Processes working at once (default: one per core, at most 4)."
         ),
     ] = None,
+    trust_clock: Annotated[
+        bool,
+        typer.Option(
+            "--trust-clock", help="The host really was down over 30 days: take the gap as an outage."
+        ),
+    ] = False,
     now: NowOption = None,
 ) -> None:
     """What cron runs every few minutes: read mail, resolve every turn that is due (orders all in, or
@@ -191,7 +203,7 @@ def tick(
     handlers: list[logging.Handler] = []
 
     def work() -> int:
-        from pbem.cron import claims
+        from pbem.cron import claims, timebase
         from pbem.cron.deadlines import parse_duration
         from pbem.cron.jobs import auto_jobs
         from pbem.cron.tick import TickSettings
@@ -206,6 +218,7 @@ def tick(
             lease_seconds=parse_duration(lease or str(section.get("lease", "10m"))),
             host=host or claims.host_id(),
             jobs=jobs or int(section.get("jobs", 0)) or auto_jobs(),
+            trust_clock=trust_clock,
         )
         mail_settings = load_settings(config)
         handlers.extend(
@@ -216,6 +229,7 @@ def tick(
             )
         )
         engine = _engine(db)
+        moment = timebase.tick_moment(engine, moment if now else None)
         fetch, enqueue, deliver = (
             _mail_parts(engine, moment, mail_settings, maildir) if mail else (None, None, None)
         )
@@ -252,9 +266,9 @@ def tick(
     try:
         errors = guarded(work)
     finally:
-        logger = logging.getLogger("pbem.cron")
         for handler in handlers:
-            logger.removeHandler(handler)
+            for name in LOGGERS:
+                logging.getLogger(name).removeHandler(handler)
             handler.close()
     if errors:
         raise typer.Exit(1)
@@ -263,7 +277,8 @@ def tick(
 def _mail_parts(engine: Any, now: datetime, settings: Any, maildir: Path | None) -> tuple[Any, Any, Any]:
     """The tick's mail steps from the settings: read from ``--maildir`` or IMAP if set, queue reports
     always, send through SMTP or the outbox Maildir if set (else mail waits in the outbox table)."""
-    from pbem.mail import inbound, outbox, sources, transport
+    from pbem.cron import mailsteps
+    from pbem.mail import outbox, sources, transport
 
     fetch = None
     if maildir is not None or settings.imap_url:
@@ -272,11 +287,11 @@ def _mail_parts(engine: Any, now: datetime, settings: Any, maildir: Path | None)
             if maildir is not None
             else sources.read_imap(settings.imap_url, settings.imap_password)
         )
-        fetch = lambda: len(inbound.fetch(engine, source, settings, now))  # noqa: E731
+        fetch = lambda: mailsteps.fetch(engine, source, settings, now)  # noqa: E731
     deliver = None
     if settings.smtp_url or settings.outbox_dir:
         way = transport.transport_from(settings)
-        deliver = lambda: len(outbox.send(engine, way, now, settings=settings).sent)  # noqa: E731
+        deliver = lambda: mailsteps.deliver(engine, way, now, settings)  # noqa: E731
     else:
         logging.getLogger("pbem.cron").warning(
             "no way to send mail is set ([mail] smtp or outbox): mail waits in the outbox table"

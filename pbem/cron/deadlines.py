@@ -38,7 +38,12 @@ def parse_duration(text: str) -> int:
         seconds = sum(int(n) * _UNITS[u] for n, u in parts)
     if seconds <= 0:
         raise UserError(f"a duration must be more than zero: {text!r}")
+    if seconds > MAX_DURATION:  # no date could hold the deadline; no game waits that long
+        raise UserError(f"a duration of at most 10 years (520w), not {text!r}")
     return seconds
+
+
+MAX_DURATION = 10 * 365 * 86400
 
 
 def show_duration(seconds: int) -> str:

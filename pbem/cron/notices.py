@@ -9,12 +9,14 @@ through the mail layer's outbox like every report, so it is delivered (and retri
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pbem import addresses
 from pbem.calendar import deadline_part
 from pbem.cron.deadlines import describe, show_deadline, show_duration
 from pbem.cron.models import NoticeRow
@@ -29,6 +31,8 @@ from pbem.orders import template
 from pbem.registry import get_game
 from pbem.reports import reader_language
 from pbem.zones import seat_zone
+
+log = logging.getLogger("pbem.cron")
 
 KINDS = ("reminder", "late", "abandoned", "moved")
 
@@ -141,7 +145,17 @@ def _send_notice(
         session.add(
             NoticeRow(game_id=game_id, epoch=epoch, turn=turn, seat=seat_name, kind=kind, created_at=now)
         )
-        if seat.email:
+        if seat.email and not addresses.is_valid(seat.email):
+            # stored by an older pbem that did not check addresses: the notice is recorded, and the
+            # operator told, instead of the whole reminder step failing for every seat
+            log.warning(
+                "game %s seat %s: no %s mailed, %r is not a mail address",
+                game_id,
+                seat_name,
+                kind,
+                seat.email,
+            )
+        elif seat.email:
             key = notice_key(kind, game_id, epoch, turn, seat_name)
             message = new_message(
                 header_fields(

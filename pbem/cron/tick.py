@@ -42,6 +42,7 @@ class TickSettings:
     batch: int = 10  # games claimed at once
     host: str = field(default_factory=claims.host_id)
     jobs: int = 1  # processes working on games and mail at once (see pbem.cron.jobs)
+    trust_clock: bool = False  # a gap since the last tick beyond outage.MAX_PLAUSIBLE_GAP is real
 
 
 @dataclass
@@ -246,11 +247,24 @@ _SUMMED = (
 )
 
 
+class PartFailed(Exception):
+    """A part of the tick did its work, but some of it failed (a message, a mail): ``failures`` errors
+    for the summary, ``why`` one line for the log, ``done`` the part's count."""
+
+    def __init__(self, done: int, failures: int, why: str) -> None:
+        super().__init__(why)
+        self.done, self.failures, self.why = done, failures, why
+
+
 def _guarded(summary: Summary, name: str, work: Callable[[], int | None]) -> int:
     """Run one part of the tick; a failure (mail server down, database hiccup) is counted and logged,
     and the next tick tries again."""
     try:
         return work() or 0
+    except PartFailed as exc:  # reasons known and said in one line: no traceback to add
+        summary.errors += max(exc.failures, 1)
+        log.error("%s: %s", name, exc.why)
+        return exc.done
     except Exception as exc:
         summary.errors += 1
         log.error("%s: %s: %s", name, type(exc).__name__, _one_line(exc), exc_info=exc)
@@ -280,12 +294,19 @@ def tick(
     mail = mail or MailSettings()
     now = aware(now)  # type: ignore[assignment]
     summary = Summary()
+    try:
+        summary.outage_seconds = outage.guard(
+            engine, now, settings.outage_after, trust_clock=settings.trust_clock
+        )
+    except outage.ClockJump as exc:  # before anything is written: a wrong clock changes nothing
+        summary.errors += 1
+        log.error("%s", exc)
+        return summary
     with Session(engine) as session:
         row = TickRow(host=settings.host, started_at=now)
         session.add(row)
         session.commit()
         row_id = row.id
-    summary.outage_seconds = outage.guard(engine, now, settings.outage_after)
     if summary.outage_seconds:
         log.warning("no tick for %ds: every deadline in that gap was extended by it", summary.outage_seconds)
     if fetch is not None:

@@ -78,7 +78,7 @@ def fetch(
         incoming = sources.source_for(
             str(maildir) if maildir else None, str(mbox) if mbox else None, imap_url, settings.imap_password
         )
-        engine = connect(db)
+        engine = connect(db, create=False)
         handled = inbound.fetch(engine, incoming, settings)
         for one in handled:
             note = f" ({one.reason})" if one.reason else ""
@@ -86,11 +86,38 @@ def fetch(
         if send_now and (settings.smtp_url or settings.outbox_dir):
             result = outbox_mod.send(engine, transport.transport_from(settings), settings=settings)
             typer.echo(f"sent {len(result.sent)}, delayed {len(result.delayed)}, failed {len(result.failed)}")
-        return sum(one.outcome == "error" for one in handled)
+        return sum(one.outcome in ("error", "quarantined") for one in handled)
 
     if guarded(work):
-        typer.echo("error: some messages could not be handled (see the log); they are left unread", err=True)
+        typer.echo(
+            "error: some messages could not be handled: each is tried again at the next fetch and "
+            "quarantined after a few tries (pbem mail held lists those)",
+            err=True,
+        )
         raise typer.Exit(1)
+
+
+@app.command()
+def held(db: DbOption = None) -> None:
+    """List the inbound messages quarantined because handling them kept failing, with the error.
+
+    They are marked read and not tried again; their orders were not taken. Ask the sender to send
+    the orders again (in a plain-text mail), and report the error.
+
+    [bold]Example:[/bold] pbem mail held
+    """
+
+    def work() -> None:
+        from pbem.db import connect
+        from pbem.mail import poison
+
+        rows = poison.held(connect(db, create=False))
+        for row in rows:
+            sender = row.from_address or "-"
+            typer.echo(f"{row.received_at:%Y-%m-%d %H:%M} {sender:<32} tries {row.attempts}: {row.error}")
+        typer.echo(f"{len(rows)} messages quarantined")
+
+    guarded(work)
 
 
 @app.command()
@@ -121,7 +148,7 @@ def send(
             config, smtp_url=smtp, outbox_dir=str(outbox) if outbox else None
         )
         way = transport.transport_from(settings)
-        engine = connect(db)
+        engine = connect(db, create=False)
         queued = outbox_mod.enqueue_reports(engine, settings=settings) if reports else 0
         result = outbox_mod.send(engine, way, settings=settings)
         typer.echo(

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from pbem.errors import UserError
 
 
 class MailError(UserError):
     """A message for a person (the CLI prints it and exits 1), never a traceback."""
+
+
+def masked_url(url: str) -> str:
+    """``url`` as an error may quote it: a password written into it is never echoed."""
+    return re.sub(r"(//[^/@:]*):[^/@]*@", r"\1:***@", url)

@@ -9,7 +9,14 @@ host's submission row is found by its sender, moment (both given to ``submit``) 
 are submitted then.
 
 Automated mail (bounces, auto-replies, bulk mail, our own mail looping back) is archived and never
-answered; nor is mail without one valid From address. Replies go to the From address only.
+answered; nor is mail without one valid From address (:mod:`pbem.addresses`). Replies go to the From
+address only, and to an address that is no player's at most once a day (:mod:`.backscatter`).
+
+The claim carries a generation (``InboundRow.attempts``) that fences it: taking over a stale claim is a
+compare-and-set on it, and a run submits and records only while its generation is the row's. A message
+that raises is tried again at the next fetch and quarantined after a few tries (:mod:`.poison`); the
+parser only ever sees the message cut to bounded headers (:mod:`.limits`); a resent copy of replaced
+orders and password guessing are held off by :mod:`.guards`.
 """
 
 from __future__ import annotations
@@ -17,21 +24,20 @@ from __future__ import annotations
 import json
 import logging
 import re
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
 import yaml
-from sqlalchemy import Engine
+from sqlalchemy import Engine, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, select
 
 from pbem import orders
 from pbem.codec import sha256_hex, unpack
-from pbem.i18n import language
-from pbem.mail import commands, compose, reading
+from pbem.i18n import _, language
+from pbem.mail import backscatter, commands, compose, guards, limits, poison, reading, redaction
 from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
 from pbem.mail.settings import MailSettings
 from pbem.mail.sources import Incoming
@@ -57,28 +63,72 @@ class Handled:
     replied: bool = False
 
 
-def handle(engine: Engine, raw: bytes, settings: MailSettings, now: datetime | None = None) -> Handled:
-    """Handle one raw message; safe to call again with the same message (it is then a duplicate)."""
+def handle(
+    engine: Engine, raw: bytes, settings: MailSettings, now: datetime | None = None, *, label: str = ""
+) -> Handled:
+    """Handle one raw message; safe to call again with the same message (it is then a duplicate).
+
+    A message that raises while it is handled is tried again at the next fetch and quarantined after
+    :data:`~pbem.mail.poison.MAX_TRIES` tries (:mod:`pbem.mail.poison`); outcome ``error`` or
+    ``quarantined``. Only a database fault is raised: every message would fail the same way."""
     now = utcnow(now)
-    msg = reading.parse(raw)
-    key = reading.message_key(raw, msg)
-    frm = reading.sender(msg)
-    claim, claimed_at = _claim(engine, key, frm, now)
+    readable = limits.bounded(raw, settings.max_message_bytes)
+    try:
+        msg = reading.parse(readable)
+        key = reading.message_key(readable, msg)
+        frm = reading.sender(msg)
+    except Exception as exc:  # not even a key to hold it by: kept by its digest, never tried again
+        poison.quarantine_unreadable(engine, raw, exc, label or "(unreadable)", now)
+        return Handled(poison.fallback_key(raw), poison.QUARANTINED, None, "unreadable")
+    claim, claimed_at, generation = _claim(engine, key, frm, now)
     if claim in ("duplicate", "busy"):
         return Handled(key, claim, frm)
-    plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=claim == "recover")
+    try:
+        return _finish(engine, raw, msg, key, frm, settings, now, claimed_at, claim == "recover", generation)
+    except DBAPIError:
+        raise
+    except Exception as exc:
+        log.debug("mail %s raised", label or key, exc_info=exc)
+        quarantined = poison.failed(engine, key, generation, exc, label or key, now)
+        return Handled(key, poison.QUARANTINED if quarantined else "error", frm, type(exc).__name__)
+
+
+def _finish(
+    engine: Engine,
+    raw: bytes,
+    msg: reading.EmailMessage,
+    key: str,
+    frm: str | None,
+    settings: MailSettings,
+    now: datetime,
+    claimed_at: datetime,
+    recovering: bool,
+    generation: int,
+) -> Handled:
+    if not _holds(engine, key, generation):  # taken over while this run was on its way here
+        return Handled(key, "busy", frm)
+    plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
     reply = None
-    if plan.reply_body is not None and frm is not None:
+    if plan.reply_body is not None and frm is not None and not backscatter.suppressed(engine, frm, plan, now):
         with language(plan.language):
             reply = _reply(settings, msg, frm, key, plan, now)
+    archived = poison.archive(raw, msg, redaction.secrets_in_message(msg), settings.max_message_bytes * 2)
     with Session(engine) as session:
         begin_write(session)
-        row = session.exec(select(InboundRow).where(InboundRow.key == key)).one()
-        row.outcome = plan.outcome
-        row.submission_id = plan.submission_id
-        archived = reading.redact(raw, msg, reading.passwords_in_message(msg))
-        row.raw_z = zlib.compress(archived[: settings.max_message_bytes * 2], 6)
-        session.add(row)
+        # the claim's generation fences the record: a run that outlived its claim records nothing
+        owned = session.exec(  # type: ignore[call-overload]
+            update(InboundRow)
+            .where(
+                InboundRow.key == key,
+                InboundRow.outcome == "processing",
+                InboundRow.attempts == generation,  # type: ignore[arg-type]
+            )
+            .values(outcome=plan.outcome, submission_id=plan.submission_id, raw_z=archived, error=None)
+        )
+        if owned.rowcount != 1:
+            session.rollback()
+            log.warning("mail %s was taken over by another run; this run records nothing of it", key)
+            return Handled(key, "busy", frm)
         if reply is not None:
             queue(session, key=_reply_key(key), to=frm or "", message=reply, now=now, game_id=plan.game_id)
         session.commit()
@@ -92,23 +142,50 @@ def _reply_key(inbound_key: str) -> str:
 Claim = Literal["new", "recover", "duplicate", "busy"]
 
 
-def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> tuple[Claim, datetime]:
-    """Whether this run owns the message (``new``, or ``recover`` a dead run's claim), and the moment of
-    the claim; ``duplicate`` if it was handled already, ``busy`` if another run is handling it now."""
+def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> tuple[Claim, datetime, int]:
+    """Whether this run owns the message (``new``, or ``recover`` a dead or failed run's claim), the
+    moment of the first claim, and this claim's generation; ``duplicate`` if it was handled already,
+    ``busy`` if another run is handling it now.
+
+    Taking over is a compare-and-set on the generation (``attempts``), not a comparison of two hosts'
+    clocks alone: of two runs that both find a claim stale, one wins."""
     with Session(engine) as session:
         begin_write(session)
         row = session.exec(select(InboundRow).where(InboundRow.key == key)).first()
         if row is not None:
             claimed_at = same_zone(row.received_at)
             if row.outcome != "processing":
-                return "duplicate", claimed_at
-            return ("busy" if now - claimed_at < STALE_CLAIM else "recover"), claimed_at
-        session.add(InboundRow(key=key, received_at=now, from_address=frm, raw_z=b"", outcome="processing"))
+                return "duplicate", claimed_at, row.attempts
+            if row.error is None and abs(now - claimed_at) < STALE_CLAIM:
+                return "busy", claimed_at, row.attempts
+            seen = row.attempts
+            took = session.exec(  # type: ignore[call-overload]
+                update(InboundRow)
+                .where(InboundRow.id == row.id, InboundRow.attempts == seen)  # type: ignore[arg-type]
+                .values(attempts=seen + 1, error=None)
+            )
+            session.commit()
+            return ("recover" if took.rowcount == 1 else "busy"), claimed_at, seen + 1
+        session.add(
+            InboundRow(
+                key=key, received_at=now, from_address=frm, raw_z=b"", outcome="processing", attempts=1
+            )
+        )
         try:
             session.commit()
         except IntegrityError:  # another run claimed it a moment ago
-            return "busy", now
-    return "new", now
+            return "busy", now, 0
+    return "new", now, 1
+
+
+def _holds(engine: Engine, key: str, generation: int) -> bool:
+    """Whether this run's claim is still the message's latest: checked just before the orders are
+    submitted, so a run that outlived its claim does not submit what the run that took over did."""
+    with Session(engine) as session:
+        found = session.exec(
+            select(InboundRow.attempts).where(InboundRow.key == key, InboundRow.outcome == "processing")
+        ).first()
+    return found == generation
 
 
 @dataclass
@@ -168,6 +245,20 @@ def _decide(
             game_id=answer.game_id,
         )
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
+    first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None
+    if first_seen is not None:
+        return _Plan(
+            "rejected",
+            "replayed",
+            _("[pbem] these orders were not taken again"),
+            _(
+                "These orders are a copy of orders you sent on {when}, which your later orders replaced, "
+                "so they were not taken: your later orders stand. To go back to these orders, change "
+                "anything in them (a comment will do) and send them again.",
+                when=f"{same_zone(first_seen):%Y-%m-%d %H:%M} UTC",
+            )
+            + "\n",
+        )
     try:
         # the rules' words in the errors, in the language of the seat the orders are for
         with language(_claimed_language(engine, found.text)):
@@ -184,7 +275,7 @@ def _decide(
     # the answer is in the seat's language; a game's own when the seat is not known
     lang = reader_language(engine, receipt.game_id, receipt.seat)
     with language(lang):
-        return _receipt_plan(engine, receipt, found.origin, lang)
+        return _receipt_plan(engine, receipt, found.origin, lang, frm, at)
 
 
 _ENVELOPE_LINE = re.compile(r"^(game|player)\s*:\s*['\"]?([A-Za-z0-9_-]+)['\"]?\s*$", re.MULTILINE)
@@ -197,7 +288,9 @@ def _claimed_language(engine: Engine, text: str) -> str:
     return reader_language(engine, named.get("game"), named.get("player"))
 
 
-def _receipt_plan(engine: Engine, receipt: orders.Receipt, origin: str, lang: str) -> _Plan:
+def _receipt_plan(
+    engine: Engine, receipt: orders.Receipt, origin: str, lang: str, frm: str, at: datetime
+) -> _Plan:
     outcome = "accepted" if receipt.accepted else "rejected"
     plan = _Plan(outcome, origin, game_id=receipt.game_id, language=lang)
     plan.submission_id = receipt.submission_id
@@ -214,6 +307,8 @@ def _receipt_plan(engine: Engine, receipt: orders.Receipt, origin: str, lang: st
             _as_yaml(canonical),
             orders.receipt_text(receipt.game_id or "", receipt.seat or "", receipt.turn or 0, canonical),
         )
+    elif guards.wrong_password(engine, frm, receipt.errors, at):
+        plan.reason = "password guessing: not answered"
     else:
         tag = f"[pbem {receipt.game_id}]" if receipt.game_id else "[pbem]"
         plan.reply_subject = f"{tag} your orders were not accepted"
@@ -269,11 +364,23 @@ def _as_yaml(canonical: str) -> str:
 def _reply(
     settings: MailSettings, msg: reading.EmailMessage, to: str, key: str, plan: _Plan, now: datetime
 ) -> reading.EmailMessage:
-    reply = compose.reply_message(
+    threading = [poison.header_safe(reading.header(msg, h)) for h in ("Subject", "Message-ID", "References")]
+    try:
+        return _compose_reply(settings, threading, to, key, plan, now)
+    except Exception as exc:  # the original's headers are beyond repair: answer without threading
+        log.warning("reply to %s sent unthreaded: %s: %s", to, type(exc).__name__, exc)
+        return _compose_reply(settings, ["", "", ""], to, key, plan, now)
+
+
+def _compose_reply(
+    settings: MailSettings, threading: list[str], to: str, key: str, plan: _Plan, now: datetime
+) -> reading.EmailMessage:
+    subject, message_id, references = threading
+    return compose.reply_message(
         settings,
-        reading.header(msg, "Subject"),
-        reading.header(msg, "Message-ID"),
-        reading.header(msg, "References"),
+        subject,
+        message_id,
+        references,
         to=to,
         key=_reply_key(key),
         subject=plan.reply_subject,
@@ -282,7 +389,6 @@ def _reply(
         html=plan.reply_html,
         attachment=plan.attachment,
     )
-    return reply
 
 
 def fetch(
@@ -292,17 +398,21 @@ def fetch(
     results = []
     for item in incoming:
         try:
-            handled = handle(engine, item.raw, settings, now)
+            handled = handle(engine, item.raw, settings, now, label=item.label)
         except DBAPIError:
             raise  # the database is unwell: every message would fail, so stop the run
-        except Exception:
-            # a message that trips a bug must not hold up everyone's orders behind it; it stays unread and
-            # claimed, so a later run tries it again once the claim is stale
-            log.exception("mail %s could not be handled; it is left unread", item.label)
+        except Exception as exc:
+            # a bug outside the guarded part must not hold up everyone's orders behind it; logged in
+            # one line (the traceback at DEBUG), the message stays unread
+            log.error(
+                "mail %s could not be handled; it is left unread: %s: %s", item.label, type(exc).__name__, exc
+            )
+            log.debug("mail %s", item.label, exc_info=exc)
             results.append(Handled("", "error", None, item.label))
             continue
-        # a message another run holds stays unread, so it is not lost if that run dies
-        if handled.outcome != "busy":
+        # a message another run holds stays unread, so it is not lost if that run dies; one that failed
+        # stays unread to be tried again
+        if handled.outcome not in ("busy", "error"):
             item.mark_read()
         results.append(handled)
     return results

@@ -11,6 +11,7 @@ next try back exponentially. A refusal never loses a mail: only a permanent refu
 from __future__ import annotations
 
 import re
+import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -377,9 +378,11 @@ def send(
     result = SendResult()
     left = limit
     at_once = bool(getattr(transport, "idempotent", False))
+    started = time.monotonic()
     with transport:
         while left is None or left > 0:
             claimed = _claim(engine, now, batch if left is None else min(batch, left))
+            lease = now + timedelta(seconds=CLAIM_SECONDS)  # what _claim wrote: our claim's token
             if not claimed:
                 break
             if left is not None:
@@ -387,6 +390,8 @@ def send(
             delivered: list[int] = []
             try:
                 for index, (outbox_id, to_addr, raw) in enumerate(claimed):
+                    if not at_once and not _still_ours(engine, outbox_id, now, lease, started):
+                        continue  # another sender took it over (our claim ran out): it is theirs
                     try:
                         transport.deliver(settings.from_addr, to_addr, raw)
                     except DeliveryError as exc:
@@ -408,6 +413,25 @@ def send(
                     _mark_sent(engine, delivered, now)
                     result.sent += delivered
     return result
+
+
+def _still_ours(engine: Engine, outbox_id: int, now: datetime, lease: datetime, started: float) -> bool:
+    """Renew this run's claim on one mail just before delivering it, by compare-and-set on the lease it
+    wrote (the claim's token): ``False`` when another sender has claimed the mail since (this run was
+    slow, say behind a slow relay, and its lease ran out), which must then not deliver it again. The
+    renewed lease runs from now as the run's own clock has moved on, so no batch outlives its claim."""
+    moving = now + timedelta(seconds=time.monotonic() - started + CLAIM_SECONDS)
+    with engine.begin() as conn:
+        renewed = conn.execute(
+            update(OutboxRow)
+            .where(
+                OutboxRow.id == outbox_id,
+                OutboxRow.status == "pending",
+                OutboxRow.next_attempt_at == lease,  # type: ignore[arg-type]
+            )
+            .values(next_attempt_at=moving)
+        )
+    return renewed.rowcount == 1
 
 
 def _mark_sent(engine: Engine, ids: list[int], now: datetime) -> None:

@@ -15,6 +15,7 @@ from email import policy
 from email.message import EmailMessage, Message
 from email.utils import getaddresses
 
+from pbem import addresses
 from pbem.codec import sha256_hex
 
 #: attachments that may hold orders
@@ -58,13 +59,15 @@ def sender(msg: Message) -> str | None:
     pairs = [addr for _name, addr in getaddresses([header(msg, "From")]) if addr]
     if len(pairs) != 1:
         return None
-    addr = pairs[0].strip().lower()
-    return addr if is_address(addr) else None
+    try:
+        return addresses.normalise(pairs[0])
+    except addresses.AddressError:
+        return None
 
 
 def is_address(addr: str) -> bool:
-    """A plain ``local@domain.tld``: nothing a header could be smuggled through."""
-    return re.fullmatch(r"[^@\s<>,;\"\\]+@[^@\s<>,;\"\\]+\.[^@\s<>,;\"\\]+", addr) is not None
+    """A plain ``local@domain.tld`` the host can send to (see :mod:`pbem.addresses`)."""
+    return addresses.is_valid(addr)
 
 
 def message_key(raw: bytes, msg: Message) -> str:
@@ -77,7 +80,8 @@ def message_key(raw: bytes, msg: Message) -> str:
     body = _body_bytes(raw).replace(b"\r\n", b"\n").rstrip()
     stable = "\n".join(header(msg, h) for h in ("From", "Date", "Subject", "Message-ID")).encode()
     digest = sha256_hex(stable + b"\n\n" + body)
-    message_id = header(msg, "Message-ID") or "<no-message-id>"
+    # printable only: a NUL or a line break is no part of an id, and PostgreSQL refuses NUL in text
+    message_id = "".join(c for c in header(msg, "Message-ID") if c.isprintable()) or "<no-message-id>"
     if len(message_id) > 300:  # the key column holds 400 characters
         message_id = "<" + sha256_hex(message_id)[:32] + ">"
     return f"{message_id} {digest}"
@@ -144,7 +148,7 @@ def decode_part(part: Message) -> str:
     for candidate in (charset, "utf-8"):
         try:
             return _normalise(payload.decode(candidate))
-        except (LookupError, UnicodeDecodeError):
+        except (LookupError, UnicodeError):  # UnicodeError: codecs like punycode raise its base class
             continue
     return _normalise(payload.decode("latin-1"))
 

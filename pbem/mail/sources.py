@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from pbem.mail.errors import MailError
+from pbem.mail.errors import MailError, masked_url
 from pbem.mail.settings import IMAP_PASSWORD_ENV
 
 
@@ -37,8 +37,12 @@ def _nothing() -> None:
 def read_maildir(path: str | Path) -> Iterator[Incoming]:
     """Every message in ``new/``, and in ``cur/`` without the Seen flag, oldest name first."""
     root = Path(path)
-    if not (root / "new").is_dir() or not (root / "cur").is_dir():
+    if not (root / "new").is_dir() or not (root / "cur").is_dir():  # said at once, not at the first read
         raise MailError(f"{root} is not a Maildir (it needs the folders new/ and cur/)")
+    return _maildir_messages(root)
+
+
+def _maildir_messages(root: Path) -> Iterator[Incoming]:
     waiting = [(p, "") for p in sorted((root / "new").iterdir())]
     for p in sorted((root / "cur").iterdir()):
         flags = p.name.split(":2,", 1)[1] if ":2," in p.name else ""
@@ -98,14 +102,14 @@ def parse_imap_url(url: str) -> ImapUrl:
     """``imap[s]://user@host[:port][/MAILBOX][?starttls=1][&cafile=PATH]``; the mailbox defaults to INBOX."""
     parts = urlsplit(url)
     if parts.scheme not in ("imap", "imaps") or not parts.hostname or not parts.username:
-        raise MailError(f"not an IMAP URL: {url!r} (expected imap[s]://user@host[:port]/MAILBOX)")
+        raise MailError(f"not an IMAP URL: {masked_url(url)!r} (expected imap[s]://user@host[:port]/MAILBOX)")
     if parts.password is not None:
         raise MailError(f"the IMAP URL holds a password: remove it and set ${IMAP_PASSWORD_ENV}")
     tls = parts.scheme == "imaps"
     try:
         port = parts.port or (993 if tls else 143)
     except ValueError:
-        raise MailError(f"bad port in IMAP URL {url!r}") from None
+        raise MailError(f"bad port in IMAP URL {masked_url(url)!r}") from None
     query = parse_qs(parts.query)
     cafile = query.get("cafile", [None])[0]
     if cafile is not None and not Path(cafile).is_file():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import mailbox
 import os
 import smtplib
@@ -24,8 +25,11 @@ from types import TracebackType
 from typing import Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from pbem.mail.errors import MailError
+from pbem import addresses
+from pbem.mail.errors import MailError, masked_url
 from pbem.mail.settings import SMTP_PASSWORD_ENV, MailSettings
+
+log = logging.getLogger("pbem.mail")
 
 
 class DeliveryError(Exception):
@@ -119,7 +123,9 @@ class SmtpTransport:
     def __init__(self, url: str, password: str | None = None, *, timeout: float = 30.0) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
-            raise MailError(f"not an SMTP URL: {url!r} (expected smtp://[user@]host[:port] or smtps://…)")
+            raise MailError(
+                f"not an SMTP URL: {masked_url(url)!r} (expected smtp://[user@]host[:port] or smtps://…)"
+            )
         if parts.password is not None:
             raise MailError(f"the SMTP URL holds a password: remove it and set ${SMTP_PASSWORD_ENV}")
         query = parse_qs(parts.query)
@@ -133,13 +139,21 @@ class SmtpTransport:
         try:
             self.port = parts.port or (465 if self.tls else 587 if self.starttls else 25)
         except ValueError:
-            raise MailError(f"bad port in SMTP URL {url!r}") from None
+            raise MailError(f"bad port in SMTP URL {masked_url(url)!r}") from None
         self.user = unquote(parts.username) if parts.username else None
         if self.user and not password:
             raise MailError(
                 f"the SMTP URL names user {self.user!r}: set ${SMTP_PASSWORD_ENV} to its password"
             )
         self._password = password
+        if self.user and not (self.tls or self.starttls):
+            # the server would see the password in clear, and so would anyone on the way
+            log.warning(
+                "SMTP to %s:%d logs in as %r without TLS: use smtps:// or add ?starttls=1 to the URL",
+                self.host,
+                self.port,
+                self.user,
+            )
         self.timeout = timeout
         self._conn: smtplib.SMTP | None = None
 
@@ -182,6 +196,30 @@ class SmtpTransport:
             self._conn = None
 
     def deliver(self, sender: str, recipient: str, message: bytes) -> None:
+        if not sender.isascii() or any(c.isspace() or c in "<>," for c in sender):
+            # the host's own address (pbem@localhost, its default, is fine for a local relay)
+            raise DeliveryError(
+                f"the host's From address {sender!r} cannot be sent from: set [mail] from to a plain "
+                "ASCII address",
+                permanent=False,
+                server_down=True,
+            )
+        try:
+            recipient = addresses.normalise(recipient)
+        except addresses.AddressError as exc:  # this mail can never go: the others must still
+            raise DeliveryError(f"cannot send to this address: {exc}", permanent=True) from None
+        try:
+            self._deliver(sender, recipient, message)
+        except DeliveryError:
+            raise
+        except Exception as exc:  # anything else smtplib raises is about this one mail: fail it, not the run
+            self._drop()  # the conversation may be half-way through a command
+            raise DeliveryError(
+                f"this mail could not be handed to the server: {type(exc).__name__}: {_clip(exc)}",
+                permanent=True,
+            ) from None
+
+    def _deliver(self, sender: str, recipient: str, message: bytes) -> None:
         try:
             if self._conn is None:
                 self._conn = self._open()
@@ -235,6 +273,10 @@ class SmtpTransport:
 def _quietly_close(conn: smtplib.SMTP) -> None:
     with contextlib.suppress(OSError):
         conn.close()
+
+
+def _clip(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200]
 
 
 def _text(value: bytes | str) -> str:

@@ -1,0 +1,144 @@
+"""Passwords out of the archived copy of an inbound message, wherever the message holds them.
+
+A password may stand in any part (plain, HTML, an attachment, however transfer-encoded), in any shape
+(:mod:`pbem.redaction`: block or flow YAML, JSON, escaped), and in a header (the Subject, encoded or
+not). :func:`redact_message` rewrites each part and header that holds one, then checks the result
+the way an attacker would read it (every part decoded, every header decoded, the bytes as they are);
+if a password still shows, only the headers that hold none are kept.
+
+:func:`clean_stored` is the same, run over the rows an older pbem stored (migration ``0009``).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import zlib
+from email import policy
+from typing import Any
+
+from sqlalchemy import text
+
+from pbem import redaction
+from pbem.mail import limits, reading
+
+#: headers a password is looked for in (the ones a mail program lets a person write)
+_WRITTEN_HEADERS = ("Subject", "Comments", "Keywords", "X-Orders")
+MARK = "[password redacted]"
+_WITHHELD_BODY = b"[body withheld: it held the password in a form that could not be redacted]\r\n"
+
+
+def _texts(msg: reading.EmailMessage) -> list[str]:
+    texts = [reading.header(msg, name) for name in _WRITTEN_HEADERS]
+    for part in msg.walk():
+        if not part.is_multipart():
+            body = reading.decode_part(part)
+            if part.get_content_subtype() == "html":
+                body = html.unescape(re.sub(r"<[^>]*>", "\n", body))
+            texts.append(body)
+    return texts
+
+
+def secrets_in_message(msg: reading.EmailMessage) -> list[str]:
+    """Every password the message names: under a ``password`` key in any part or written header."""
+    found = list(reading.passwords_in_message(msg))
+    for written in _texts(msg):
+        for value in redaction.keyed_passwords(written):
+            if value not in found:
+                found.append(value)
+    return found
+
+
+def _leaks(raw: bytes, secrets: list[str]) -> bool:
+    msg = reading.parse(limits.bounded(raw, len(raw)))  # the headers cut as for reading: no bomb here
+    long_ones = [s for s in secrets if len(s) >= redaction.MIN_LITERAL]
+    if any(s.encode() in raw for s in long_ones):
+        return True
+    for written in _texts(msg):
+        if redaction.keyed_passwords(written) or any(s in written for s in long_ones):
+            return True
+    return False
+
+
+def redact_message(raw: bytes, msg: reading.EmailMessage, secrets: list[str]) -> bytes:
+    """The message as it may be archived (see the module)."""
+    wanted = sorted({*secrets, *secrets_in_message(msg)}, key=len, reverse=True)
+    if not wanted and not any(redaction.keyed_passwords(t) for t in _texts(msg)):
+        return raw
+    changed = False
+    for name in _WRITTEN_HEADERS:
+        value = reading.header(msg, name)
+        clean = redaction.redact_text(value, wanted, MARK)
+        if clean != value:
+            del msg[name]
+            msg[name] = " ".join(clean.split())
+            changed = True
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        body = reading.decode_part(part)
+        clean = redaction.redact_text(body, wanted, MARK)
+        if clean != body:
+            del part["Content-Transfer-Encoding"]
+            part.set_payload(clean, "utf-8")
+            changed = True
+    out = msg.as_bytes(policy=policy.SMTP) if changed else raw
+    for secret in wanted:
+        if len(secret) >= redaction.MIN_LITERAL:
+            out = out.replace(secret.encode(), MARK.encode())
+    if not _leaks(out, wanted):
+        return out
+    return _headers_only(raw, wanted)
+
+
+def _headers_only(raw: bytes, secrets: list[str]) -> bytes:
+    """The headers that hold no password, and a note instead of the body."""
+    msg = reading.parse(limits.split(raw)[0] + b"\r\n\r\n")
+    kept = []
+    for name, _value in msg.items():
+        value = reading.header(msg, name)
+        if name.lower().startswith("content-") or redaction.redact_text(value, secrets) != value:
+            continue
+        kept.append(f"{name}: {' '.join(value.split())}".encode("utf-8", "replace"))
+    return b"\r\n".join(kept) + b"\r\n\r\n" + _WITHHELD_BODY
+
+
+def clean_stored(conn: Any) -> int:
+    """Redact again every stored raw form an older pbem kept (``inbound.raw_z``, ``submission.raw_z``);
+    returns how many rows changed. Runs inside the migration's transaction."""
+    changed = 0
+    # one row in memory at a time: an inbound copy may be two megabytes
+    for row_id in conn.execute(text("SELECT id FROM inbound")).scalars().all():
+        blob = conn.execute(text("SELECT raw_z FROM inbound WHERE id = :id"), {"id": row_id}).scalar_one()
+        if not blob:
+            continue
+        try:
+            raw = zlib.decompress(blob)
+        except zlib.error:
+            continue
+        try:
+            msg = reading.parse(limits.bounded(raw, len(raw)))
+            found = secrets_in_message(msg)
+            clean = redact_message(raw, msg, found)
+        except Exception:  # a message the email package cannot write back: nothing of it is kept
+            clean = b"[message withheld: it could not be redacted]\r\n"
+        if clean != raw:
+            conn.execute(
+                text("UPDATE inbound SET raw_z = :z WHERE id = :id"),
+                {"z": zlib.compress(clean, 6), "id": row_id},
+            )
+            changed += 1
+    for row_id in conn.execute(text("SELECT id FROM submission")).scalars().all():
+        blob = conn.execute(text("SELECT raw_z FROM submission WHERE id = :id"), {"id": row_id}).scalar_one()
+        try:
+            stored = zlib.decompress(blob).decode("utf-8")
+        except (zlib.error, UnicodeDecodeError):
+            continue
+        clean = redaction.redact_text(stored)
+        if clean != stored:
+            conn.execute(
+                text("UPDATE submission SET raw_z = :z WHERE id = :id"),
+                {"z": zlib.compress(clean.encode("utf-8"), 6), "id": row_id},
+            )
+            changed += 1
+    return changed
