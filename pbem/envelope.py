@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pbem import markers
 from pbem.game import Decision
 
 PASSWORD_PLACEHOLDER = "YOUR-PASSWORD"
@@ -78,7 +79,8 @@ def order_template(
     templates already; the bot's suggestions come flush left)."""
     body = textwrap.dedent(orders_text)
     body = body if body.endswith("\n") else body + "\n"
-    return (
+    # framed by the marker lines, so the document is found in any mail it travels in (pbem.markers)
+    return markers.frame(
         f"# {title} · game {game_id} · turn {turn} · orders of {seat}\n"
         f"# {decision.prompt}\n"
         f"game: {scalar_flow(game_id)}\n"

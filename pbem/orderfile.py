@@ -22,6 +22,8 @@ from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.resolver import Resolver
 
+from pbem import markers
+
 #: the largest order file read, in bytes (the biggest any shipped game asks for is under 1.5 KB)
 MAX_BYTES = 16 * 1024
 MAX_DEPTH = 20
@@ -164,7 +166,8 @@ def decode(raw: str | bytes, max_bytes: int = MAX_BYTES) -> str:
 def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
     """The YAML document in ``raw``, as plain data (dicts, lists, strings, numbers). The limits are an
     order file's unless given (an archive is larger, and read the same careful way)."""
-    text = decode(raw, max_bytes)
+    # the template's marker lines, when present, say where the document is (pbem.markers)
+    text = markers.inside(decode(raw, max_bytes))
     control = _NON_PRINTABLE.search(text)
     if control is not None:
         raise OrderFileError(

@@ -29,7 +29,7 @@ from sqlmodel import Session, select
 
 from pbem import orders
 from pbem.codec import sha256_hex, unpack
-from pbem.mail import commands, compose, reading
+from pbem.mail import commands, compose, extract, reading
 from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
 from pbem.mail.settings import MailSettings
 from pbem.mail.sources import Incoming
@@ -141,10 +141,6 @@ def _decide(
         found = reading.extract(msg)
     except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
         return _Plan("rejected", "unreadable", None, compose.EMPTY_BODY)
-    if found.problem == "html-only":
-        return _Plan(
-            "rejected", "html-only", "[pbem] please send your orders as plain text", compose.HTML_ONLY_BODY
-        )
     if found.problem == "empty":
         return _Plan("rejected", "empty", "[pbem] no orders found in your message", compose.EMPTY_BODY)
     command = commands.detect(reading.header(msg, "Subject"), found.text)
@@ -190,7 +186,9 @@ def _decide(
     else:
         tag = f"[pbem {receipt.game_id}]" if receipt.game_id else "[pbem]"
         plan.reply_subject = f"{tag} your orders were not accepted"
-        plan.reply_body = compose.rejected_body(receipt.errors, found.origin)
+        plan.reply_body = compose.rejected_body(receipt.errors, found.origin) + extract.explain(
+            receipt.errors, found.text, found.how
+        )
     return plan
 
 

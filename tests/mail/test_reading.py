@@ -71,11 +71,11 @@ def test_html_with_a_text_part_is_read_from_the_text_part() -> None:
     assert "bid: 3" in found.text
 
 
-def test_html_only_mail_is_flagged_for_a_request_for_plain_text() -> None:
+def test_html_only_mail_is_read_from_its_text() -> None:
     msg = mail()
-    msg.set_content("<html><body><p>game: pd-1</p></body></html>", subtype="html")
+    msg.set_content("<html><body><p>game: pd-1</p><p>player: red</p></body></html>", subtype="html")
     found = reading.extract(reading.parse(raw(msg)))
-    assert (found.text, found.problem) == ("", "html-only")
+    assert (found.text, found.problem, found.how) == ("game: pd-1\n\nplayer: red", "", "scan")
 
 
 def test_empty_mail_is_flagged_empty() -> None:
