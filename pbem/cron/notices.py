@@ -19,7 +19,8 @@ from pbem.cron.deadlines import describe, show_deadline, show_duration
 from pbem.cron.models import NoticeRow
 from pbem.db import lock_game
 from pbem.errors import UserError
-from pbem.mail.compose import header_fields, new_message
+from pbem.i18n import N_, _
+from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.mail.outbox import queue
 from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, SeatRow
@@ -36,11 +37,11 @@ def notice_key(kind: str, game_id: str, epoch: int, turn: int, seat: str) -> str
 
 def _subject(kind: str, game_id: str, turn: int) -> str:
     what = {
-        "reminder": "your orders are due soon",
-        "late": "your orders are late",
-        "abandoned": "your seat is now played by the bot",
+        "reminder": N_("your orders are due soon"),
+        "late": N_("your orders are late"),
+        "abandoned": N_("your seat is now played by the bot"),
     }[kind.split("-")[0]]
-    return f"[pbem {game_id}] turn {turn}: {what}"
+    return subject_line(game_id, _("turn {turn}", turn=turn), _(what))
 
 
 def _template_or_none(engine: Engine, game_id: str, seat: str) -> str | None:
@@ -115,10 +116,15 @@ def send_notice(
             key = notice_key(kind, game_id, epoch, turn, seat_name)
             message = new_message(
                 header_fields(
-                    settings, to=seat.email, subject=_subject(kind, game_id, turn), key=key, now=now
+                    settings,
+                    to=seat.email,
+                    subject=_subject(kind, game_id, turn),
+                    key=key,
+                    now=now,
+                    thread=thread_root(settings, game_id, seat_name),
                 )
             )
-            message.set_content(body(kind, game, seat, turn, now, order_file))
+            set_text(message, body(kind, game, seat, turn, now, order_file))
             queue(session, key=key, to=seat.email, message=message, now=now, game_id=game_id)
         try:
             session.commit()

@@ -73,6 +73,7 @@ class Answer:
     attachment: tuple[str, str] | None = None
     errors: list[str] = field(default_factory=list)
     game_id: str | None = None
+    seat: str | None = None
 
 
 def run(engine: Engine, command: Command, from_address: str) -> Answer:
@@ -133,7 +134,7 @@ def _report(engine: Engine, game_id: str, seat: str, turn: Any) -> Answer:
     except UserError as exc:
         return _refused(str(exc))
     which = f"turn {turn}" if turn is not None else "latest"
-    return Answer(True, f"[pbem {game_id}] {which} report for {seat}", text, html, game_id=game_id)
+    return Answer(True, f"[pbem {game_id}] {which} report for {seat}", text, html, game_id=game_id, seat=seat)
 
 
 def _template(engine: Engine, game_id: str, seat: str) -> Answer:
@@ -153,4 +154,5 @@ def _template(engine: Engine, game_id: str, seat: str) -> Answer:
         body,
         attachment=(f"{game_id}-{seat}.yaml", text),
         game_id=game_id,
+        seat=seat,
     )

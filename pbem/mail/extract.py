@@ -266,8 +266,9 @@ def advice(how: str) -> str:
     if how == "markers":
         return _("Please correct the marked line and send the orders again.")
     return _(
-        "Put your orders between the two lines of the template, {begin} and {end}: then the host reads "
-        "exactly what is between them, whatever else your mail holds.",
+        "Put your orders between the two lines of the template, as it came in your report:\n\n"
+        "    {begin}\n    (your orders)\n    {end}\n\n"
+        "Then the host reads exactly what is between them, whatever else your mail holds.",
         begin=markers.BEGIN,
         end=markers.END,
     )

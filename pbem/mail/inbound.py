@@ -117,6 +117,7 @@ class _Plan:
     attachment: tuple[str, str] | None = None
     submission_id: int | None = None
     game_id: str | None = None
+    seat: str | None = None  # the seat the message was for, when known: the reply joins its thread
 
 
 def _decide(
@@ -155,6 +156,7 @@ def _decide(
             reply_html=answer.html,
             attachment=answer.attachment,
             game_id=answer.game_id,
+            seat=answer.seat,
         )
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
     try:
@@ -168,7 +170,12 @@ def _decide(
             "[pbem] your orders were not accepted",
             compose.rejected_body(errors, found.origin),
         )
-    plan = _Plan("accepted" if receipt.accepted else "rejected", found.origin, game_id=receipt.game_id)
+    plan = _Plan(
+        "accepted" if receipt.accepted else "rejected",
+        found.origin,
+        game_id=receipt.game_id,
+        seat=receipt.seat,
+    )
     plan.submission_id = receipt.submission_id
     if receipt.accepted:
         canonical = _canonical(engine, receipt.submission_id)
@@ -240,9 +247,12 @@ def _as_yaml(canonical: str) -> str:
 def _reply(
     settings: MailSettings, msg: reading.EmailMessage, to: str, key: str, plan: _Plan, now: datetime
 ) -> reading.EmailMessage:
+    subject = reading.header(msg, "Subject")
+    for secret in reading.passwords_in_message(msg):  # the reply keeps the subject, never a password
+        subject = subject.replace(secret, "[password redacted]") if len(secret) >= 3 else subject
     reply = compose.reply_message(
         settings,
-        reading.header(msg, "Subject"),
+        subject,
         reading.header(msg, "Message-ID"),
         reading.header(msg, "References"),
         to=to,
@@ -252,6 +262,7 @@ def _reply(
         now=now,
         html=plan.reply_html,
         attachment=plan.attachment,
+        thread=compose.thread_root(settings, plan.game_id, plan.seat) if plan.game_id and plan.seat else None,
     )
     return reply
 

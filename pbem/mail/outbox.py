@@ -29,6 +29,7 @@ from pbem.mail.compose import report_mail, report_subject
 from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.mail.transport import DeliveryError, Transport
+from pbem.markers import BEGIN
 from pbem.models import ObserverRow, OutboxRow, ReportRow, SeatRow
 
 #: how long a sender owns a row it is delivering; after a crash the row is due again then
@@ -283,7 +284,7 @@ def _compose(
             "dedupe_key": key,
             "game_id": row.game_id,
             "to_addr": address,
-            "subject": report_subject(row.game_id, row.turn, row.seat)[:300],
+            "subject": report_subject(row.game_id, row.turn, row.seat, your_move=BEGIN in text)[:300],
             "message_z": pack_message(raw),
             "created_at": now,
             "status": "pending",

@@ -107,6 +107,9 @@ def automated_reason(msg: Message, own_addresses: tuple[str, ...] = (), loop_tag
     auto = header(msg, "Auto-Submitted").lower()
     if auto and auto != "no":
         return f"auto-reply (Auto-Submitted: {auto})"
+    for name in ("List-Id", "List-Unsubscribe", "List-Post"):  # mailing-list mail (RFC 3834 §2, RFC 2369)
+        if header(msg, name):
+            return f"mailing-list mail ({name})"
     precedence = header(msg, "Precedence").lower()
     if precedence in ("bulk", "junk", "list", "auto_reply"):
         return f"bulk mail (Precedence: {precedence})"
@@ -239,9 +242,44 @@ def body_text(msg: EmailMessage) -> str:
 
     plain = msg.get_body(preferencelist=("plain",))
     if plain is not None:
-        return decode_part(plain)
+        text = decode_part(plain)
+        if plain.get_param("format", "", header="content-type").lower() == "flowed":
+            delsp = plain.get_param("delsp", "", header="content-type").lower() == "yes"
+            return unflow(text, delsp=delsp)
+        return text
     rich = msg.get_body(preferencelist=("html",))
     return html_text(decode_part(rich)) if rich is not None else ""
+
+
+def unflow(text: str, *, delsp: bool = False) -> str:
+    """A ``format=flowed`` text (RFC 3676) as its writer wrote it: soft breaks (a line ending in a
+    space) joined with the next line of the same quote depth, space-stuffing taken off. Thunderbird
+    and Apple Mail send flowed text and break long lines, a template's comment among them.
+
+    >>> unflow("# a long \\ncomment\\n   - bid: 4")
+    '# a long comment\\n  - bid: 4'
+    """
+    out: list[str] = []
+    pending: str | None = None
+    pending_depth = 0
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):
+            content = content[1:]  # space-stuffing (after the quote marks, RFC 3676 §4.5)
+        soft = content.endswith(" ") and content != "-- "
+        if pending is not None and depth == pending_depth:
+            content = pending + content
+        elif pending is not None:
+            out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
+        pending = None
+        if soft:
+            pending, pending_depth = (content[:-1] if delsp else content), depth
+            continue
+        out.append(">" * depth + (" " if depth else "") + content)
+    if pending is not None:
+        out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
+    return "\n".join(out)
 
 
 def password_in(text: str) -> str | None:

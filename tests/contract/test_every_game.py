@@ -148,6 +148,7 @@ def test_order_templates_sit_two_spaces_under_orders(game: Game) -> None:
                 )
                 assert framed.startswith(markers.BEGIN + "\n") and framed.endswith(markers.END + "\n")
                 whole = markers.inside(framed)
+                assert yaml.safe_load(framed) == yaml.safe_load(whole)  # the markers are YAML comments
                 body = [line for line in whole.split("\norders:\n", 1)[1].splitlines() if line.strip()]
                 margin = min(len(line) - len(line.lstrip(" ")) for line in body)
                 assert margin == 2, whole

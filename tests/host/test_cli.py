@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from host.conftest import Ran, run_pbem
+from pbem import markers
 from pbem.cli import app
 from pbem.envelope import PASSWORD_PLACEHOLDER
 
@@ -228,7 +229,8 @@ def test_template_is_a_file_to_fill_in(pbem: Pbem) -> None:
     text = pbem("template", "reef-7", "--player", "red").out
     data = yaml.safe_load(text)
     assert data["password"] == PASSWORD_PLACEHOLDER and data["turn"] == 1 and data["player"] == "red"
-    assert text.startswith("# Pearl Dive · game reef-7 · turn 1 · orders of red")
+    assert text.startswith(f"{markers.BEGIN}\n# Pearl Dive · game reef-7 · turn 1 · orders of red")
+    assert text.endswith(f"{markers.END}\n")
 
 
 def test_status_lists_every_game(pbem: Pbem) -> None:

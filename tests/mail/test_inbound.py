@@ -14,6 +14,7 @@ from sqlmodel import Session, select
 from pbem import orders
 from pbem.codec import sha256_hex
 from pbem.mail import inbound, reading
+from pbem.mail.compose import thread_root
 from pbem.mail.outbox import unpack_message
 from pbem.mail.settings import MailSettings
 from pbem.models import InboundRow, OutboxRow, SubmissionRow
@@ -33,7 +34,8 @@ def replies(engine: Engine) -> list[EmailMessage]:
 def body(msg: EmailMessage) -> str:
     part = msg.get_body(preferencelist=("plain",))
     assert part is not None
-    return str(part.get_content()).replace("\r\n", "\n")  # the stored message has SMTP line ends
+    text = str(part.get_content()).replace("\r\n", "\n")  # the stored message has SMTP line ends
+    return reading.unflow(text) if part.get_param("format") == "flowed" else text
 
 
 def submissions(engine: Engine) -> list[SubmissionRow]:
@@ -63,10 +65,11 @@ def test_accepted_orders_are_answered_with_the_receipt_and_the_canonical_orders(
     (reply,) = replies(engine)
     assert reply["To"] == "ann@example.org"
     assert reply["In-Reply-To"] == "<o1@example.org>"
-    assert reply["References"] == "<o1@example.org>"
+    # under the player's message, in the seat's thread (the root first)
+    assert reply["References"] == f"{thread_root(settings, game.id, 'red')} <o1@example.org>"
     assert reply["Auto-Submitted"] == "auto-replied"
     assert reply["X-Loop"] == HOST
-    assert reply["Subject"] == f"[pbem {game.id}] turn 1: orders accepted for red"
+    assert reply["Subject"] == "Re: orders"  # the player's own subject
     text = body(reply)
     assert f"Receipt: {sub.receipt}" in text
     assert sub.orders_json in text  # the exact canonical form, so the player can check the hash
@@ -85,7 +88,8 @@ def test_rejected_orders_are_answered_with_every_error(
     errors = json.loads(sub.errors or "[]")
     assert errors
     (reply,) = replies(engine)
-    assert "not accepted" in str(reply["Subject"])
+    assert str(reply["Subject"]) == "Re: orders"
+    assert "NOT accepted" in body(reply)
     for error in errors:
         assert error in body(reply)
 
@@ -236,6 +240,7 @@ def test_the_archived_raw_message_and_the_database_never_hold_the_password(
     assert archived["Message-ID"] == msg["Message-ID"]
     for reply in replies(engine):
         assert password not in reply.as_string()
+        assert reply["Subject"] == "Re: my orders ([password redacted])"
     engine.dispose()
     assert password.encode() not in stored_bytes(db_path)
 
@@ -277,7 +282,7 @@ def test_report_command_answers_with_the_latest_report_as_text_and_html(
     handled = inbound.handle(engine, raw(mail("report\n" + envelope(game, "red"))), settings, START)
     assert (handled.outcome, handled.submission_id) == ("command", None)
     (reply,) = replies(engine)
-    assert reply["Subject"] == f"[pbem {game.id}] latest report for red"
+    assert reply["Subject"] == "Re: orders"
     assert body(reply) == orders_report(engine, game, "red", "txt")
     html = reply.get_body(preferencelist=("html",))
     assert html is not None and "<html" in str(html.get_content()).lower()
@@ -296,7 +301,7 @@ def test_report_command_in_the_subject_and_for_an_older_turn(
         engine, raw(mail(envelope(game, "blue") + "turn: 0\n", subject="Re: report")), settings, START
     )
     (reply,) = replies(engine)
-    assert reply["Subject"] == f"[pbem {game.id}] turn 0 report for blue"
+    assert reply["Subject"] == "Re: report"
     assert str(reply["To"]) == "ann@example.org"  # the sender, whoever the seat's address is
 
 

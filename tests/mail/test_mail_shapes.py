@@ -149,8 +149,8 @@ def reply_text(engine: Engine) -> str:
             msg = message_from_bytes(unpack_message(row.message_z), policy=policy.default)
             assert isinstance(msg, EmailMessage)
             part = msg.get_body(preferencelist=("plain",))
-            assert part is not None
-            return part.get_content()
+            assert part is not None and part.get_param("format") == "flowed"
+            return reading.unflow(part.get_content().replace("\r\n", "\n"))
     return ""
 
 
