@@ -4,7 +4,8 @@ Players reply to a report with a greeting above the orders, a signature below, t
 ``>`` or (Outlook) pasted unquoted under ``From:``/``Sent:`` lines. In order of certainty:
 
 1. the template's marker lines (:mod:`pbem.markers`): what lies between them is the document, whatever
-   surrounds it; an unquoted pair wins over a quoted one (a reply quotes the host's own template);
+   surrounds it; a quoted pair is never read (a reply quotes the host's own template: "thanks" above
+   a quoted welcome must not send its template as orders);
 2. without markers, the text is cut where the quoted earlier message begins (``mail-parser-reply``
    knows the attribution lines and Outlook header blocks of many clients and languages), ``>`` lines
    are dropped, and the document is the run of lines that starts at the first envelope key
@@ -31,6 +32,13 @@ _START_KEY = re.compile(r"^(game|player|password|orders|turn|command)\s*:", re.I
 _KEY = re.compile(r"^[a-z][a-z0-9_-]*\s*:(\s|$)")
 _QUOTE = re.compile(r"^((?:[ \t]*>)+)[ \t]?")
 _SIGNATURE = re.compile(r"^--\s*$")
+#: the line a client writes above a message forwarded inline (Gmail, Thunderbird, Apple Mail, Outlook)
+_FORWARD = re.compile(
+    r"^\s*(-{5,}\s*forwarded message\s*-{5,}|begin forwarded message:)\s*$",
+    re.IGNORECASE,
+)
+#: a subject that says the mail is a forward
+FORWARD_SUBJECT = re.compile(r"^\s*(fwd?|wg|tr|rv|i|doorst)\s*:", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -41,11 +49,13 @@ class Found:
     how: str
 
 
-def find(text: str, command_words: tuple[str, ...] = ()) -> Found | None:
+def find(text: str, command_words: tuple[str, ...] = (), *, forwarded: bool = False) -> Found | None:
     """The order document or command in a mail body, or ``None`` when there is none.
 
     A line holding only one of ``command_words`` just above the document (``report``, ``password``)
-    belongs to it.
+    belongs to it. Only the player's own part is read, unless the mail is a forward (``forwarded``,
+    or a forward's own separator line in the text): a reply that says "thanks" above a quoted
+    report or welcome must not send the template in it as orders.
 
     >>> find("Hi all,\\n\\ngame: g\\nplayer: red\\norders:\\n- pass\\n\\nThanks, Ann").text
     'game: g\\nplayer: red\\norders:\\n- pass'
@@ -58,12 +68,18 @@ def find(text: str, command_words: tuple[str, ...] = ()) -> Found | None:
     found = _scan(_drop_quoted(ours), command_words)
     if found is not None:
         return found
-    # the player's own part holds nothing: the earlier message below it (a forward's original, a
-    # template edited in place in the quote)
-    framed = _between_markers(lines)
-    if framed is not None:
-        return Found(framed, "markers")
+    if not (forwarded or any(_FORWARD.match(line) for line in lines)):
+        return None
+    # a forward: the player's own part holds nothing, the forwarded message below it is read
+    plain = markers.span(lines)
+    if plain is not None:
+        return Found(_joined(lines[plain[0] : plain[1]]), "markers")
     return _scan(_drop_quoted(lines), command_words) if len(ours) < len(lines) else None
+
+
+def own_part(text: str) -> str:
+    """What the player wrote: the text above the earlier message, quotes and signature off."""
+    return _joined(_drop_quoted(cut_earlier_message(text.replace("\r\n", "\n").split("\n"))))
 
 
 def _joined(lines: list[str]) -> str:
@@ -83,17 +99,6 @@ def _scan(kept: list[str], command_words: tuple[str, ...]) -> Found | None:
     if before is not None and _command_word(kept[before], command_words):
         start = before
     return Found("\n".join(kept[start:end]), "scan")
-
-
-def _between_markers(lines: list[str]) -> str | None:
-    """The lines between the first unquoted marker pair, else between a quoted pair (its quote marks
-    taken off: a player may edit the quoted template in place)."""
-    plain = markers.span(lines)
-    if plain is not None:
-        return _joined(lines[plain[0] : plain[1]])
-    unquoted = [_QUOTE.sub("", line, count=1) for line in lines]
-    quoted = markers.span(unquoted)
-    return None if quoted is None else _joined(unquoted[quoted[0] : quoted[1]])
 
 
 def cut_earlier_message(lines: list[str]) -> list[str]:

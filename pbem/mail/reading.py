@@ -220,14 +220,15 @@ def extract(msg: EmailMessage) -> Extracted:
         if _ENVELOPE_LINE.search(content):
             return Extracted(content, f"attachment {name}")
     words = tuple(commands.COMMANDS)
-    found = finder.find(text, words)
+    is_forward = finder.FORWARD_SUBJECT.match(header(msg, "Subject")) is not None
+    found = finder.find(text, words, forwarded=is_forward)
     if found is not None:
         return Extracted(found.text, "body", how=found.how)
     for inner in forwarded:  # a message forwarded as an attachment (Thunderbird, Apple Mail, Outlook)
-        in_forward = finder.find(body_text(inner), words)  # type: ignore[arg-type]
+        in_forward = finder.find(body_text(inner), words, forwarded=True)  # type: ignore[arg-type]
         if in_forward is not None:
             return Extracted(in_forward.text, "forwarded message", how=in_forward.how)
-    rest = strip_reply(text)
+    rest = finder.own_part(text)  # never the earlier message: it holds the host's own template
     if rest.strip():
         return Extracted(rest, "body")
     for name, content in attachments:

@@ -226,16 +226,43 @@ def test_thunderbird_reply_with_the_template_filled_in_between_markers(
     assert accepted_bid(engine, thunderbird(text), settings) == 4
 
 
-def test_apple_mail_reply_edits_the_quoted_template_in_place(
+def test_apple_mail_reply_that_only_quotes_the_template_sends_no_orders(
     engine: Engine, game: Game, settings: MailSettings
 ) -> None:
+    # the quoted template is the host's, password filled in (as in a welcome): "thanks" is no order
     report = report_text(engine, game).replace("YOUR-PASSWORD", game.passwords["red"])
-    report = report.replace("- bid: 2", "- bid: 4")
     text = (
-        "Here you go\n\nSent from my iPhone\n\n"
+        "Thanks, got it!\n\nSent from my iPhone\n\n"
         "> On 2 Mar 2026, at 09:00, pbem test host <host@pbem.test> wrote:\n>\n" + quoted(report)
     )
-    assert accepted_bid(engine, apple_mail(text), settings) == 4
+    assert inbound.handle(engine, apple_mail(text), settings, START).outcome == "rejected"
+    with Session(engine) as session:
+        assert session.exec(select(SubmissionRow).where(SubmissionRow.status == "accepted")).all() == []
+
+
+def test_outlook_reply_that_only_says_thanks_above_the_pasted_welcome_sends_no_orders(
+    engine: Engine, game: Game, settings: MailSettings
+) -> None:
+    pasted = report_text(engine, game).replace("YOUR-PASSWORD", game.passwords["red"])
+    text = (
+        "Thanks!\n\n________________________________\nFrom: pbem test host <host@pbem.test>\n"
+        f"Sent: Monday, March 2, 2026 9:00 AM\nTo: Ann Example\nSubject: {REPORT_SUBJECT}\n\n{pasted}"
+    )
+    assert inbound.handle(engine, outlook(text), settings, START).outcome == "rejected"
+    with Session(engine) as session:
+        assert session.exec(select(SubmissionRow).where(SubmissionRow.status == "accepted")).all() == []
+
+
+def test_outlook_forward_reads_the_forwarded_orders(
+    engine: Engine, game: Game, settings: MailSettings
+) -> None:
+    text = (
+        "FYI\n\n________________________________\nFrom: Ann Example <ann@work.example>\n"
+        f"Sent: Monday, March 2, 2026 9:30 AM\nTo: {HOST}\nSubject: orders\n\n"
+        f"{orders_of(game, 'red', bid=2, framed=True)}"
+    )
+    raw = outlook(text).replace(f"Subject: RE: {REPORT_SUBJECT}".encode(), b"Subject: FW: orders")
+    assert accepted_bid(engine, raw, settings) == 2
 
 
 def test_apple_mail_inline_forward_of_an_order_mail(
