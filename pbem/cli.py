@@ -92,6 +92,9 @@ def new(
     shuffle_seats: Annotated[
         bool, typer.Option(help="Seat the players in an order drawn from the seed.")
     ] = False,
+    no_welcome: Annotated[
+        bool, typer.Option("--no-welcome", help="Mail no welcome (you hand the passwords out yourself).")
+    ] = False,
     as_json: AsJson = False,
     db: Db = None,
     now: NowOption = None,
@@ -124,6 +127,7 @@ def new(
         now=parse_now(now) if now else None,
     )
     emails = dict(seats)
+    welcomed = [] if no_welcome else _welcome(db, game_id, issued, now)
     if as_json:
         typer.echo(
             json.dumps(
@@ -139,6 +143,26 @@ def new(
     typer.echo(f"created {game_id} ({game}); passwords, shown this once:")
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {emails[seat]:<32} {password}")
+    _said_welcome(welcomed)
+
+
+def _welcome(db: str | None, game_id: str, issued: dict[str, str], now: str | None) -> list[str]:
+    """Queue each seat's welcome mail (password, how to play, first report); the seats welcomed."""
+    from pbem.mail.errors import MailError
+    from pbem.mail.welcome import queue_welcomes
+
+    try:
+        return queue_welcomes(connect(db), game_id, issued, now=parse_now(now) if now else None)
+    except MailError as exc:
+        typer.echo(f"no welcome mail queued: {exc}", err=True)
+        return []
+
+
+def _said_welcome(welcomed: list[str]) -> None:
+    if welcomed:
+        typer.echo(
+            f"welcome mail queued for {', '.join(welcomed)} (the next tick or pbem mail send delivers it)"
+        )
 
 
 def _read_input(path: str) -> bytes:
@@ -300,11 +324,15 @@ def export_command(
 def import_command(
     file: Annotated[str, typer.Argument(help="An archive written by pbem export.")],
     game_id: Annotated[str | None, typer.Option("--id", help="Store it under another id.")] = None,
+    no_welcome: Annotated[
+        bool, typer.Option("--no-welcome", help="Mail no welcome (you hand the passwords out yourself).")
+    ] = False,
     as_json: AsJson = False,
     db: Db = None,
 ) -> None:
     """Replay an archive, checking every hash, and store it; each seat gets a new password, shown once."""
     new_id, issued = archive.import_archive(connect(db), file, game_id=game_id)
+    welcomed = [] if no_welcome else _welcome(db, new_id, issued, None)
     if as_json:
         typer.echo(
             json.dumps({"id": new_id, "seats": [{"seat": s, "password": p} for s, p in issued.items()]})
@@ -313,6 +341,7 @@ def import_command(
     typer.echo(f"imported {new_id}; new passwords, shown this once:")
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {password}")
+    _said_welcome(welcomed)
 
 
 @app.command(epilog=_example("pbem schema reef-encounter > reef-orders.schema.json"))
