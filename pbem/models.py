@@ -65,6 +65,9 @@ class SeatRow(SQLModel, table=True):
     password_hash: str = Field(max_length=256)
     misses: int = 0
     abandoned: bool = False
+    # a password a "password" mail sent to the seat's address, in force once first used (migration 0008)
+    pending_password_hash: str | None = Field(default=None, max_length=256)
+    password_reset_at: datetime | None = None
 
 
 class ObserverRow(SQLModel, table=True):

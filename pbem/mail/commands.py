@@ -17,17 +17,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import yaml
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import orderfile, passwords
+from pbem import orderfile, seatpass
 from pbem.errors import UserError
+from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, SeatRow
 
-COMMANDS = ("report", "template", "help")
+COMMANDS = ("report", "template", "help", "password")
+
+#: commands that need no password (their answer goes to the seat's registered address, or is public)
+WITHOUT_PASSWORD = ("password",)
 _SUBJECT_NOISE = re.compile(r"^\s*((re|fwd?|aw|wg|sv|tr)\s*:\s*|\[[^\]]*\]\s*)+", re.IGNORECASE)
 
 
@@ -76,8 +81,16 @@ class Answer:
     seat: str | None = None
 
 
-def run(engine: Engine, command: Command, from_address: str) -> Answer:
-    """Carry out a command for ``from_address``; bad input becomes an :class:`Answer` with errors."""
+def run(
+    engine: Engine,
+    command: Command,
+    from_address: str,
+    *,
+    settings: MailSettings | None = None,
+    now: datetime | None = None,
+) -> Answer:
+    """Carry out a command for ``from_address``; bad input becomes an :class:`Answer` with errors.
+    ``settings`` and ``now`` serve commands that queue mail of their own (``password``)."""
     from pbem.mail.compose import HOW_TO
 
     if command.name == "help":
@@ -90,6 +103,10 @@ def run(engine: Engine, command: Command, from_address: str) -> Answer:
         return _refused(f"the lines after {command.name!r} could not be read: {str(exc).splitlines()[0]}")
     if not isinstance(envelope, dict):
         return _refused(f"after {command.name!r}, give the lines game:, player: and password:")
+    if command.name == "password":
+        from pbem.mail import password_reset
+
+        return password_reset.request(engine, envelope, settings=settings, now=now)
     try:
         game_id, seat = _authenticate(engine, envelope, from_address)
     except UserError as exc:
@@ -115,8 +132,10 @@ def _authenticate(engine: Engine, envelope: dict[str, Any], from_address: str) -
         seat = session.exec(
             select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
         ).first()
-    # the same answer, and the same time spent, whatever is wrong: nobody learns which seats exist
-    if not passwords.verify(password, seat.password_hash if seat else None) or game is None or seat is None:
+        # the same answer, and the same time spent, whatever is wrong: nobody learns which seats exist
+        matches = seatpass.check(session, seat, password)  # a requested new password counts too
+        session.commit()  # its first use makes it the seat's password
+    if not matches or game is None or seat is None:
         raise UserError(f"game {game_id!r}, player {seat_name!r} and that password do not match")
     if game.require_from_match and seat.email.strip().lower() != from_address.lower():
         raise UserError(f"game {game_id} accepts mail for {seat_name} only from the player's own address")

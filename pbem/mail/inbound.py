@@ -146,7 +146,7 @@ def _decide(
         return _Plan("rejected", "empty", "[pbem] no orders found in your message", compose.EMPTY_BODY)
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None:
-        answer = commands.run(engine, command, frm)
+        answer = commands.run(engine, command, frm, settings=settings, now=at)
         body = answer.text if answer.ok else compose.refused_body(answer.errors)
         return _Plan(
             "command",
