@@ -134,10 +134,12 @@ def _authenticate(engine: Engine, envelope: dict[str, Any], from_address: str) -
         ).first()
         # the same answer, and the same time spent, whatever is wrong: nobody learns which seats exist
         matches = seatpass.check(session, seat, password)  # a requested new password counts too
+        require_from = bool(game and game.require_from_match)
+        seat_email = seat.email if seat else ""
         session.commit()  # its first use makes it the seat's password
     if not matches or game is None or seat is None:
         raise UserError(f"game {game_id!r}, player {seat_name!r} and that password do not match")
-    if game.require_from_match and seat.email.strip().lower() != from_address.lower():
+    if require_from and seat_email.strip().lower() != from_address.lower():
         raise UserError(f"game {game_id} accepts mail for {seat_name} only from the player's own address")
     return game_id, seat_name
 

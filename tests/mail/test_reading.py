@@ -202,3 +202,17 @@ def test_a_signed_message_is_read_from_its_signed_text() -> None:
     ).encode()
     found = reading.extract(reading.parse(data))
     assert (found.origin, found.text) == ("body", ORDERS.rstrip("\n"))
+
+
+def test_mailing_list_mail_is_never_answered() -> None:
+    for name, value in (("List-Id", "<players.example.org>"), ("List-Unsubscribe", "<mailto:u@example.org>")):
+        msg = reading.parse(raw(mail("game: pd-1", headers={name: value})))
+        assert reading.automated_reason(msg) == f"mailing-list mail ({name})"
+
+
+def test_format_flowed_text_is_read_as_its_writer_wrote_it() -> None:
+    body = "# Your turn: a long comment that a client \nbroke\ngame: pd-1\norders:\n   - bid: 3\n"
+    msg = mail()
+    msg.set_content(body, params={"format": "flowed"})
+    found = reading.extract(reading.parse(raw(msg)))
+    assert found.text == "# Your turn: a long comment that a client broke\ngame: pd-1\norders:\n  - bid: 3"
