@@ -211,8 +211,10 @@ def test_mailing_list_mail_is_never_answered() -> None:
 
 
 def test_format_flowed_text_is_read_as_its_writer_wrote_it() -> None:
-    body = "# Your turn: a long comment that a client \nbroke\ngame: pd-1\norders:\n   - bid: 3\n"
+    body = "game: pd-1\norders:\n   # bid one pearl: a long comment that a \n client broke\n   - bid: 3\n"
     msg = mail()
     msg.set_content(body, params={"format": "flowed"})
     found = reading.extract(reading.parse(raw(msg)))
-    assert found.text == "# Your turn: a long comment that a client broke\ngame: pd-1\norders:\n  - bid: 3"
+    assert (
+        found.text == "game: pd-1\norders:\n  # bid one pearl: a long comment that a client broke\n  - bid: 3"
+    )
