@@ -42,6 +42,8 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
         "status": row.status,
         "turn": row.turn,
         "seats": [s.name for s in seat_rows(session, row.id)],
+        # two bounced mails in a row (pbem.mail.bounces): the host cannot reach the seat
+        "unreachable": [s.name for s in seat_rows(session, row.id) if s.bounces >= 2],
         "awaited": [seat for seat in pending if seat not in submitted],
         "orders_in": [seat for seat in pending if seat in submitted],
         "deadline": clock.show(row.deadline_at) if row.status == "active" else None,
@@ -68,4 +70,6 @@ def describe(entry: dict[str, Any]) -> str:
         lines.append(f"  orders in from: {', '.join(entry['orders_in'])}")
     if entry["deadline"]:
         lines.append(f"  deadline: {entry['deadline']}")
+    if entry.get("unreachable"):
+        lines.append(f"  unreachable (mail bounces): {', '.join(entry['unreachable'])}")
     return "\n".join(lines)

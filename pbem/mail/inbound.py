@@ -29,7 +29,7 @@ from sqlmodel import Session, select
 
 from pbem import orders
 from pbem.codec import sha256_hex, unpack
-from pbem.mail import commands, compose, extract, reading
+from pbem.mail import bounces, commands, compose, extract, reading
 from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
 from pbem.mail.settings import MailSettings
 from pbem.mail.sources import Incoming
@@ -132,9 +132,14 @@ def _decide(
 ) -> _Plan:
     automated = reading.automated_reason(msg, (settings.from_addr,), settings.loop_tag)
     if automated:
+        if not automated.startswith(("our own", "mail from a pbem host", "mailing-list")):
+            # a bounce may also say Auto-Submitted or Precedence: what it reports is read either way
+            found = bounces.record(engine, msg, at)
+            automated += f": {found}" if found else ""
         return _Plan("ignored", automated)
     if frm is None:
         return _Plan("ignored", "no single valid From address to answer")
+    bounces.heard_from(engine, frm)
     if len(raw) > settings.max_message_bytes:
         too_large = compose.too_large_body(len(raw), settings.max_message_bytes)
         return _Plan("rejected", "too large", "[pbem] your message is too large", too_large)

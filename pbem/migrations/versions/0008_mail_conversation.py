@@ -4,6 +4,7 @@
   one keeps working until this one is first used, so nobody can lock a player out by asking for
   resets.
 - ``seat.password_reset_at``: the moment of the last reset mail (at most one a day per seat).
+- ``seat.bounces``: mails to the seat that bounced in a row; two mark it unreachable.
 
 Revision ID: 0008
 Revises: 0004
@@ -19,20 +20,23 @@ down_revision = "0004"
 branch_labels = None
 depends_on = None
 
-COLUMNS = (
-    ("pending_password_hash", sa.String(length=256)),
-    ("password_reset_at", sa.DateTime(timezone=True)),
-)
+
+def _columns() -> list[sa.Column]:  # new objects each time: a column belongs to one table
+    return [
+        sa.Column("pending_password_hash", sa.String(length=256), nullable=True),
+        sa.Column("password_reset_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("bounces", sa.Integer(), server_default="0", nullable=False),
+    ]
 
 
 def upgrade() -> None:
     # A database made by the host's create_all with this code already has the columns.
     present = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("seat")}
-    for name, kind in COLUMNS:
-        if name not in present:
-            op.add_column("seat", sa.Column(name, kind, nullable=True))
+    for column in _columns():
+        if column.name not in present:
+            op.add_column("seat", column)
 
 
 def downgrade() -> None:
-    for name, _kind in reversed(COLUMNS):
-        op.drop_column("seat", name)
+    for column in reversed(_columns()):
+        op.drop_column("seat", column.name)
