@@ -134,6 +134,9 @@ def new(
         str, typer.Option(help="While a seat is away: bot (plays its turns) or extend (deadlines wait).")
     ] = "extend",
     absence_days: Annotated[int, typer.Option(help="Days of time away each seat may take.")] = 14,
+    no_welcome: Annotated[
+        bool, typer.Option("--no-welcome", help="Mail no welcome (you hand the passwords out yourself).")
+    ] = False,
     as_json: AsJson = False,
     db: Db = None,
     now: NowOption = None,
@@ -181,6 +184,7 @@ def new(
             "people to avoid confusion",
             err=True,
         )
+    welcomed = [] if no_welcome else _welcome(db, game_id, issued, now)
     if as_json:
         typer.echo(
             json.dumps(
@@ -201,6 +205,7 @@ def new(
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {emails[seat]:<32} {password}")
     typer.echo(f"dice commitment (in every report; the seed is revealed at the end): {commitment(seed)}")
+    _said_welcome(welcomed)
 
 
 def _languages(values: list[str]) -> dict[str, Any]:
@@ -212,6 +217,25 @@ def _languages(values: list[str]) -> dict[str, Any]:
         "language": game_language[0] if game_language else None,
         "seat_languages": dict(_pair(v, "--lang") for v in values if "=" in v),
     }
+
+
+def _welcome(db: str | None, game_id: str, issued: dict[str, str], now: str | None) -> list[str]:
+    """Queue each seat's welcome mail (password, how to play, first report); the seats welcomed."""
+    from pbem.mail.errors import MailError
+    from pbem.mail.welcome import queue_welcomes
+
+    try:
+        return queue_welcomes(connect(db), game_id, issued, now=parse_now(now) if now else None)
+    except MailError as exc:
+        typer.echo(f"no welcome mail queued: {exc}", err=True)
+        return []
+
+
+def _said_welcome(welcomed: list[str]) -> None:
+    if welcomed:
+        typer.echo(
+            f"welcome mail queued for {', '.join(welcomed)} (the next tick or pbem mail send delivers it)"
+        )
 
 
 def _read_input(path: str) -> bytes:
@@ -469,12 +493,16 @@ def import_command(
         str, typer.Argument(help="An archive written by pbem export, or a record (docs/records.md).")
     ],
     game_id: Annotated[str | None, typer.Option("--id", help="Store it under another id.")] = None,
+    no_welcome: Annotated[
+        bool, typer.Option("--no-welcome", help="Mail no welcome (you hand the passwords out yourself).")
+    ] = False,
     as_json: AsJson = False,
     db: Db = None,
 ) -> None:
     """Replay an archive, checking every hash, and store it; each seat gets a new password, shown once.
     A record of a game played elsewhere (no hashes) is replayed through the rules, every order checked."""
     new_id, issued = archive.import_archive(connect(db), file, game_id=game_id)
+    welcomed = [] if no_welcome else _welcome(db, new_id, issued, None)
     if as_json:
         typer.echo(
             json.dumps({"id": new_id, "seats": [{"seat": s, "password": p} for s, p in issued.items()]})
@@ -483,6 +511,7 @@ def import_command(
     typer.echo(f"imported {new_id}; new passwords, shown this once:")
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {password}")
+    _said_welcome(welcomed)
 
 
 @app.command(

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pbem import markers
 from pbem.game import Decision
 from pbem.i18n import _
 from pbem.orderfile import Positions
@@ -88,7 +89,9 @@ def order_template(
     body = textwrap.dedent(orders_text)
     body = body if body.endswith("\n") else body + "\n"
     schema = f"# yaml-language-server: $schema={game_name}.schema.json\n" if game_name else ""
-    return (
+    # framed by the marker lines, so the document is found in any mail it travels in (pbem.markers);
+    # the editor's schema line inside them, so it travels with the document
+    return markers.frame(
         f"{schema}# {title} · game {game_id} · turn {turn} · orders of {seat}\n"
         f"# {decision.prompt}\n"
         f"game: {scalar_flow(game_id)}\n"

@@ -104,6 +104,10 @@ class SeatRow(SQLModel, table=True):
     timezone: str | None = Field(default=None, max_length=64)
     away_until: datetime | None = None
     away_days_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # a password a "password" mail sent to the seat's address, in force once first used (migration 0008)
+    pending_password_hash: str | None = Field(default=None, max_length=256)
+    password_reset_at: datetime | None = None
+    bounces: int = Field(default=0, sa_column_kwargs={"server_default": "0"})  # in a row (migration 0008)
 
 
 class ObserverRow(SQLModel, table=True):

@@ -24,6 +24,7 @@ from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.resolver import Resolver
 
+from pbem import markers
 from pbem.i18n import _
 
 #: the largest order file read, in bytes (the biggest any shipped game asks for is under 1.5 KB)
@@ -168,7 +169,8 @@ def decode(raw: str | bytes, max_bytes: int = MAX_BYTES) -> str:
 def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
     """The YAML document in ``raw``, as plain data (dicts, lists, strings, numbers). The limits are an
     order file's unless given (an archive is larger, and read the same careful way)."""
-    text = decode(raw, max_bytes)
+    # the template's marker lines, when present, say where the document is (pbem.markers)
+    text = markers.inside(decode(raw, max_bytes))
     control = _NON_PRINTABLE.search(text)
     if control is not None:
         raise OrderFileError(

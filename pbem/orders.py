@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine, update
 from sqlmodel import Session
 
-from pbem import away, clock, passwords, redaction
+from pbem import away, clock, passwords, redaction, seatpass
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
 from pbem.db import lock_game
@@ -114,7 +114,7 @@ def _examine(session: Session, data: Any, from_address: str | None, raw: str | b
         verdict.errors = [f"game: there is no game {envelope.game!r} [game.unknown]"]
         return verdict
     seat = next((s for s in seat_rows(session, row.id) if s.name == envelope.player), None)
-    if not passwords.verify(envelope.password, seat.password_hash if seat else None):
+    if not seatpass.check(session, seat, envelope.password):  # a requested new password counts too
         verdict.errors = [
             f"password: game {row.id} has no player {envelope.player!r} with that password [auth.failed]"
         ]

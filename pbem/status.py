@@ -47,6 +47,8 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
         "turn": row.turn if outcome is not None else row.turn + 1,
         "turns_resolved": row.turn,
         "seats": [s.name for s in seat_rows(session, row.id)],
+        # two bounced mails in a row (pbem.mail.bounces): the host cannot reach the seat
+        "unreachable": [s.name for s in seat_rows(session, row.id) if s.bounces >= 2],
         "awaited": [seat for seat in pending if seat not in submitted],
         "orders_in": [seat for seat in pending if seat in submitted],
         "deadline": clock.utc(row.deadline_at).isoformat()
@@ -95,4 +97,6 @@ def describe(entry: dict[str, Any]) -> str:
         lines.append(f"  deadline: {clock.show(datetime.fromisoformat(entry['deadline']))}")
     if entry.get("dice_commitment"):
         lines.append(f"  dice commitment: {entry['dice_commitment']}")
+    if entry.get("unreachable"):
+        lines.append(f"  unreachable (mail bounces): {', '.join(entry['unreachable'])}")
     return "\n".join(lines)

@@ -123,6 +123,7 @@ def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datet
         password = passwords.generate()
         seat.email, seat.password_hash = email, passwords.hash_password(password)
         seat.misses, seat.abandoned = 0, False
+        seat.pending_password_hash = None  # a reset the old player asked for dies with the seat's change
         session.add(seat)
         _note(session, game_id, "replace", f"seat {seat_name} given to a new player", now)
         session.commit()

@@ -372,6 +372,9 @@ def replace(
     game_id: GameArg,
     seat: Annotated[str, typer.Argument(help="The seat to give away, e.g. red.")],
     email: Annotated[str, typer.Argument(help="The new player's address.")],
+    no_welcome: Annotated[
+        bool, typer.Option("--no-welcome", help="Mail no welcome (you hand the password out yourself).")
+    ] = False,
     db: DbOption = None,
     now: NowOption = None,
 ) -> None:
@@ -384,6 +387,14 @@ def replace(
 
     password = guarded(lambda: admin.replace(_engine(db), game_id, seat, email, parse_now(now)))
     typer.echo(f"seat {seat} of {game_id} now belongs to {email}; password (shown once): {password}")
+    if not no_welcome:
+        from pbem.mail.welcome import queue_welcomes
+
+        welcomed = guarded(
+            lambda: queue_welcomes(_engine(db), game_id, {seat: password}, now=parse_now(now), replaced=True)
+        )
+        if welcomed:
+            typer.echo(f"welcome mail queued for {seat} at {email}")
 
 
 @app.command()

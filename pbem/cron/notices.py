@@ -22,8 +22,8 @@ from pbem.cron.deadlines import describe, show_deadline, show_duration
 from pbem.cron.models import NoticeRow
 from pbem.db import lock_game
 from pbem.errors import UserError
-from pbem.i18n import _, language
-from pbem.mail.compose import header_fields, new_message, with_language
+from pbem.i18n import N_, _, language
+from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root, with_language
 from pbem.mail.outbox import queue
 from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, SeatRow
@@ -44,12 +44,12 @@ def notice_key(kind: str, game_id: str, epoch: int, turn: int, seat: str) -> str
 
 def _subject(kind: str, game_id: str, turn: int) -> str:
     what = {
-        "reminder": "your orders are due soon",
-        "late": "your orders are late",
-        "abandoned": "your seat is now played by the bot",
-        "moved": "the deadline moved",
+        "reminder": N_("your orders are due soon"),
+        "late": N_("your orders are late"),
+        "abandoned": N_("your seat is now played by the bot"),
+        "moved": N_("the deadline moved"),
     }[kind.split("-")[0]]
-    return f"[pbem {game_id}] turn {turn}: {what}"
+    return subject_line(game_id, _("turn {turn}", turn=turn), _(what))
 
 
 def _template_or_none(engine: Engine, game_id: str, seat: str) -> str | None:
@@ -159,10 +159,15 @@ def _send_notice(
             key = notice_key(kind, game_id, epoch, turn, seat_name)
             message = new_message(
                 header_fields(
-                    settings, to=seat.email, subject=_subject(kind, game_id, turn), key=key, now=now
+                    settings,
+                    to=seat.email,
+                    subject=_subject(kind, game_id, turn),
+                    key=key,
+                    now=now,
+                    thread=thread_root(settings, game_id, seat_name),
                 )
             )
-            message.set_content(body(kind, game, seat, turn, now, order_file))
+            set_text(message, body(kind, game, seat, turn, now, order_file))
             if kind.startswith("moved") and game.deadline_at is not None:  # the same event, moved
                 part = deadline_part(game, seat, turn, game.deadline_at, now, settings.from_addr)
                 message.add_attachment(

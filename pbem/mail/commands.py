@@ -24,23 +24,28 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 import yaml
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import away, clock, orderfile, passwords, zones
+from pbem import away, clock, orderfile, seatpass, zones
 from pbem.db import lock_game
 from pbem.errors import UserError
 from pbem.i18n import LANGUAGES, NAMES, UnknownLanguage, _, check_language, language
+from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, SeatRow
 from pbem.reports import reader_language
 
-COMMANDS = ("report", "template", "help", "language", "timezone", "away")
+COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away")
 _LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
 #: commands given as a key of the envelope: ``timezone: Europe/Budapest``, ``away: {until: ...}``
 _KEYED = re.compile(r"^(timezone|away)\s*:", re.MULTILINE | re.IGNORECASE)
+
+#: commands that need no password (their answer goes to the seat's registered address, or is public)
+WITHOUT_PASSWORD = ("password",)
 _SUBJECT_NOISE = re.compile(r"^\s*((re|fwd?|aw|wg|sv|tr)\s*:\s*|\[[^\]]*\]\s*)+", re.IGNORECASE)
 
 
@@ -93,10 +98,19 @@ class Answer:
     errors: list[str] = field(default_factory=list)
     game_id: str | None = None
     language: str | None = None  # the reader's, once the seat is known; None: English
+    seat: str | None = None
 
 
-def run(engine: Engine, command: Command, from_address: str) -> Answer:
-    """Carry out a command for ``from_address``; bad input becomes an :class:`Answer` with errors."""
+def run(
+    engine: Engine,
+    command: Command,
+    from_address: str,
+    *,
+    settings: MailSettings | None = None,
+    now: datetime | None = None,
+) -> Answer:
+    """Carry out a command for ``from_address``; bad input becomes an :class:`Answer` with errors.
+    ``settings`` and ``now`` serve commands that queue mail of their own (``password``)."""
     from pbem.mail.compose import HOW_TO
 
     if command.name == "help":
@@ -109,6 +123,10 @@ def run(engine: Engine, command: Command, from_address: str) -> Answer:
         return _refused(f"the lines after {command.name!r} could not be read: {str(exc).splitlines()[0]}")
     if not isinstance(envelope, dict):
         return _refused(f"after {command.name!r}, give the lines game:, player: and password:")
+    if command.name == "password":
+        from pbem.mail import password_reset
+
+        return password_reset.request(engine, envelope, settings=settings, now=now)
     try:
         game_id, seat = _authenticate(engine, envelope, from_address)
     except UserError as exc:
@@ -224,10 +242,14 @@ def _authenticate(engine: Engine, envelope: dict[str, Any], from_address: str) -
         seat = session.exec(
             select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
         ).first()
-    # the same answer, and the same time spent, whatever is wrong: nobody learns which seats exist
-    if not passwords.verify(password, seat.password_hash if seat else None) or game is None or seat is None:
+        # the same answer, and the same time spent, whatever is wrong: nobody learns which seats exist
+        matches = seatpass.check(session, seat, password)  # a requested new password counts too
+        require_from = bool(game and game.require_from_match)
+        seat_email = seat.email if seat else ""
+        session.commit()  # its first use makes it the seat's password
+    if not matches or game is None or seat is None:
         raise UserError(f"game {game_id!r}, player {seat_name!r} and that password do not match")
-    if game.require_from_match and seat.email.strip().lower() != from_address.lower():
+    if require_from and seat_email.strip().lower() != from_address.lower():
         raise UserError(f"game {game_id} accepts mail for {seat_name} only from the player's own address")
     return game_id, seat_name
 
@@ -243,7 +265,7 @@ def _report(engine: Engine, game_id: str, seat: str, turn: Any) -> Answer:
     except UserError as exc:
         return _refused(str(exc))
     which = f"turn {turn}" if turn is not None else "latest"
-    return Answer(True, f"[pbem {game_id}] {which} report for {seat}", text, html, game_id=game_id)
+    return Answer(True, f"[pbem {game_id}] {which} report for {seat}", text, html, game_id=game_id, seat=seat)
 
 
 def _template(engine: Engine, game_id: str, seat: str) -> Answer:
@@ -263,4 +285,5 @@ def _template(engine: Engine, game_id: str, seat: str) -> Answer:
         body,
         attachment=(f"{game_id}-{seat}.yaml", text),
         game_id=game_id,
+        seat=seat,
     )

@@ -18,8 +18,9 @@ from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 from functools import lru_cache
 
+from pbem import markers
 from pbem.codec import sha256_hex
-from pbem.i18n import current_language
+from pbem.i18n import _, current_language
 from pbem.mail.calendar_part import attach_calendars
 from pbem.mail.settings import MailSettings
 from pbem.mailhtml import Picture, mail_page
@@ -34,6 +35,13 @@ def _one_line(text: str, limit: int = 200) -> str:
     return re.sub(r"[\r\n\t]+", " ", text).strip()[:limit]
 
 
+def thread_root(settings: MailSettings, game_id: str, seat: str) -> str:
+    """The Message-ID at the root of one seat's thread in one game: the welcome carries it, every
+    later mail to the seat (reports, notices, replies) refers to it, so a mail program shows the
+    whole game as one conversation. Stable: derived from the game, the seat and the host's domain."""
+    return f"<thread.{sha256_hex(game_id + '/' + seat)[:24]}@{_domain(settings.from_addr)}>"
+
+
 def header_fields(
     settings: MailSettings,
     *,
@@ -44,21 +52,36 @@ def header_fields(
     auto: str = "auto-generated",
     in_reply_to: str | None = None,
     references: str | None = None,
+    thread: str | None = None,
+    message_id: str | None = None,
     language: str | None = None,
 ) -> list[tuple[str, str]]:
-    """The headers every outgoing message shares, in order, as (name, value). ``Content-Language``
-    is ``language``, by default the current one (:func:`pbem.i18n.language`), which the text is in."""
+    """The headers every outgoing message shares, in order, as (name, value).
+
+    ``thread`` (:func:`thread_root`) threads the mail under the seat's root: ``In-Reply-To`` is the
+    message answered (``in_reply_to``) or the root, ``References`` starts with the root (RFC 5322
+    §3.6.4). ``message_id`` replaces the one derived from ``key`` (the welcome is the root itself).
+    ``Content-Language`` is ``language``, by default the current one (:func:`pbem.i18n.language`),
+    which the text is in.
+    """
     moment = now.replace(tzinfo=UTC) if now.tzinfo is None else now
+    own_id = (
+        message_id or f"<{sha256_hex(key + '|' + moment.isoformat())[:40]}@{_domain(settings.from_addr)}>"
+    )
     fields = [
         ("From", formataddr((settings.from_name, settings.from_addr))),
         ("To", to),
         ("Subject", _one_line(subject, 250)),
         ("Date", format_datetime(moment)),
-        ("Message-ID", f"<{sha256_hex(key + '|' + moment.isoformat())[:40]}@{_domain(settings.from_addr)}>"),
+        ("Message-ID", own_id),
     ]
-    if in_reply_to:
-        fields.append(("In-Reply-To", _one_line(in_reply_to, 900)))
-        fields.append(("References", _one_line(f"{references or ''} {in_reply_to}", 900)))
+    parent = in_reply_to or (thread if thread != own_id else None)
+    if parent:
+        chain = [thread] if thread and thread != own_id else []
+        chain += [ref for ref in (references or "").split() if ref not in chain]
+        chain += [parent] if parent not in chain else []
+        fields.append(("In-Reply-To", _one_line(parent, 900)))
+        fields.append(("References", _references(chain)))
     fields += [("Auto-Submitted", auto), ("X-Loop", settings.loop_tag), ("X-PBEM-Host", settings.from_addr)]
     fields.append(("Content-Language", language or current_language()))
     return fields
@@ -70,6 +93,15 @@ def with_language(msg: EmailMessage, language: str | None = None) -> EmailMessag
     del msg["Content-Language"]
     msg["Content-Language"] = language or current_language()
     return msg
+
+
+def _references(chain: list[str], limit: int = 900) -> str:
+    """``References`` within ``limit`` characters: the root and the latest ids kept, middle ones
+    dropped first (as RFC 5322 §3.6.4 allows), so a long conversation cannot grow the header."""
+    kept = [_one_line(ref, 300) for ref in chain if ref.startswith("<") and ref.endswith(">")]
+    while len(" ".join(kept)) > limit and len(kept) > 2:
+        del kept[1]
+    return " ".join(kept)[:limit]
 
 
 def new_message(fields: list[tuple[str, str]]) -> EmailMessage:
@@ -105,10 +137,16 @@ def _add_html(msg: EmailMessage, html: str) -> None:
     msg.attach(part)
 
 
-def report_subject(game_id: str, turn: int, seat: str) -> str:
-    """``[pbem reef-7] turn 12: report for red`` (``public report`` for observers)."""
-    whom = f"report for {seat}" if seat else "public report"
-    return f"[pbem {game_id}] turn {turn}: {whom}"
+def subject_line(game_id: str, *parts: str) -> str:
+    """A subject that stays readable in a list of mails: ``[pbem] reef-7 · turn 12 · your move``."""
+    return " · ".join([f"[pbem] {game_id}", *[p for p in parts if p]])
+
+
+def report_subject(game_id: str, turn: int, seat: str, *, your_move: bool = False) -> str:
+    """``[pbem] reef-7 · turn 12 · your move`` (``report`` when nothing is asked of the seat,
+    ``public report`` for observers)."""
+    what = _("public report") if not seat else _("your move") if your_move else _("report")
+    return subject_line(game_id, _("turn {turn}", turn=turn), what)
 
 
 def report_mail(
@@ -137,16 +175,24 @@ def report_mail(
     the tests parse it back with the email package. The boundary comes from the Message-ID, so the same
     report mails the same bytes.
     """
-    fields = header_fields(settings, to=to, subject=report_subject(game_id, turn, seat), key=key, now=now)
+    fields = header_fields(
+        settings,
+        to=to,
+        subject=report_subject(game_id, turn, seat, your_move=markers.BEGIN in text),
+        key=key,
+        now=now,
+        thread=thread_root(settings, game_id, seat) if seat else None,
+    )
     page = mail_page(html)
     boundary = "=_pbem_" + sha256_hex(dict(fields)["Message-ID"])[:32]
-    texts = [_encoded_part("plain", text), _encoded_part("html", page.html)]
+    texts = [_encoded_part("plain", flowed(text), flowed=True), _encoded_part("html", page.html)]
     related = _related_boundary(boundary)
     if any(b.encode() in body for _headers, body in texts for b in (boundary, related)):
         # only a 7bit part could hold it (quoted-printable writes "=" as "=3D", base64 has no "_"):
         # encode that part too
         texts = [
-            _encoded_part(sub, body, force_qp=True) for sub, body in (("plain", text), ("html", page.html))
+            _encoded_part("plain", flowed(text), force_qp=True, flowed=True),
+            _encoded_part("html", page.html, force_qp=True),
         ]
     parts = [texts[0], _html_part(texts[1], page.pictures, boundary)]
     fields += [("MIME-Version", "1.0"), ("Content-Type", f'multipart/alternative; boundary="{boundary}"')]
@@ -210,15 +256,74 @@ def _header_value(name: str, value: str) -> str | Header:
     return value if value.isascii() else Header(value, "utf-8", header_name=name)
 
 
-def _encoded_part(subtype: str, content: str, *, force_qp: bool = False) -> tuple[bytes, bytes]:
+def _encoded_part(
+    subtype: str, content: str, *, force_qp: bool = False, flowed: bool = False
+) -> tuple[bytes, bytes]:
     """(headers, body) of one text part, as ``set_content`` writes it: every line break a CRLF and one
-    at the end; 7bit when the text allows it, else quoted-printable."""
+    at the end; 7bit when the text allows it, else quoted-printable. ``flowed``: the content is
+    format=flowed already (:func:`flowed`), and the Content-Type says so."""
     data = b"\n".join(content.encode("utf-8").splitlines()) + b"\n"
     cte = "quoted-printable" if force_qp else _cte(content)
     if cte == "quoted-printable":
         data = binascii.b2a_qp(data, istext=True)
-    headers = f'Content-Type: text/{subtype}; charset="utf-8"\r\nContent-Transfer-Encoding: {cte}\r\n'
+    form = "; format=flowed" if flowed else ""
+    headers = f'Content-Type: text/{subtype}; charset="utf-8"{form}\r\nContent-Transfer-Encoding: {cte}\r\n'
     return headers.encode("ascii"), data.replace(b"\n", b"\r\n")
+
+
+#: RFC 3676 §4.2: lines of at most 78 characters, the trailing space of a soft break included
+FLOWED_WIDTH = 78
+
+
+def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
+    """``text`` as RFC 3676 ``format=flowed`` (DelSp=No): prose lines longer than ``width`` broken at
+    spaces, each break a trailing space that a reading client joins again; trailing spaces of the
+    lines themselves removed (they would read as breaks); lines that start with a space, ``>`` or
+    ``From `` space-stuffed. The order document between the template's markers is never broken: a
+    client that does not know the format shows its lines as they are, and they must stay YAML.
+
+    >>> flowed("a " * 3 + "b", width=4)
+    'a a \\na b'
+    """
+    out: list[str] = []
+    in_document = False
+    for line in text.replace("\r\n", "\n").split("\n"):
+        line = line.rstrip(" ")
+        if markers.is_begin(line) or markers.is_end(line):
+            in_document = markers.is_begin(line)
+            out.append(line)
+            continue
+        if line == "--":
+            out.append("-- ")  # the signature separator keeps its space: it is no soft break
+            continue
+        pieces = [line] if in_document else _break(line, width)
+        for piece in pieces:
+            out.append(" " + piece if piece.startswith((" ", ">", "From ")) else piece)
+    return "\n".join(out)
+
+
+def _break(line: str, width: int) -> list[str]:
+    """``line`` in pieces of at most ``width`` characters, each but the last ending in the space it
+    was broken at; a word longer than ``width`` stays whole."""
+    pieces: list[str] = []
+    indent = len(line) - len(line.lstrip(" "))
+    while len(line) > width:
+        at = line.rfind(" ", indent + 1, width)  # the space stays at the end of the piece
+        if at <= indent:
+            at = line.find(" ", width)
+            if at < 0:
+                break
+        pieces.append(line[: at + 1])
+        line = line[at + 1 :]
+        indent = 0
+    pieces.append(line)
+    return pieces
+
+
+def set_text(msg: EmailMessage, text: str) -> None:
+    """``text`` as the message's plain-text body, format=flowed."""
+    body = flowed(text)
+    msg.set_content(body, cte=_cte(body), params={"format": "flowed"})
 
 
 def reply_message(
@@ -234,11 +339,16 @@ def reply_message(
     now: datetime,
     html: str | None = None,
     attachment: tuple[str, str] | None = None,
+    thread: str | None = None,
 ) -> EmailMessage:
-    """An answer to one inbound message, threaded under it, to its sender only."""
-    if subject is None:
-        base = _one_line(original_subject) or "your message"
-        subject = base if base.lower().startswith("re:") else f"Re: {base}"
+    """An answer to one inbound message, to its sender only: under the player's own subject with
+    ``Re:`` (``subject`` only when theirs is empty), threaded under their message and, when the game
+    and seat are known, under the seat's thread (``thread``)."""
+    base = _one_line(original_subject)
+    if base:
+        subject = base if re.match(r"(?i)re\s*:", base) else f"Re: {base}"
+    elif subject is None:
+        subject = _("Re: your message")
     msg = new_message(
         header_fields(
             settings,
@@ -249,9 +359,10 @@ def reply_message(
             auto="auto-replied",
             in_reply_to=original_id or None,
             references=original_refs or None,
+            thread=thread,
         )
     )
-    msg.set_content(body, cte=_cte(body))
+    set_text(msg, body)
     if html is not None:
         _add_html(msg, html)
     if attachment is not None:

@@ -37,7 +37,18 @@ from sqlmodel import Session, select
 from pbem import orders
 from pbem.codec import sha256_hex, unpack
 from pbem.i18n import _, language
-from pbem.mail import backscatter, commands, compose, guards, limits, poison, reading, redaction
+from pbem.mail import (
+    backscatter,
+    bounces,
+    commands,
+    compose,
+    extract,
+    guards,
+    limits,
+    poison,
+    reading,
+    redaction,
+)
 from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
 from pbem.mail.settings import MailSettings
 from pbem.mail.sources import Incoming
@@ -199,6 +210,7 @@ class _Plan:
     submission_id: int | None = None
     game_id: str | None = None
     language: str | None = None  # the reply's (its reader's); None: English
+    seat: str | None = None  # the seat the message was for, when known: the reply joins its thread
 
 
 def _decide(
@@ -213,9 +225,14 @@ def _decide(
 ) -> _Plan:
     automated = reading.automated_reason(msg, (settings.from_addr,), settings.loop_tag)
     if automated:
+        if not automated.startswith(("our own", "mail from a pbem host", "mailing-list")):
+            # a bounce may also say Auto-Submitted or Precedence: what it reports is read either way
+            found = bounces.record(engine, msg, at)
+            automated += f": {found}" if found else ""
         return _Plan("ignored", automated)
     if frm is None:
         return _Plan("ignored", "no single valid From address to answer")
+    bounces.heard_from(engine, frm)
     if len(raw) > settings.max_message_bytes:
         too_large = compose.too_large_body(len(raw), settings.max_message_bytes)
         return _Plan("rejected", "too large", "[pbem] your message is too large", too_large)
@@ -223,15 +240,11 @@ def _decide(
         found = reading.extract(msg)
     except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
         return _Plan("rejected", "unreadable", None, compose.EMPTY_BODY)
-    if found.problem == "html-only":
-        return _Plan(
-            "rejected", "html-only", "[pbem] please send your orders as plain text", compose.HTML_ONLY_BODY
-        )
     if found.problem == "empty":
         return _Plan("rejected", "empty", "[pbem] no orders found in your message", compose.EMPTY_BODY)
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None:
-        answer = commands.run(engine, command, frm)
+        answer = commands.run(engine, command, frm, settings=settings, now=at)
         with language(answer.language):
             body = answer.text if answer.ok else compose.refused_body(answer.errors)
         return _Plan(
@@ -243,6 +256,7 @@ def _decide(
             reply_html=answer.html,
             attachment=answer.attachment,
             game_id=answer.game_id,
+            seat=answer.seat,
         )
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
     first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None
@@ -275,7 +289,7 @@ def _decide(
     # the answer is in the seat's language; a game's own when the seat is not known
     lang = reader_language(engine, receipt.game_id, receipt.seat)
     with language(lang):
-        return _receipt_plan(engine, receipt, found.origin, lang, frm, at)
+        return _receipt_plan(engine, receipt, found, lang, frm, at)
 
 
 _ENVELOPE_LINE = re.compile(r"^(game|player)\s*:\s*['\"]?([A-Za-z0-9_-]+)['\"]?\s*$", re.MULTILINE)
@@ -289,10 +303,11 @@ def _claimed_language(engine: Engine, text: str) -> str:
 
 
 def _receipt_plan(
-    engine: Engine, receipt: orders.Receipt, origin: str, lang: str, frm: str, at: datetime
+    engine: Engine, receipt: orders.Receipt, found: reading.Extracted, lang: str, frm: str, at: datetime
 ) -> _Plan:
+    origin = found.origin
     outcome = "accepted" if receipt.accepted else "rejected"
-    plan = _Plan(outcome, origin, game_id=receipt.game_id, language=lang)
+    plan = _Plan(outcome, origin, game_id=receipt.game_id, language=lang, seat=receipt.seat)
     plan.submission_id = receipt.submission_id
     if receipt.accepted:
         canonical = _canonical(engine, receipt.submission_id)
@@ -312,7 +327,9 @@ def _receipt_plan(
     else:
         tag = f"[pbem {receipt.game_id}]" if receipt.game_id else "[pbem]"
         plan.reply_subject = f"{tag} your orders were not accepted"
-        plan.reply_body = compose.rejected_body(receipt.errors, origin)
+        plan.reply_body = compose.rejected_body(receipt.errors, origin) + extract.explain(
+            receipt.errors, found.text, found.how
+        )
     return plan
 
 
@@ -364,7 +381,13 @@ def _as_yaml(canonical: str) -> str:
 def _reply(
     settings: MailSettings, msg: reading.EmailMessage, to: str, key: str, plan: _Plan, now: datetime
 ) -> reading.EmailMessage:
-    threading = [poison.header_safe(reading.header(msg, h)) for h in ("Subject", "Message-ID", "References")]
+    subject = reading.header(msg, "Subject")
+    for secret in reading.passwords_in_message(msg):  # the reply keeps the subject, never a password
+        subject = subject.replace(secret, "[password redacted]") if len(secret) >= 3 else subject
+    threading = [
+        poison.header_safe(h)
+        for h in (subject, *(reading.header(msg, n) for n in ("Message-ID", "References")))
+    ]
     try:
         return _compose_reply(settings, threading, to, key, plan, now)
     except Exception as exc:  # the original's headers are beyond repair: answer without threading
@@ -388,6 +411,7 @@ def _compose_reply(
         now=now,
         html=plan.reply_html,
         attachment=plan.attachment,
+        thread=compose.thread_root(settings, plan.game_id, plan.seat) if plan.game_id and plan.seat else None,
     )
 
 

@@ -32,6 +32,7 @@ from pbem.mail.compose import report_mail, report_subject
 from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.mail.transport import DeliveryError, Transport
+from pbem.markers import BEGIN
 from pbem.models import ObserverRow, OutboxRow, ReportRow, SeatRow
 from pbem.reports import reader_languages
 
@@ -305,7 +306,7 @@ def _compose(
                 now=now,
                 calendars=(calendars or {}).get(row.id, ()),
             )
-            subject = report_subject(row.game_id, row.turn, row.seat)
+            subject = report_subject(row.game_id, row.turn, row.seat, your_move=BEGIN in text)
         outbox_row = {
             "dedupe_key": key,
             "game_id": row.game_id,
@@ -447,6 +448,27 @@ def _mark_sent(engine: Engine, ids: list[int], now: datetime) -> None:
                 last_error=None,
             )
         )
+        forget_secrets(conn, ids)
+
+
+#: dedupe keys of mails that carry a seat's secret (:mod:`pbem.mail.welcome`, a password reset)
+SECRET_PREFIXES = ("welcome:", "password:")
+
+
+def forget_secrets(conn: Any, ids: list[int]) -> None:
+    """Of the delivered mails ``ids``, keep only the headers of those that carried a password: the
+    outbox needs the body only until the server took it."""
+    rows = conn.execute(
+        select(OutboxRow.id, OutboxRow.message_z).where(
+            OutboxRow.id.in_(ids),  # type: ignore[union-attr]
+            or_(*[OutboxRow.dedupe_key.startswith(prefix) for prefix in SECRET_PREFIXES]),  # type: ignore[attr-defined]
+        )
+    ).all()
+    for outbox_id, blob in rows:
+        raw = unpack_message(blob)
+        head = raw.split(b"\r\n\r\n", 1)[0]
+        kept = head + b"\r\n\r\n[delivered; the body held a password and is not kept]\r\n"
+        conn.execute(update(OutboxRow).where(OutboxRow.id == outbox_id).values(message_z=pack_message(kept)))
 
 
 def _due(now: datetime) -> object:

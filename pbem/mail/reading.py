@@ -111,6 +111,9 @@ def automated_reason(msg: Message, own_addresses: tuple[str, ...] = (), loop_tag
     auto = header(msg, "Auto-Submitted").lower()
     if auto and auto != "no":
         return f"auto-reply (Auto-Submitted: {auto})"
+    for name in ("List-Id", "List-Unsubscribe", "List-Post"):  # mailing-list mail (RFC 3834 §2, RFC 2369)
+        if header(msg, name):
+            return f"mailing-list mail ({name})"
     precedence = header(msg, "Precedence").lower()
     if precedence in ("bulk", "junk", "list", "auto_reply"):
         return f"bulk mail (Precedence: {precedence})"
@@ -181,40 +184,107 @@ def strip_reply(text: str) -> str:
 
 @dataclass(frozen=True)
 class Extracted:
-    """What a message says: ``text`` (orders or a command), where it came from, or why there is none."""
+    """What a message says: ``text`` (orders or a command), where it came from, or why there is none.
+    ``how`` the document was found in a body: ``markers``, ``scan`` (see :mod:`pbem.mail.extract`),
+    or ``""`` (an attachment, or a text in which no document could be told apart)."""
 
     text: str
-    origin: str  # "body" | "attachment NAME" | ""
-    problem: str = ""  # "html-only" | "empty" | ""
+    origin: str  # "body" | "attachment NAME" | "forwarded message" | ""
+    problem: str = ""  # "empty" | ""
+    how: str = ""
 
 
 def extract(msg: EmailMessage) -> Extracted:
-    """The orders (or command) in a message: an order attachment, else the plain-text body.
+    """The orders (or command) in a message: an order attachment, else the document in the body (its
+    plain text, or the text of an HTML-only body), else one in a forwarded message.
 
     An attachment named ``*.yaml``/``*.yml``/``*.txt`` (or typed as YAML) wins when it looks like orders,
     since players attach files and write prose in the body; the body wins when only it looks like
-    orders. HTML-only mail has no text to read: the caller answers it with a request for plain text.
+    orders. A body in which no document can be told apart is passed on whole (quotes and signature
+    off), so the answer can point at the line that stopped the reading.
     """
+    from pbem.mail import commands
+    from pbem.mail import extract as finder
+
     attachments: list[tuple[str, str]] = []
+    forwarded: list[EmailMessage] = []
     for part in msg.walk():
+        if part.get_content_type() == "message/rfc822":
+            inner = part.get_payload()
+            forwarded += [
+                m for m in (inner if isinstance(inner, list) else [inner]) if isinstance(m, Message)
+            ]
         if part.is_multipart():
             continue
         name = part.get_filename() or ""
         if name.lower().endswith(ORDER_SUFFIXES) or part.get_content_type() in ORDER_TYPES:
             attachments.append((name or part.get_content_type(), decode_part(part).strip("\n")))
-    body_part = msg.get_body(preferencelist=("plain",))
-    body = strip_reply(decode_part(body_part)) if body_part is not None else ""
-    for name, text in attachments:
-        if _ENVELOPE_LINE.search(text):
-            return Extracted(text, f"attachment {name}")
-    if body.strip():
-        return Extracted(body, "body")
-    for name, text in attachments:
-        if text.strip():
-            return Extracted(text, f"attachment {name}")
-    if body_part is None and msg.get_body(preferencelist=("html",)) is not None:
-        return Extracted("", "", "html-only")
+    text = body_text(msg)
+    for name, content in attachments:
+        if _ENVELOPE_LINE.search(content):
+            return Extracted(content, f"attachment {name}")
+    words = tuple(commands.COMMANDS)
+    is_forward = finder.FORWARD_SUBJECT.match(header(msg, "Subject")) is not None
+    found = finder.find(text, words, forwarded=is_forward)
+    if found is not None:
+        return Extracted(found.text, "body", how=found.how)
+    for inner in forwarded:  # a message forwarded as an attachment (Thunderbird, Apple Mail, Outlook)
+        in_forward = finder.find(body_text(inner), words, forwarded=True)  # type: ignore[arg-type]
+        if in_forward is not None:
+            return Extracted(in_forward.text, "forwarded message", how=in_forward.how)
+    rest = finder.own_part(text)  # never the earlier message: it holds the host's own template
+    if rest.strip():
+        return Extracted(rest, "body")
+    for name, content in attachments:
+        if content.strip():
+            return Extracted(content, f"attachment {name}")
     return Extracted("", "", "empty")
+
+
+def body_text(msg: EmailMessage) -> str:
+    """The text of a message's body: its plain-text part, else the text of its HTML part."""
+    from pbem.mail.extract import html_text
+
+    plain = msg.get_body(preferencelist=("plain",))
+    if plain is not None:
+        text = decode_part(plain)
+        if plain.get_param("format", "", header="content-type").lower() == "flowed":
+            delsp = plain.get_param("delsp", "", header="content-type").lower() == "yes"
+            return unflow(text, delsp=delsp)
+        return text
+    rich = msg.get_body(preferencelist=("html",))
+    return html_text(decode_part(rich)) if rich is not None else ""
+
+
+def unflow(text: str, *, delsp: bool = False) -> str:
+    """A ``format=flowed`` text (RFC 3676) as its writer wrote it: soft breaks (a line ending in a
+    space) joined with the next line of the same quote depth, space-stuffing taken off. Thunderbird
+    and Apple Mail send flowed text and break long lines, a template's comment among them.
+
+    >>> unflow("# a long \\ncomment\\n   - bid: 4")
+    '# a long comment\\n  - bid: 4'
+    """
+    out: list[str] = []
+    pending: str | None = None
+    pending_depth = 0
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):
+            content = content[1:]  # space-stuffing (after the quote marks, RFC 3676 §4.5)
+        soft = content.endswith(" ") and content != "-- "
+        if pending is not None and depth == pending_depth:
+            content = pending + content
+        elif pending is not None:
+            out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
+        pending = None
+        if soft:
+            pending, pending_depth = (content[:-1] if delsp else content), depth
+            continue
+        out.append(">" * depth + (" " if depth else "") + content)
+    if pending is not None:
+        out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
+    return "\n".join(out)
 
 
 def password_in(text: str) -> str | None:

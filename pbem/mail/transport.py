@@ -86,6 +86,7 @@ class MaildirTransport:
         # send it again; the file's name comes from the Message-ID (fixed per dedupe key), so the second
         # delivery finds the first and adds nothing.
         unique = _unique_name(message)
+        message = message.replace(b"\r\n", b"\n")  # a Maildir file has the system's line ends (LF)
         try:
             if unique is None:
                 self._box.add(message)

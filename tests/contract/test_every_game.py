@@ -135,6 +135,7 @@ def test_view_does_not_depend_on_hidden_holdings(game: Game, n: int, seed: int) 
 def test_order_templates_sit_two_spaces_under_orders(game: Game) -> None:
     import yaml
 
+    from pbem import markers
     from pbem.envelope import order_template, orders_yaml
 
     chance = RandomChance(7)
@@ -142,9 +143,12 @@ def test_order_templates_sit_two_spaces_under_orders(game: Game) -> None:
     for _ in range(6):  # the first decisions, setup ones included
         for seat, decision in sorted(game.pending(state).items()):
             for text in (game.template(state, seat), orders_yaml(game.bot(state, seat, chance))):
-                whole = order_template(
+                framed = order_template(
                     title=game.title, game_id="g-1", seat=seat, turn=1, decision=decision, orders_text=text
                 )
+                assert framed.startswith(markers.BEGIN + "\n") and framed.endswith(markers.END + "\n")
+                whole = markers.inside(framed)
+                assert yaml.safe_load(framed) == yaml.safe_load(whole)  # the markers are YAML comments
                 body = [line for line in whole.split("\norders:\n", 1)[1].splitlines() if line.strip()]
                 margin = min(len(line) - len(line.lstrip(" ")) for line in body)
                 assert margin == 2, whole

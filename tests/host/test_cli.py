@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from host.conftest import Ran, run_pbem
+from pbem import markers
 from pbem.cli import app
 from pbem.envelope import PASSWORD_PLACEHOLDER
 
@@ -234,9 +235,11 @@ def test_template_is_a_file_to_fill_in(pbem: Pbem) -> None:
     data = yaml.safe_load(text)
     assert data["password"] == PASSWORD_PLACEHOLDER and data["turn"] == 1 and data["player"] == "red"
     assert text.startswith(
+        f"{markers.BEGIN}\n"
         "# yaml-language-server: $schema=pearl-dive.schema.json\n"
         "# Pearl Dive · game reef-7 · turn 1 · orders of red"
     )
+    assert text.endswith(f"{markers.END}\n")
 
 
 def test_status_lists_every_game(pbem: Pbem) -> None:

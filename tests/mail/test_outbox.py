@@ -190,7 +190,9 @@ def test_maildir_transport_drops_each_mail_into_new(
     assert len(outbox.send(engine, MaildirTransport(box_dir), START, settings=settings).sent) == 2
     box = mailbox.Maildir(box_dir, create=False)
     assert sorted(str(m["Subject"]) for m in box) == ["about a", "about b"]
-    assert len(list((box_dir / "new").iterdir())) == 2
+    files = list((box_dir / "new").iterdir())
+    assert len(files) == 2
+    assert all(b"\r" not in f.read_bytes() and b"\n\n" in f.read_bytes() for f in files)  # LF, not CRLF
 
 
 def test_mails_claimed_by_a_run_that_died_are_due_again_once_the_lease_runs_out(

@@ -24,7 +24,8 @@ from pbem.codec import sha256_hex
 from pbem.create import create_game
 from pbem.envelope import PASSWORD_PLACEHOLDER
 from pbem.errors import UserError
-from pbem.mail import inbound, outbox, sources
+from pbem.mail import inbound, outbox, reading, sources
+from pbem.mail.compose import thread_root
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import SmtpTransport
 from pbem.models import GameRow, ObserverRow, OutboxRow, SubmissionRow
@@ -43,7 +44,8 @@ def parse(raw: bytes) -> EmailMessage:
 def text_of(msg: EmailMessage) -> str:
     part = msg.get_body(preferencelist=("plain",))
     assert part is not None
-    return str(part.get_content()).replace("\r\n", "\n")
+    text = str(part.get_content()).replace("\r\n", "\n")
+    return reading.unflow(text) if part.get_param("format") == "flowed" else text
 
 
 @pytest.mark.parametrize(
@@ -111,12 +113,18 @@ def test_a_game_played_start_to_finish_by_mail_only(
         for seat, address in seats.items():
             inbox = [parse(raw) for raw in dovecot.messages(address)]
             assert len({m["Message-ID"] for m in inbox}) == len(inbox)  # nothing delivered twice
-            reports = [m for m in inbox if "report for" in str(m["Subject"])]
-            numbers = [int(re.search(r"turn (\d+):", str(m["Subject"])).group(1)) for m in reports]  # type: ignore[union-attr]
+            reports = [m for m in inbox if m.get_content_type() == "multipart/alternative"]
+            assert all(
+                re.fullmatch(r"\[pbem\] by-mail · turn \d+ · (your move|report)", str(m["Subject"]))
+                for m in reports
+            )
+            numbers = [int(re.search(r"turn (\d+) ·", str(m["Subject"])).group(1)) for m in reports]  # type: ignore[union-attr]
+            root = thread_root(settings, "by-mail", seat)
+            assert all(str(m["References"]).split()[0] == root for m in inbox)  # one thread per seat
             assert numbers == list(range(final_turn + 1))  # one report per turn, in order
             assert all(m.get_content_type() == "multipart/alternative" for m in reports)
             assert "THE GAME IS OVER" in text_of(reports[-1])
-            accepted = [m for m in inbox if "orders accepted" in str(m["Subject"])]
+            accepted = [m for m in inbox if str(m["Subject"]) == f"Re: orders {seat}"]
             assert len(accepted) == sent[seat]
             receipts = {re.search(r"Receipt: ([0-9a-f]{64})", text_of(m)).group(1) for m in accepted}  # type: ignore[union-attr]
             assert receipts == {s.receipt for s in consumed if s.seat == seat}
@@ -128,7 +136,9 @@ def test_a_game_played_start_to_finish_by_mail_only(
             for other in seats:
                 assert passwords[other] not in "".join(m.as_string() for m in inbox)
         public = [parse(raw) for raw in dovecot.messages(OBSERVER)]
-        assert [str(m["Subject"]) for m in public][-1] == f"[pbem by-mail] turn {final_turn}: public report"
+        assert [str(m["Subject"]) for m in public][
+            -1
+        ] == f"[pbem] by-mail · turn {final_turn} · public report"
         assert len(public) == final_turn + 1
 
         # fetching again finds nothing new; the host's mailbox is all read

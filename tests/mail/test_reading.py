@@ -71,11 +71,11 @@ def test_html_with_a_text_part_is_read_from_the_text_part() -> None:
     assert "bid: 3" in found.text
 
 
-def test_html_only_mail_is_flagged_for_a_request_for_plain_text() -> None:
+def test_html_only_mail_is_read_from_its_text() -> None:
     msg = mail()
-    msg.set_content("<html><body><p>game: pd-1</p></body></html>", subtype="html")
+    msg.set_content("<html><body><p>game: pd-1</p><p>player: red</p></body></html>", subtype="html")
     found = reading.extract(reading.parse(raw(msg)))
-    assert (found.text, found.problem) == ("", "html-only")
+    assert (found.text, found.problem, found.how) == ("game: pd-1\n\nplayer: red", "", "scan")
 
 
 def test_empty_mail_is_flagged_empty() -> None:
@@ -202,3 +202,19 @@ def test_a_signed_message_is_read_from_its_signed_text() -> None:
     ).encode()
     found = reading.extract(reading.parse(data))
     assert (found.origin, found.text) == ("body", ORDERS.rstrip("\n"))
+
+
+def test_mailing_list_mail_is_never_answered() -> None:
+    for name, value in (("List-Id", "<players.example.org>"), ("List-Unsubscribe", "<mailto:u@example.org>")):
+        msg = reading.parse(raw(mail("game: pd-1", headers={name: value})))
+        assert reading.automated_reason(msg) == f"mailing-list mail ({name})"
+
+
+def test_format_flowed_text_is_read_as_its_writer_wrote_it() -> None:
+    body = "game: pd-1\norders:\n   # bid one pearl: a long comment that a \n client broke\n   - bid: 3\n"
+    msg = mail()
+    msg.set_content(body, params={"format": "flowed"})
+    found = reading.extract(reading.parse(raw(msg)))
+    assert (
+        found.text == "game: pd-1\norders:\n  # bid one pearl: a long comment that a client broke\n  - bid: 3"
+    )
