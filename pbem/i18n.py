@@ -313,7 +313,10 @@ def format_deadline(moment: datetime | None, tz: str | tzinfo | None = None) -> 
     shown = f"{format_date(local, 'medium', locale=loc)} {format_time(local, 'HH:mm', locale=loc)}"
     if local.utcoffset() == aware.astimezone(UTC).utcoffset() and getattr(zone, "key", "UTC") in _UTC_NAMES:
         return f"{shown} UTC"
-    in_utc = format_time(aware.astimezone(UTC), "HH:mm", locale=loc)
+    utc = aware.astimezone(UTC)
+    in_utc = format_time(utc, "HH:mm", locale=loc)
+    if utc.date() != local.date():  # the UTC time of another day says which day
+        in_utc = f"{format_date(utc, 'medium', locale=loc)} {in_utc}"
     return f"{shown} {local.tzname()} ({in_utc} UTC)"
 
 

@@ -30,7 +30,7 @@ from pbem.game import Game
 from pbem.i18n import _
 from pbem.models import GameRow
 from pbem.render import render
-from pbem.reports import context
+from pbem.reports import context, report_dice
 
 #: trials, each on its own sample of the hidden and its own draws
 RUNS = 4
@@ -82,7 +82,9 @@ def preview(
                 others=", ".join(others),
             )
         )
-        ctx = context(game, row.id, state, row.turn, seat, [], order_text=order_text)
+        ctx = context(
+            game, row.id, state, row.turn, seat, [], order_text=order_text, dice=report_dice(game, row, state)
+        )
         return _frame(head, render(game.name, "txt", ctx))
     try:
         trials = _trials(game, state, seat, orders)
@@ -99,7 +101,7 @@ def preview(
             )
         )
         events = [_Seen(text) for text in seen]
-        ctx = context(game, row.id, after, due, seat, events)
+        ctx = context(game, row.id, after, due, seat, events, dice=report_dice(game, row, after))
         return _frame(head, render(game.name, "txt", ctx))
     shared = _shared_start([seen for seen, *_rest in trials])
     if shared:
@@ -111,7 +113,9 @@ def preview(
             "see. The table below is the game as it stands, with your orders as read."
         )
     )
-    ctx = context(game, row.id, state, row.turn, seat, [], order_text=order_text)
+    ctx = context(
+        game, row.id, state, row.turn, seat, [], order_text=order_text, dice=report_dice(game, row, state)
+    )
     return _frame(head, render(game.name, "txt", ctx))
 
 

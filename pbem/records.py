@@ -22,6 +22,7 @@ from pbem import clock, registry
 from pbem.chance import Script, rederive
 from pbem.codec import canonical_json, pack_json
 from pbem.create import check_game_id, check_seats, parse_options, store_game
+from pbem.dice import orders_digest
 from pbem.errors import UserError
 from pbem.game import GameError, RulesError
 from pbem.history import TurnRecord, settle, turn_events
@@ -65,6 +66,9 @@ class Record(BaseModel):
     engine_version: str
     id: str | None = None
     seed: int | None = Field(default=None, ge=0)
+    #: how the draws derive from the seed (pbem.dice): 2, from the seed and each turn's orders; 1, the
+    #: derivation of games made before committed dice. Only read when the record gives a seed.
+    dice: int = Field(default=1, ge=1, le=2)
     options: dict[str, Any] = {}
     seats: list[RecordSeat | str]
     setup: RecordSetup = RecordSetup()
@@ -185,7 +189,10 @@ def _settled(
     if script.unused():
         raise UserError(f"{path}: {where}: {script.unused()} recorded draws were not asked for")
     chance = [list(d) for d in draws]
-    if record.seed is not None and not rederive(chance, record.seed, 0, number):
+    digest = orders_digest([name for name, _email in record.players()], orders)
+    if record.seed is not None and not rederive(
+        chance, record.seed, 0, number, dice=record.dice, digest=digest
+    ):
         raise UserError(f"{path}: {where}: the recorded draws are not those seed {record.seed} gives")
     state, data, digest = settle(game, state)
     return TurnRecord(number, state, data, digest, orders, sorted(by_bot), events, chance)
@@ -218,6 +225,7 @@ def import_record(
         game_type=game.name,
         engine_version=record.engine_version,
         seed=record.seed if record.seed is not None else 0,  # 0 is never read: game_origin.has_seed
+        dice=record.dice,
         options_json=canonical_json(options.model_dump(mode="json")),
         created_at=when,
         state_z=pack_json(turns[0].state_data),

@@ -76,10 +76,10 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
 def describe(entry: dict[str, Any]) -> str:
     """One game's status as a line or two for people."""
     head = f"{entry['id']}  {entry['title']}  turn {entry['turn']}  {entry['status']}"
-    if entry.get("recorded_elsewhere"):
-        head += "  (recorded elsewhere)"
     if entry["finished"]:
         head = f"{entry['id']}  {entry['title']}  {entry['turns_resolved']} turns  finished"
+    if entry.get("recorded_elsewhere"):
+        head += "  (recorded elsewhere)"
     if entry["finished"]:
         ranking = ", ".join(f"{entry['places'][s]}. {s} {entry['scores'][s]}" for s in entry["ranking"])
         over = f"{head}\n  over: {entry['reason']}; {ranking}"

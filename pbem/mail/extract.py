@@ -27,7 +27,9 @@ from pbem import markers
 from pbem.i18n import _
 
 #: keys that start a document (an order file or a command's envelope)
-_START_KEY = re.compile(r"^(game|player|password|orders|turn|command)\s*:", re.IGNORECASE)
+_START_KEY = re.compile(
+    r"^(game|player|password|orders|turn|command|language|timezone|away)\s*:", re.IGNORECASE
+)
 #: a top-level YAML key as orders and commands write them (lower case: Outlook's "From:" is not one)
 _KEY = re.compile(r"^[a-z][a-z0-9_-]*\s*:(\s|$)")
 _QUOTE = re.compile(r"^((?:[ \t]*>)+)[ \t]?")

@@ -169,3 +169,17 @@ def owes(engine: Engine, game_id: str) -> tuple[str, ...]:
         game = session.get(GameRow, game_id)
         assert game is not None
         return due(session, game).missing
+
+
+def read_mail_text(raw: bytes) -> str:
+    """A queued mail's plain text as its reader sees it: parsed, and unflowed (RFC 3676)."""
+    from email import message_from_bytes, policy
+
+    from pbem.mail import reading
+
+    msg = message_from_bytes(raw, policy=policy.default)
+    part = msg.get_body(preferencelist=("plain",))
+    assert part is not None
+    text = str(part.get_content()).replace("\r\n", "\n")
+    headers = "".join(f"{k}: {v}\n" for k, v in msg.items())
+    return headers + (reading.unflow(text) if part.get_param("format") == "flowed" else text)

@@ -34,9 +34,9 @@ def test_duration_shows_two_largest_units() -> None:
 
 
 def test_deadline_shown_in_utc_and_in_a_named_zone() -> None:
-    assert show_deadline(NOON) == "2026-03-02 12:00 UTC"
-    assert show_deadline(NOON, "Europe/Berlin") == "2026-03-02 13:00 CET (12:00 UTC)"
-    assert show_deadline(NOON.replace(month=7), "America/New_York") == "2026-07-02 08:00 EDT (12:00 UTC)"
+    assert show_deadline(NOON) == "Mar 2, 2026 12:00 UTC"
+    assert show_deadline(NOON, "Europe/Berlin") == "Mar 2, 2026 13:00 CET (12:00 UTC)"
+    assert show_deadline(NOON.replace(month=7), "America/New_York") == "Jul 2, 2026 08:00 EDT (12:00 UTC)"
     assert show_deadline(None) is None
     with pytest.raises(UserError, match="time zone"):
         show_deadline(NOON, "Mars/Olympus")
@@ -64,8 +64,8 @@ def test_deadline_passes_only_after_the_grace() -> None:
 
 def test_report_line_says_when_how_long_and_grace() -> None:
     game = _game(turn_seconds=86400, deadline_at=NOON, grace_seconds=7200)
-    assert describe(game, NOON - timedelta(hours=26)) == "2026-03-02 12:00 UTC (in 1d 2h; 2h grace)"
-    assert describe(game, NOON + timedelta(hours=1)) == "2026-03-02 12:00 UTC (passed; 2h grace)"
+    assert describe(game, NOON - timedelta(hours=26)) == "Mar 2, 2026 12:00 UTC (in 1d 2h; 2h grace)"
+    assert describe(game, NOON + timedelta(hours=1)) == "Mar 2, 2026 12:00 UTC (passed; 2h grace)"
     game.status = "paused"
     assert describe(game, NOON) == "paused by the game master: no deadline runs"
     assert describe(_game(), NOON) is None

@@ -16,7 +16,7 @@ from pbem.cron.tick import Summary, TickSettings, tick
 from pbem.mail.outbox import enqueue_reports, unpack_message
 from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, OutboxRow, SeatRow, SubmissionRow, TurnRow
-from tests.cron.conftest import START, new_game, owes, send_orders
+from tests.cron.conftest import START, new_game, owes, read_mail_text, send_orders
 
 H = timedelta(hours=1)
 MAIL = MailSettings(from_addr="host@example.org")
@@ -80,9 +80,9 @@ def test_reminder_goes_once_to_each_seat_whose_orders_are_missing(engine: Engine
     assert keys(engine, "reminder:") == ["reminder:g:0:1:blue"]
     with Session(engine) as session:
         mail = session.exec(select(OutboxRow).where(OutboxRow.dedupe_key == "reminder:g:0:1:blue")).one()
-    text = unpack_message(mail.message_z).decode()
+    text = read_mail_text(unpack_message(mail.message_z))
     assert mail.to_addr == "blue@example.org"
-    assert "due by 2026-03-03 09:00 UTC (in 11h)" in text
+    assert "due by Mar 3, 2026 09:00 UTC (in 11h)" in text
     assert "password: YOUR-PASSWORD" in text and pw["blue"] not in text and pw["red"] not in text
 
 

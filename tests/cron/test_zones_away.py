@@ -19,7 +19,7 @@ from pbem.mail.commands import detect, run
 from pbem.mail.outbox import unpack_message
 from pbem.models import GameRow, OutboxRow, SeatRow
 from pbem.reports import report
-from tests.cron.conftest import DAY, new_game, send_orders
+from tests.cron.conftest import DAY, new_game, read_mail_text, send_orders
 from tests.cron.test_tick import game, keys, seat, turn_rows
 from tests.cron.test_tick import run as tick_at
 
@@ -30,7 +30,7 @@ M = timedelta(minutes=1)
 def mail_text(engine: Engine, key: str) -> str:
     with Session(engine) as session:
         row = session.exec(select(OutboxRow).where(OutboxRow.dedupe_key == key)).one()
-    return unpack_message(row.message_z).decode()
+    return read_mail_text(unpack_message(row.message_z))
 
 
 @pytest.mark.parametrize(
@@ -41,14 +41,14 @@ def mail_text(engine: Engine, key: str) -> str:
             "Europe/Budapest",
             datetime(2026, 3, 28, 17, 0, tzinfo=UTC),
             datetime(2026, 3, 30, 16, 0, tzinfo=UTC),
-            "2026-03-30 18:00 CEST (16:00 UTC)",
+            "Mar 30, 2026 18:00 CEST (16:00 UTC)",
         ),
         # New York on 8 March 2026 at 07:00 UTC
         (
             "America/New_York",
             datetime(2026, 3, 7, 23, 0, tzinfo=UTC),
             datetime(2026, 3, 9, 22, 0, tzinfo=UTC),
-            "2026-03-09 18:00 EDT (22:00 UTC)",
+            "Mar 9, 2026 18:00 EDT (22:00 UTC)",
         ),
     ],
 )
@@ -70,14 +70,15 @@ def test_a_deadline_across_a_daylight_saving_change_keeps_its_wall_clock_and_its
     assert tick_at(engine, deadline - 12 * H - M).reminders == 0
     assert tick_at(engine, deadline - 12 * H).reminders == 1
     text = mail_text(engine, "reminder:g:0:1:blue")
-    in_shanghai = (deadline.astimezone(zones.zone("Asia/Shanghai"))).strftime("%Y-%m-%d %H:%M CST")
+    local = deadline.astimezone(zones.zone("Asia/Shanghai"))
+    in_shanghai = f"{local:%b} {local.day}, {local:%Y %H:%M} CST"  # Babel's English medium date
     assert f"due by {in_shanghai} (" in text and f"{deadline:%H:%M} UTC" in text and "(in 12h)" in text
 
 
 def test_shown_in_a_zone_names_the_utc_day_when_it_differs() -> None:
     moment = datetime(2026, 3, 30, 16, 0, tzinfo=UTC)
-    assert zones.show(moment, "Asia/Shanghai") == "2026-03-31 00:00 CST (2026-03-30 16:00 UTC)"
-    assert zones.show(moment, "UTC") == "2026-03-30 16:00 UTC"
+    assert zones.show(moment, "Asia/Shanghai") == "Mar 31, 2026 00:00 CST (Mar 30, 2026 16:00 UTC)"
+    assert zones.show(moment, "UTC") == "Mar 30, 2026 16:00 UTC"
 
 
 def test_a_zone_that_does_not_exist_is_refused_with_what_to_write(engine: Engine) -> None:

@@ -91,7 +91,7 @@ ILLEGAL = {
         4,
         "bob",
         lambda orders: [{"surface": ["e5"]}],
-        "turns[4] (turn 5): bob's orders[0] (surface: [e5]): action Surface: e5 holds a neutral reef, not "
+        "turns[4] (turn 5): bob's orders[0] (surface: [e5]): action Surface: e5 holds no reef, not "
         "one of your reefs [surface.not_your_reef]",
     ),
 }

@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem import turns
-from pbem.mail import inbound, outbox
+from pbem.mail import inbound, outbox, reading
 from pbem.mail.outbox import unpack_message
 from pbem.mail.settings import MailSettings
 from pbem.models import OutboxRow, SeatRow
@@ -26,9 +26,11 @@ def sent(engine: Engine) -> list[EmailMessage]:
 
 
 def text_of(msg: EmailMessage) -> str:
+    """The plain text as the player reads it: a format=flowed part unflowed (RFC 3676)."""
     part = msg.get_body(preferencelist=("plain",))
     assert part is not None
-    return str(part.get_content())
+    text = str(part.get_content()).replace("\r\n", "\n")
+    return reading.unflow(text) if part.get_param("format") == "flowed" else text
 
 
 def seat_language(engine: Engine, seat: str) -> str | None:

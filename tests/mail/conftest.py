@@ -71,14 +71,16 @@ class Game:
     emails: dict[str, str]
 
 
-def new_game(engine: Engine, game_id: str = "pd-1", *, require_from_match: bool = False) -> Game:
+def new_game(
+    engine: Engine, game_id: str = "pd-1", *, require_from_match: bool = False, seed: int = 7
+) -> Game:
     register(PEARL_DIVE)
     passwords = create_game(
         engine,
         PEARL_DIVE.name,
         game_id,
         PLAYERS,
-        seed=7,
+        seed=seed,
         options={"rounds": "2"},
         require_from_match=require_from_match,
         now=START,

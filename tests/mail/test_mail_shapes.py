@@ -21,9 +21,16 @@ from pbem.mail import extract, inbound, reading
 from pbem.mail.outbox import unpack_message
 from pbem.mail.settings import MailSettings
 from pbem.models import OutboxRow, SubmissionRow
-from tests.mail.conftest import HOST, START, Game
+from tests.mail.conftest import HOST, START, Game, new_game
 
 REPORT_SUBJECT = "[pbem] pd-1 · turn 0 · your move"
+
+
+@pytest.fixture
+def game(engine: Engine) -> Game:
+    """Seed 4 deals red the pearls 2 and 4 that these mails bid (the dice derive from the seed and
+    each turn's orders, pbem.dice)."""
+    return new_game(engine, seed=4)
 
 
 def orders_of(game: Game, seat: str, bid: int = 4, *, framed: bool = False) -> str:
