@@ -265,7 +265,15 @@ def import_archive(
     when = clock.utc(now)
     options = game.options_model.model_validate(record.options)
     live = [(entry, step.state) for step, entry in zip(steps, record.turns, strict=True)]
-    undone = replay_undone(game, record.seed, live, archive.undone_turns, path)
+    undone = replay_undone(
+        game,
+        record.seed,
+        live,
+        archive.undone_turns,
+        path,
+        dice=record.dice,
+        seats=[p.seat for p in archive.players],
+    )
     stored = []
     for step, entry in zip(steps, record.turns, strict=True):
         stored.append(_stored(game, entry, step.state, step.events, False, when))

@@ -21,6 +21,7 @@ from pbem import passwords, reports
 from pbem.chance import Script, rederive
 from pbem.codec import canonical_json, pack_json
 from pbem.cron.models import ClockRow
+from pbem.dice import orders_digest
 from pbem.errors import UserError
 from pbem.game import Event, Game, GameError
 from pbem.history import TurnRecord, dump_events, settle, turn_events
@@ -50,6 +51,9 @@ def replay_undone(
     live: Sequence[tuple[TurnEntry, Any]],
     undone: Sequence[TurnEntry],
     where: str,
+    *,
+    dice: int = 1,
+    seats: Sequence[str] = (),
 ) -> list[tuple[TurnEntry, Any, list[Event]]]:
     """The states of the turns a rollback undid, each re-run from the state it followed: the turn before
     it that stood at its epoch (the one of that number with the greatest epoch not above its own)."""
@@ -74,8 +78,9 @@ def replay_undone(
             raise UserError(
                 f"{where}: undone turn {entry.number} (epoch {entry.epoch}) does not replay to its hash"
             )
+        digest = orders_digest(seats, entry.orders)  # dice 2: the draws hang on the turn's orders
         if seed is not None and not rederive(
-            [list(d) for d in entry.chance], seed, entry.epoch, entry.number
+            [list(d) for d in entry.chance], seed, entry.epoch, entry.number, dice=dice, digest=digest
         ):
             raise UserError(f"{where}: undone turn {entry.number}: its draws are not those the seed gives")
         states[(entry.epoch, entry.number)] = new_state

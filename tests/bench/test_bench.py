@@ -150,7 +150,7 @@ def test_a_lengthened_game_holds_the_long_history_and_goes_on_from_it(tmp_path: 
     with Session(engine) as session:
         numbers = session.exec(select(TurnRow.number).where(TurnRow.game_id == "long")).all()
     assert sorted(numbers) == list(range(54))
-    assert status(engine, "long")[0]["turn"] == 53
+    assert status(engine, "long")[0]["turns_resolved"] == 53
     with cheap_passwords():
         play_to_end(engine, "long", issued, until=54)
     record = from_database(engine, "long")
@@ -171,8 +171,8 @@ def test_a_twin_game_has_the_long_games_turn_numbers_but_only_its_own_history(tm
     with Session(engine) as session:
         numbers = session.exec(select(TurnRow.number).where(TurnRow.game_id == "twin")).all()
     assert sorted(numbers) == [0, 51, 52, 53]
-    assert status(engine, "twin")[0]["turn"] == 53
+    assert status(engine, "twin")[0]["turns_resolved"] == 53
     with cheap_passwords():
         play_to_end(engine, "twin", issued, until=54)
-    assert status(engine, "twin")[0]["turn"] == 54
+    assert status(engine, "twin")[0]["turns_resolved"] == 54
     engine.dispose()

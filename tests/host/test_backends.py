@@ -97,7 +97,7 @@ def test_the_command_line_from_new_to_replay(
     assert "Report for ann" in pbem("report", "cd-1", "--player", "ann").out
 
     archive = tmp_path / "cd-1.yaml"
-    assert pbem("export", "cd-1", "-o", str(archive)).code == 0
+    assert pbem("export", "cd-1", "-o", str(archive), "--include-secrets").code == 0
     imported = run_pbem("import", str(archive), "--id", "cd-copy", "--json", "--db", other_url)
     assert imported.returncode == 0, imported.stderr
     assert _seed(other_url, "cd-copy") == stored

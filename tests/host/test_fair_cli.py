@@ -53,7 +53,7 @@ def test_new_takes_zones_and_an_absence_policy_and_prints_the_commitment(
     assert refused.code == 1 and "has no seat 'cy'" in refused.err and "Traceback" not in refused.err
 
     path = tmp_path / "pd-1.json"
-    assert pbem("export", "pd-1", "-o", str(path), "--with-seed").code == 0
+    assert pbem("export", "pd-1", "-o", str(path), "--include-secrets").code == 0
     data = json.loads(path.read_text())
     assert data["game"]["timezone"] == "Europe/Budapest" and data["game"]["absence"] == "bot"
     assert data["players"][0]["timezone"] == "Asia/Shanghai"
