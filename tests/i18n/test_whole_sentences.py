@@ -43,3 +43,23 @@ def test_a_rejection_names_where_the_orders_were_read_from_as_before() -> None:
         "Your message is 123,456 bytes; the host reads messages of up to 100,000 bytes."
     )
     assert compose.refused_body(["y"]).endswith(compose.HOW_TO)
+
+
+def test_a_notice_counts_missed_deadlines_in_whole_sentences() -> None:
+    from datetime import UTC, datetime
+
+    from pbem.cron.notices import body
+    from pbem.models import GameRow, SeatRow
+    from pbem.registry import games
+
+    kind = next(iter(games()))
+    now = datetime(2026, 3, 3, 9, 0, tzinfo=UTC)
+    game = GameRow(id="g", game_type=kind, seed="s", deadline_at=now, abandon_after=1)
+    seat = SeatRow(game_id="g", name="blue", misses=1, position=0)
+    late = body("late", game, seat, 4, now, None)
+    assert "Deadlines missed by this seat so far: 1." in late
+    assert "After 1 missed deadline a seat is marked abandoned and the bot plays for it." in late
+    gone = body("abandoned", game, seat, 4, now, None)
+    assert "This seat missed 1 deadline and is now marked abandoned" in gone
+    assert "(pbem replace g blue ADDRESS)" in gone
+    assert gone.startswith(f"{games()[kind].title} game g, seat blue, turn 4.\n")
