@@ -25,7 +25,7 @@ from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.resolver import Resolver
 
 from pbem import markers
-from pbem.i18n import _
+from pbem.i18n import _, format_number
 
 #: the largest order file read, in bytes (the biggest any shipped game asks for is under 1.5 KB)
 MAX_BYTES = 16 * 1024
@@ -151,7 +151,11 @@ def decode(raw: str | bytes, max_bytes: int = MAX_BYTES) -> str:
         raise OrderFileError(
             "size",
             "input.too_large",
-            f"the file is {len(data):,} bytes; orders may be at most {max_bytes:,} bytes",
+            _(
+                "the file is {size} bytes; orders may be at most {limit} bytes",
+                size=format_number(len(data)),
+                limit=format_number(max_bytes),
+            ),
         )
     if isinstance(raw, str):
         return raw
@@ -161,7 +165,10 @@ def decode(raw: str | bytes, max_bytes: int = MAX_BYTES) -> str:
         raise OrderFileError(
             "encoding",
             "input.not_utf8",
-            f"the file is not UTF-8 text (byte {exc.start + 1} cannot be read); save it as UTF-8",
+            _(
+                "the file is not UTF-8 text (byte {byte} cannot be read); save it as UTF-8",
+                byte=exc.start + 1,
+            ),
         ) from None
     return text.removeprefix("\ufeff")
 
@@ -176,8 +183,11 @@ def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_D
         raise OrderFileError(
             "yaml",
             "yaml.unprintable",
-            f"character {control.start() + 1} is a control character (#x{ord(control.group()):04x}); "
-            "orders are plain text",
+            _(
+                "character {position} is a control character ({code}); orders are plain text",
+                position=control.start() + 1,
+                code=f"#x{ord(control.group()):04x}",
+            ),
         )
     try:
         return _read(text, max_depth)

@@ -339,14 +339,32 @@ def template(engine: Engine, game_id: str, seat: str, *, suggest: bool = False) 
         row = game_row(session, game_id)
         names = [s.name for s in seat_rows(session, game_id)]
     if seat not in names:
-        raise UserError(f"game {game_id} has no seat {seat!r}; its seats are {', '.join(names)}")
+        raise UserError(
+            _(
+                "game {game} has no seat {seat}; its seats are {seats}",
+                game=game_id,
+                seat=repr(seat),
+                seats=", ".join(names),
+            )
+        )
     if row.status != "active":
-        raise UserError(f"game {game_id} is {row.status}; nothing is asked of {seat}")
+        if row.status == "finished":
+            raise UserError(_("game {game} is finished; nothing is asked of {seat}", game=game_id, seat=seat))
+        if row.status == "paused":
+            raise UserError(_("game {game} is paused; nothing is asked of {seat}", game=game_id, seat=seat))
+        raise UserError(  # a status this host does not name otherwise
+            _(
+                "game {game} is {status}; nothing is asked of {seat}",
+                game=game_id,
+                status=row.status,
+                seat=seat,
+            )
+        )
     game = game_of(row)
     state = current_state(game, row)
     decision = game.pending(state).get(seat)
     if decision is None:
-        raise UserError(f"nothing is asked of {seat} in game {game_id} now")
+        raise UserError(_("nothing is asked of {seat} in game {game} now", seat=seat, game=game_id))
     if suggest:
         chance = Recorder.for_turn(row.seed, row.epoch, row.turn + 1, f"bot:{seat}")
         orders_text = orders_yaml(game.bot(state, seat, chance))

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from pbem.game import Chance, Event, RulesError, choice, draw_from_counts
-from pbem.i18n import T_
+from pbem.i18n import N_, T_, Text
 
 from . import board, scoring
 from .data import ECONOMY, SEA_MAP
@@ -27,8 +27,21 @@ def describe(tile: str) -> str:
     return f"{coral(tile)}{' (clownfish)' if has_clownfish(tile) else ''}"
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def _counted(n: int, one: str, many: str, **params: object) -> Text:
+    """``one`` (a message marked ``N_``) when ``n`` is 1, else ``many``, ``{n}`` filled in: an event's
+    words are kept as a message (:func:`T_`), which has no plural forms, so each form is a whole one."""
+    return T_(one if n == 1 else many, n=n, **params)
+
+
+def _reef_closed(coral_name: str, diver: object, tiles: int, points: int) -> Text:
+    """``red reef at C4 (3 tiles, 6 points)``: one message for each pair of singular and plural."""
+    forms = {
+        (True, True): N_("{coral} reef at {diver} ({tiles} tile, {points} point)"),
+        (True, False): N_("{coral} reef at {diver} ({tiles} tile, {points} points)"),
+        (False, True): N_("{coral} reef at {diver} ({tiles} tiles, {points} point)"),
+        (False, False): N_("{coral} reef at {diver} ({tiles} tiles, {points} points)"),
+    }
+    return T_(forms[tiles == 1, points == 1], coral=coral_name, diver=diver, tiles=tiles, points=points)
 
 
 def line_cost(state: State, line: str) -> int:
@@ -161,25 +174,46 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
         reef = work.reefs[rid]
         pts = scoring.reef_points(work, reef)
         gained += pts
-        said.append(
-            f"{reef.coral} reef at {reef.diver} ({plural(len(reef.cells), 'tile')}, {plural(pts, 'point')})"
-        )
+        said.append(_reef_closed(reef.coral, reef.diver, len(reef.cells), pts))
         work.reefs[rid] = replace(reef, owner=None, diver=None)
     divers = work.divers_on_board(seat)
     p = work.players[seat]
     coins = scoring.add_coins(p.coins, scoring.income(divers))
     work.players[seat] = replace(p, points=p.points + gained, coins=coins)
-    closed = "closed " + ", ".join(said) if said else "closed nothing"
-    text = f"{seat} surfaced: {closed}; {divers} divers home, income {coins - p.coins} coins (now {coins})"
-    data: dict[str, object] = {"action": "surface", "points": gained, "coins": coins - p.coins}
-    if not closing:
+    income = coins - p.coins
+    data: dict[str, object] = {"action": "surface", "points": gained, "coins": income}
+    if closing:
+        text = T_(
+            "{seat} surfaced: closed {reefs}; {divers} divers home, income {income} coins (now {coins})",
+            seat=seat,
+            reefs=", ".join(said),
+            divers=divers,
+            income=income,
+            coins=coins,
+        )
+    else:
         # our ruling: a Surface without a reef is no pass, it clears the fullest nursery row
         row = fullest_row(work)
         n = line_cost(work, row)
         for s in line_slots(row):
             work.nursery[s] = None
         work.cleared += n
-        text += f"; {row} of the nursery ({plural(n, 'tile')}) goes out of the game"
+        text = _counted(
+            n,
+            N_(
+                "{seat} surfaced: closed nothing; {divers} divers home, income {income} coins (now {coins}); "
+                "{row} of the nursery ({n} tile) goes out of the game"
+            ),
+            N_(
+                "{seat} surfaced: closed nothing; {divers} divers home, income {income} coins (now {coins}); "
+                "{row} of the nursery ({n} tiles) goes out of the game"
+            ),
+            seat=seat,
+            divers=divers,
+            income=income,
+            coins=coins,
+            row=row,
+        )
         data["cleared"] = row
     return work, [Event(text, data=data)]
 
@@ -207,7 +241,9 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
             work.players[seat] = replace(
                 q, points=q.points - ECONOMY.discard_penalty, discarded=q.discarded + 1
             )
-            pl.said.append(f"discarded {describe(tile)} (-{ECONOMY.discard_penalty})")
+            pl.said.append(
+                T_("discarded {tile} (-{penalty})", tile=describe(tile), penalty=ECONOMY.discard_penalty)
+            )
     if pl.line is None:
         raise RulesError(
             "plant.no_line",
@@ -226,8 +262,18 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
             ),
             action=ACTION_PLANT,
         )
-    cost = "free (discount)" if pl.discount else f"for {pl.cost} coin{'s' if pl.cost != 1 else ''}"
-    text = f"{seat} planted {pl.line} {cost}: " + ", ".join(pl.said)
+    what = ", ".join(pl.said)
+    if pl.discount:
+        text = T_("{seat} planted {line} free (discount): {what}", seat=seat, line=pl.line, what=what)
+    else:
+        text = _counted(
+            pl.cost,
+            N_("{seat} planted {line} for {n} coin: {what}"),
+            N_("{seat} planted {line} for {n} coins: {what}"),
+            seat=seat,
+            line=pl.line,
+            what=what,
+        )
     return work, [Event(text, data={"action": "plant", "line": pl.line}), *events]
 
 
@@ -239,8 +285,11 @@ def _taken(pl: Planting, i: int, step: Place | Discard, number: int) -> int:
     if number > len(pl.taken):
         raise _fail(
             "place.no_such_tile",
-            f"you hold {len(pl.taken)} taken tile{'s' if len(pl.taken) != 1 else ''}, numbered 1 to "
-            f"{len(pl.taken)}",
+            _counted(
+                len(pl.taken),
+                N_("you hold {n} taken tile, numbered 1 to {n}"),
+                N_("you hold {n} taken tiles, numbered 1 to {n}"),
+            ),
             i,
             step,
             ACTION_PLANT,
@@ -330,14 +379,14 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
                 "shell.discount_twice", T_("a discount is already in use this turn"), i, step, ACTION_PLANT
             )
         pl.discount = True
-        said = "used a discount shell"
+        said = T_("used a discount shell")
     elif kind == "pearl":
         coins = scoring.add_coins(p.coins, ECONOMY.pearl_coins)
         p = replace(p, coins=coins)
-        said = f"used a pearl (+{ECONOMY.pearl_coins} coins)"
+        said = T_("used a pearl (+{coins} coins)", coins=ECONOMY.pearl_coins)
     elif kind == "free-start":
         pl.free_starts += 1
-        said = "used a free-start shell"
+        said = T_("used a free-start shell")
     else:
         assert not isinstance(step.shell, str)
         slot = (step.shell.row - 1) * NURSERY + step.shell.column - 1
@@ -354,10 +403,19 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
         if pl.line is None:
             # taken before the line: numbered after the line's tiles once the line is chosen
             pl.early.append(tile)
-            said = f"used an extra-tile shell ({describe(tile)} from {slot_name(slot)}, before the line)"
+            said = T_(
+                "used an extra-tile shell ({tile} from {slot}, before the line)",
+                tile=describe(tile),
+                slot=slot_name(slot),
+            )
         else:
             pl.taken.append(tile)
-            said = f"used an extra-tile shell (tile {len(pl.taken)}: {describe(tile)} from {slot_name(slot)})"
+            said = T_(
+                "used an extra-tile shell (tile {number}: {tile} from {slot})",
+                number=len(pl.taken),
+                tile=describe(tile),
+                slot=slot_name(slot),
+            )
     pl.usable[kind] -= 1
     shells = list(p.shells)
     shells.remove(kind)
@@ -382,14 +440,19 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
     pl.taken[n] = None
     notes = []
     if how.starts:
-        notes.append("new reef, free start" if how.free_start else "new reef")
+        notes.append(T_("new reef, free start") if how.free_start else T_("new reef"))
     if len(how.own) > 1:
-        notes.append(f"merges {len(how.own)} reefs, a diver goes home")
+        notes.append(T_("merges {n} reefs, a diver goes home", n=len(how.own)))
     if how.neutral:
-        notes.append(f"absorbs {len(how.neutral)} neutral reef{'s' if len(how.neutral) > 1 else ''}")
+        notes.append(
+            _counted(len(how.neutral), N_("absorbs {n} neutral reef"), N_("absorbs {n} neutral reefs"))
+        )
     if not how.starts:
-        notes.append(f"reef of {len(reef.cells)}")
-    pl.said.append(f"{describe(tile)} {at}" + (f" ({', '.join(notes)})" if notes else ""))
+        notes.append(T_("reef of {n}", n=len(reef.cells)))
+    if notes:
+        pl.said.append(T_("{tile} {at} ({notes})", tile=describe(tile), at=at, notes=", ".join(notes)))
+    else:
+        pl.said.append(T_("{tile} {at}", tile=describe(tile), at=at))
     token = work.seabed.pop(at, None)
     if token is None:
         return []

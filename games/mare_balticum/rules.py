@@ -356,8 +356,12 @@ class _Turn:
                 add(player.warehouse, kind, n - lost)
             if lost:
                 add(state.discarded, kind, lost)
-            parts.append(f"{n} {kind}" + (" (1 lost to the -1 slot)" if lost else ""))
-        self.say(f"{self.seat} unloaded {', '.join(parts)} at {port}")
+            parts.append(
+                T_("{n} {kind} (1 lost to the -1 slot)", n=n, kind=kind)
+                if lost
+                else T_("{n} {kind}", n=n, kind=kind)
+            )
+        self.say(T_("{seat} unloaded {goods} at {port}", seat=self.seat, goods=", ".join(parts), port=port))
 
     def discard(self, fish: Sequence[str]) -> None:
         counts = Counter(fish)
@@ -375,7 +379,13 @@ class _Turn:
         for kind, n in counts.items():
             add(self.player.hold, kind, -n)
             add(self.state.discarded, kind, n)
-        self.say(f"{self.seat} discarded {', '.join(as_list(dict(counts), FISH))} from the hold")
+        self.say(
+            T_(
+                "{seat} discarded {fish} from the hold",
+                seat=self.seat,
+                fish=", ".join(as_list(dict(counts), FISH)),
+            )
+        )
 
     def contract(self, ranking: Sequence[int]) -> None:
         """Rules "A turn", contract: the first card of ``ranking`` still in the pile is taken.

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pbem.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
-from pbem.i18n import N_, T_
+from pbem.i18n import N_, T_, Text
 
 from . import orders as o
 from .data import CORAL_COLOURS
@@ -101,13 +101,11 @@ class ReefEncounter:
             new.end_reason = runner.ended
             if runner.final_turns:
                 new.final_queue = turn_order(new.seats, seat)[1:]
-                events.append(
-                    Event(T_("the game ends: {why}; the others get a final feeding turn", why=runner.ended))
-                )
+                events.append(Event(_ends(runner.ended, seat, final_turns=True)))
                 self._next_final(new)
             else:
                 new.phase = "over"
-                events.append(Event(T_("the game ends: {why}", why=runner.ended)))
+                events.append(Event(_ends(runner.ended, seat, final_turns=False)))
         else:
             new.active = new.next_seat(seat)
         return new, events
@@ -201,3 +199,40 @@ class ReefEncounter:
 
 
 GAME = ReefEncounter()
+
+
+#: each way the game ends (the runner's ``ended``), as whole sentences for the translators: (the game
+#: over at once, the others still feeding); the English is the same as "the game ends: {why}" was
+_ENDINGS: dict[str, tuple[str, str]] = {
+    "no polyp can be placed anywhere": (
+        N_("the game ends: no polyp can be placed anywhere"),
+        N_("the game ends: no polyp can be placed anywhere; the others get a final feeding turn"),
+    ),
+    "every coral tile is locked by an alga": (
+        N_("the game ends: every coral tile is locked by an alga"),
+        N_("the game ends: every coral tile is locked by an alga; the others get a final feeding turn"),
+    ),
+    "the open sea could not be refilled or the bag holds fewer than 3 polyps": (
+        N_("the game ends: the open sea could not be refilled or the bag holds fewer than 3 polyps"),
+        N_(
+            "the game ends: the open sea could not be refilled or the bag holds fewer than 3 polyps; "
+            "the others get a final feeding turn"
+        ),
+    ),
+}
+
+
+def _ends(why: str, seat: str, *, final_turns: bool) -> Text:
+    """The event that ends the game, one whole sentence per reason (same English as ever)."""
+    if why in _ENDINGS:
+        return T_(_ENDINGS[why][final_turns])
+    if why == f"{seat} fed their fourth coral":
+        if final_turns:
+            return T_(
+                "the game ends: {seat} fed their fourth coral; the others get a final feeding turn", seat=seat
+            )
+        return T_("the game ends: {seat} fed their fourth coral", seat=seat)
+    # a reason not listed above: still said, its words in English
+    if final_turns:
+        return T_("the game ends: {why}; the others get a final feeding turn", why=why)
+    return T_("the game ends: {why}", why=why)

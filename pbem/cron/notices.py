@@ -22,7 +22,7 @@ from pbem.cron.deadlines import describe, show_deadline, show_duration
 from pbem.cron.models import NoticeRow
 from pbem.db import lock_game
 from pbem.errors import UserError
-from pbem.i18n import N_, _, language
+from pbem.i18n import N_, _, language, ngettext
 from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root, with_language
 from pbem.mail.outbox import queue
 from pbem.mail.settings import MailSettings
@@ -63,20 +63,40 @@ def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, orde
     """The plain text of a notice. Names only the seat's own situation: never who else is late."""
     title = get_game(game.game_type).title
     tz = seat_zone(game.timezone, seat.timezone)  # every deadline in the seat's own zone, UTC beside it
-    lines = [f"{title} game {game.id}, seat {seat.name}, turn {turn}.", ""]
+    lines = [
+        _(
+            "{title} game {game}, seat {seat}, turn {turn}.",
+            title=title,
+            game=game.id,
+            seat=seat.name,
+            turn=turn,
+        ),
+        "",
+    ]
     kind = kind.split("-")[0]
     if kind == "reminder":
-        lines.append(f"Your orders are due by {describe(game, now, tz)}, and the host has none from you yet.")
+        lines.append(
+            _(
+                "Your orders are due by {deadline}, and the host has none from you yet.",
+                deadline=describe(game, now, tz),
+            )
+        )
     elif kind == "late":
         lines.append(
-            f"The deadline ({show_deadline(game.deadline_at, tz)}) has passed and your orders are missing. "
-            "The game waits for them: send them as soon as you can."
+            _(
+                "The deadline ({deadline}) has passed and your orders are missing. "
+                "The game waits for them: send them as soon as you can.",
+                deadline=show_deadline(game.deadline_at, tz),
+            )
         )
-        lines.append(f"Deadlines missed by this seat so far: {seat.misses}.")
+        lines.append(_("Deadlines missed by this seat so far: {misses}.", misses=seat.misses))
         if game.abandon_after:
             lines.append(
-                f"After {game.abandon_after} missed deadlines a seat is marked abandoned and the bot "
-                "plays for it."
+                ngettext(
+                    "After {n} missed deadline a seat is marked abandoned and the bot plays for it.",
+                    "After {n} missed deadlines a seat is marked abandoned and the bot plays for it.",
+                    game.abandon_after,
+                )
             )
     elif kind == "moved":
         lines.append(
@@ -88,14 +108,23 @@ def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, orde
         )
     else:
         lines.append(
-            f"This seat missed {seat.misses} deadlines and is now marked abandoned: the game's bot plays "
-            "for it from this turn on, without waiting. Ask the game master to give the seat back to you "
-            f"(pbem replace {game.id} {seat.name} ADDRESS) if you want to play on."
+            ngettext(
+                "This seat missed {n} deadline and is now marked abandoned: the game's bot plays "
+                "for it from this turn on, without waiting. Ask the game master to give the seat back to "
+                "you ({command}) if you want to play on.",
+                "This seat missed {n} deadlines and is now marked abandoned: the game's bot plays "
+                "for it from this turn on, without waiting. Ask the game master to give the seat back to "
+                "you ({command}) if you want to play on.",
+                seat.misses,
+                command=f"pbem replace {game.id} {seat.name} ADDRESS",
+            )
         )
     if game.grace_seconds and kind == "reminder":
-        lines.append(f"A grace of {show_duration(game.grace_seconds)} follows the deadline.")
+        lines.append(
+            _("A grace of {duration} follows the deadline.", duration=show_duration(game.grace_seconds))
+        )
     if order_file and kind not in ("abandoned", "moved"):
-        lines += ["", "The orders to send (fill in your password):", "", order_file.rstrip("\n")]
+        lines += ["", _("The orders to send (fill in your password):"), "", order_file.rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 

@@ -111,18 +111,32 @@ def run(
 ) -> Answer:
     """Carry out a command for ``from_address``; bad input becomes an :class:`Answer` with errors.
     ``settings`` and ``now`` serve commands that queue mail of their own (``password``)."""
-    from pbem.mail.compose import HOW_TO
+    from pbem.mail.compose import how_to
 
     if command.name == "help":
-        return Answer(True, "[pbem] how to play by mail", HOW_TO)
+        return Answer(True, _("[pbem] how to play by mail"), how_to())
     if command.name not in COMMANDS:
-        return _refused(f"unknown command {command.name!r}: known commands are {', '.join(COMMANDS)}")
+        return _refused(
+            _(
+                "unknown command {command}: known commands are {commands}",
+                command=repr(command.name),
+                commands=", ".join(COMMANDS),
+            )
+        )
     try:
         envelope = orderfile.load(command.envelope_text)
     except (orderfile.OrderFileError, yaml.YAMLError) as exc:  # the reader lets some YAML errors through
-        return _refused(f"the lines after {command.name!r} could not be read: {str(exc).splitlines()[0]}")
+        return _refused(
+            _(
+                "the lines after {command} could not be read: {problem}",
+                command=repr(command.name),
+                problem=str(exc).splitlines()[0],
+            )
+        )
     if not isinstance(envelope, dict):
-        return _refused(f"after {command.name!r}, give the lines game:, player: and password:")
+        return _refused(
+            _("after {command}, give the lines game:, player: and password:", command=repr(command.name))
+        )
     if command.name == "password":
         from pbem.mail import password_reset
 
@@ -223,18 +237,26 @@ def _seat_setting(
             session.rollback()
             return _refused(str(exc))
         session.commit()
-    return Answer(True, f"[pbem {game_id}] {name} for {seat_name}", said + "\n", game_id=game_id)
+    subject = (
+        _("[pbem {game}] timezone for {seat}", game=game_id, seat=seat_name)
+        if name == "timezone"
+        else _("[pbem {game}] away for {seat}", game=game_id, seat=seat_name)
+    )
+    return Answer(True, subject, said + "\n", game_id=game_id)
 
 
 def _refused(message: str) -> Answer:
-    return Answer(False, "[pbem] your request was not carried out", "", errors=[message])
+    return Answer(False, _("[pbem] your request was not carried out"), "", errors=[message])
 
 
 def _authenticate(engine: Engine, envelope: dict[str, Any], from_address: str) -> tuple[str, str]:
     missing = [k for k in ("game", "player", "password") if not envelope.get(k)]
     if missing:
         raise UserError(
-            f"missing {', '.join(missing)}: a request needs the lines game:, player: and password:"
+            _(
+                "missing {keys}: a request needs the lines game:, player: and password:",
+                keys=", ".join(missing),
+            )
         )
     game_id, seat_name, password = (str(envelope[k]) for k in ("game", "player", "password"))
     with Session(engine) as session:
@@ -248,9 +270,21 @@ def _authenticate(engine: Engine, envelope: dict[str, Any], from_address: str) -
         seat_email = seat.email if seat else ""
         session.commit()  # its first use makes it the seat's password
     if not matches or game is None or seat is None:
-        raise UserError(f"game {game_id!r}, player {seat_name!r} and that password do not match")
+        raise UserError(
+            _(
+                "game {game}, player {seat} and that password do not match",
+                game=repr(game_id),
+                seat=repr(seat_name),
+            )
+        )
     if require_from and seat_email.strip().lower() != from_address.lower():
-        raise UserError(f"game {game_id} accepts mail for {seat_name} only from the player's own address")
+        raise UserError(
+            _(
+                "game {game} accepts mail for {seat} only from the player's own address",
+                game=game_id,
+                seat=seat_name,
+            )
+        )
     return game_id, seat_name
 
 
@@ -258,14 +292,18 @@ def _report(engine: Engine, game_id: str, seat: str, turn: Any) -> Answer:
     from pbem import reports
 
     if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn < 0):
-        return _refused(f"turn must be a whole number, not {turn!r}")
+        return _refused(_("turn must be a whole number, not {turn}", turn=repr(turn)))
     try:
         text = reports.report(engine, game_id, seat, turn=turn, fmt="txt")
         html = reports.report(engine, game_id, seat, turn=turn, fmt="html")
     except UserError as exc:
         return _refused(str(exc))
-    which = f"turn {turn}" if turn is not None else "latest"
-    return Answer(True, f"[pbem {game_id}] {which} report for {seat}", text, html, game_id=game_id, seat=seat)
+    subject = (
+        _("[pbem {game}] turn {turn} report for {seat}", game=game_id, turn=turn, seat=seat)
+        if turn is not None
+        else _("[pbem {game}] latest report for {seat}", game=game_id, seat=seat)
+    )
+    return Answer(True, subject, text, html, game_id=game_id, seat=seat)
 
 
 def _template(engine: Engine, game_id: str, seat: str) -> Answer:
@@ -276,12 +314,18 @@ def _template(engine: Engine, game_id: str, seat: str) -> Answer:
     except UserError as exc:
         return _refused(str(exc))
     body = (
-        f"The order template for {seat} in {game_id}: fill in your password and orders, and send it back "
-        "as the body of a plain-text mail (or as the attached file).\n\n" + text
+        _(
+            "The order template for {seat} in {game}: fill in your password and orders, and send it back "
+            "as the body of a plain-text mail (or as the attached file).",
+            seat=seat,
+            game=game_id,
+        )
+        + "\n\n"
+        + text
     )
     return Answer(
         True,
-        f"[pbem {game_id}] order template for {seat}",
+        _("[pbem {game}] order template for {seat}", game=game_id, seat=seat),
         body,
         attachment=(f"{game_id}-{seat}.yaml", text),
         game_id=game_id,

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from pbem import markers
 from pbem.codec import sha256_hex
-from pbem.i18n import _, current_language
+from pbem.i18n import N_, _, current_language, format_number
 from pbem.mail.calendar_part import attach_calendars
 from pbem.mail.settings import MailSettings
 from pbem.mailhtml import Picture, mail_page
@@ -373,7 +373,8 @@ def reply_message(
 
 # ------------------------------------------------------------------------------------ reply bodies
 
-HOW_TO = """\
+#: the English original (a gettext message): answers show it through :func:`how_to`
+HOW_TO = N_("""\
 How to send orders: write them in the body of a plain-text mail (or attach them as a .yaml file):
 
     game: GAME-ID
@@ -387,55 +388,103 @@ Other things you can ask for: put one word on the first line (or in the subject)
 and password lines:
     report     your latest report again (add "turn: N" for an older one)
     template   the order template of your next decision
-"""
+""")
+
+
+def how_to() -> str:
+    """:data:`HOW_TO` in the current language."""
+    return _(HOW_TO)
 
 
 def accepted_body(
     game_id: str, seat: str, turn: int | None, receipt: str, orders_yaml: str, canonical: str
 ) -> str:
-    turn_part = f", turn {turn}" if turn is not None else ""
+    if turn is not None:
+        head = _(
+            "Your orders for {game}, turn {turn}, seat {seat}, are accepted.",
+            game=game_id,
+            turn=turn,
+            seat=seat,
+        )
+    else:
+        head = _("Your orders for {game}, seat {seat}, are accepted.", game=game_id, seat=seat)
     return (
-        f"Your orders for {game_id}{turn_part}, seat {seat}, are accepted.\n\n"
-        f"Receipt: {receipt}\n"
-        "(the SHA-256 of the canonical form of your orders below: keep it to prove later what you sent)\n\n"
-        f"Your orders, as the host read them:\n\n{_indent(orders_yaml)}\n\n"
-        f"Canonical form (the receipt is its SHA-256):\n\n{_indent(canonical)}\n\n"
-        "A later message for the same turn replaces these orders until the turn is resolved.\n"
+        f"{head}\n\n"
+        + _("Receipt: {receipt}", receipt=receipt)
+        + "\n"
+        + _("(the SHA-256 of the canonical form of your orders below: keep it to prove later what you sent)")
+        + "\n\n"
+        + _("Your orders, as the host read them:")
+        + f"\n\n{_indent(orders_yaml)}\n\n"
+        + _("Canonical form (the receipt is its SHA-256):")
+        + f"\n\n{_indent(canonical)}\n\n"
+        + _("A later message for the same turn replaces these orders until the turn is resolved.")
+        + "\n"
     )
 
 
 def rejected_body(errors: list[str], origin: str) -> str:
-    where = f" (read from the {origin})" if origin else ""
+    if origin == "body":
+        head = _("Your orders (read from the body) were NOT accepted:")
+    elif origin.startswith("attachment "):
+        head = _(
+            "Your orders (read from the attachment {name}) were NOT accepted:",
+            name=origin.removeprefix("attachment "),
+        )
+    elif origin == "forwarded message":
+        head = _("Your orders (read from the forwarded message) were NOT accepted:")
+    elif origin:
+        head = _("Your orders (read from the {origin}) were NOT accepted:", origin=origin)
+    else:
+        head = _("Your orders were NOT accepted:")
     return (
-        f"Your orders{where} were NOT accepted:\n\n{_bullets(errors)}\n\n"
-        "Nothing changed: orders accepted earlier for this turn, if any, still stand. "
-        "Please correct the orders and send them again.\n"
+        f"{head}\n\n{_bullets(errors)}\n\n"
+        + _(
+            "Nothing changed: orders accepted earlier for this turn, if any, still stand. "
+            "Please correct the orders and send them again."
+        )
+        + "\n"
     )
 
 
 def refused_body(errors: list[str]) -> str:
-    return f"Your request was not carried out:\n\n{_bullets(errors)}\n\n" + HOW_TO
+    return _("Your request was not carried out:") + f"\n\n{_bullets(errors)}\n\n" + how_to()
 
 
 def _bullets(errors: list[str]) -> str:
-    return "\n".join(f"  - {e}" for e in errors) or "  - (no reason given)"
+    return "\n".join(f"  - {e}" for e in errors) or "  - " + _("(no reason given)")
 
 
-HTML_ONLY_BODY = (
-    "Your message held only HTML, and orders are read from plain text.\n\n"
-    "Please send your orders again as plain text: switch your mail program to plain text for this "
-    "message, or attach the orders as a .yaml or .txt file. Nothing was stored.\n\n" + HOW_TO
-)
+def html_only_body() -> str:
+    return (
+        _("Your message held only HTML, and orders are read from plain text.")
+        + "\n\n"
+        + _(
+            "Please send your orders again as plain text: switch your mail program to plain text for this "
+            "message, or attach the orders as a .yaml or .txt file. Nothing was stored."
+        )
+        + "\n\n"
+        + how_to()
+    )
 
-EMPTY_BODY = (
-    "Your message held no orders and no command that the host could read. Nothing was stored.\n\n" + HOW_TO
-)
+
+def empty_body() -> str:
+    return (
+        _("Your message held no orders and no command that the host could read. Nothing was stored.")
+        + "\n\n"
+        + how_to()
+    )
 
 
 def too_large_body(size: int, limit: int) -> str:
     return (
-        f"Your message is {size:,} bytes; the host reads messages of up to {limit:,} bytes. "
-        "Nothing was stored. Please send the orders alone, as plain text.\n"
+        _(
+            "Your message is {size} bytes; the host reads messages of up to {limit} bytes. "
+            "Nothing was stored. Please send the orders alone, as plain text.",
+            size=format_number(size),
+            limit=format_number(limit),
+        )
+        + "\n"
     )
 
 

@@ -254,7 +254,8 @@ def point_at(document: str, error: str) -> str | None:
         return None
     shown = lines[line_no - 1].expandtabs(4)[:72]
     caret = " " * min(max(column - 1, 0), len(shown)) + "^"
-    return f"    line {line_no}: {shown}\n    {' ' * (len(str(line_no)) + 7)}{caret}"
+    label = _("line {line}:", line=line_no) + " "  # the caret stands under the text, past the label
+    return f"    {label}{shown}\n    {' ' * len(label)}{caret}"
 
 
 def explain(errors: list[str], document: str, how: str) -> str:

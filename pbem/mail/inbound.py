@@ -235,13 +235,13 @@ def _decide(
     bounces.heard_from(engine, frm)
     if len(raw) > settings.max_message_bytes:
         too_large = compose.too_large_body(len(raw), settings.max_message_bytes)
-        return _Plan("rejected", "too large", "[pbem] your message is too large", too_large)
+        return _Plan("rejected", "too large", _("[pbem] your message is too large"), too_large)
     try:
         found = reading.extract(msg)
     except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
-        return _Plan("rejected", "unreadable", None, compose.EMPTY_BODY)
+        return _Plan("rejected", "unreadable", None, compose.empty_body())
     if found.problem == "empty":
-        return _Plan("rejected", "empty", "[pbem] no orders found in your message", compose.EMPTY_BODY)
+        return _Plan("rejected", "empty", _("[pbem] no orders found in your message"), compose.empty_body())
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None:
         answer = commands.run(engine, command, frm, settings=settings, now=at)
@@ -279,11 +279,11 @@ def _decide(
             receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
         why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        errors = [f"orders: the text could not be read as YAML: {why}"]
+        errors = [_("orders: the text could not be read as YAML: {why}", why=why)]
         return _Plan(
             "rejected",
             found.origin,
-            "[pbem] your orders were not accepted",
+            _("[pbem] your orders were not accepted"),
             compose.rejected_body(errors, found.origin),
         )
     # the answer is in the seat's language; a game's own when the seat is not known
@@ -311,8 +311,11 @@ def _receipt_plan(
     plan.submission_id = receipt.submission_id
     if receipt.accepted:
         canonical = _canonical(engine, receipt.submission_id)
-        plan.reply_subject = (
-            f"[pbem {receipt.game_id}] turn {receipt.turn}: orders accepted for {receipt.seat}"
+        plan.reply_subject = _(
+            "[pbem {game}] turn {turn}: orders accepted for {seat}",
+            game=receipt.game_id,
+            turn=receipt.turn,
+            seat=receipt.seat,
         )
         plan.reply_body = compose.accepted_body(
             receipt.game_id or "",
@@ -325,8 +328,11 @@ def _receipt_plan(
     elif guards.wrong_password(engine, frm, receipt.errors, at):
         plan.reason = "password guessing: not answered"
     else:
-        tag = f"[pbem {receipt.game_id}]" if receipt.game_id else "[pbem]"
-        plan.reply_subject = f"{tag} your orders were not accepted"
+        plan.reply_subject = (
+            _("[pbem {game}] your orders were not accepted", game=receipt.game_id)
+            if receipt.game_id
+            else _("[pbem] your orders were not accepted")
+        )
         plan.reply_body = compose.rejected_body(receipt.errors, origin) + extract.explain(
             receipt.errors, found.text, found.how
         )

@@ -1,0 +1,65 @@
+"""Event and reply texts built from pieces are whole messages for the translators, and say the same
+English as before (state hashes and recorded games compare the English)."""
+
+from __future__ import annotations
+
+from games.coral_divers.turn import _counted, _reef_closed
+from games.reef_encounter.engine import _ends
+from pbem.i18n import N_, Text, placeholders
+from pbem.mail import compose
+
+
+def test_a_closed_reef_is_one_message_per_singular_and_plural() -> None:
+    one = _reef_closed("red", "C4", 1, 1)
+    many = _reef_closed("red", "C4", 3, 6)
+    assert (str(one), str(many)) == ("red reef at C4 (1 tile, 1 point)", "red reef at C4 (3 tiles, 6 points)")
+    assert isinstance(many, Text) and many.msgid == "{coral} reef at {diver} ({tiles} tiles, {points} points)"
+
+
+def test_a_counted_text_picks_its_form_and_fills_n() -> None:
+    one, many = N_("absorbs {n} neutral reef"), N_("absorbs {n} neutral reefs")
+    assert str(_counted(1, one, many)) == "absorbs 1 neutral reef"
+    assert str(_counted(2, one, many)) == "absorbs 2 neutral reefs"
+    assert _counted(2, one, many).params == {"n": 2}
+
+
+def test_the_game_ends_is_a_whole_sentence_for_each_reason_with_the_same_english() -> None:
+    why = "every coral tile is locked by an alga"
+    assert str(_ends(why, "red", final_turns=False)) == f"the game ends: {why}"
+    assert _ends(why, "red", final_turns=False).msgid == f"the game ends: {why}"
+    fourth = _ends("red fed their fourth coral", "red", final_turns=True)
+    assert str(fourth) == "the game ends: red fed their fourth coral; the others get a final feeding turn"
+    assert placeholders(fourth.msgid) == {"{seat}"}
+    # a reason not known here is still said, as before
+    assert str(_ends("a storm", "red", final_turns=False)) == "the game ends: a storm"
+
+
+def test_a_rejection_names_where_the_orders_were_read_from_as_before() -> None:
+    assert compose.rejected_body(["x"], "attachment orders.yaml").startswith(
+        "Your orders (read from the attachment orders.yaml) were NOT accepted:\n\n  - x\n"
+    )
+    assert compose.rejected_body(["x"], "").startswith("Your orders were NOT accepted:")
+    assert compose.too_large_body(123456, 100000).startswith(
+        "Your message is 123,456 bytes; the host reads messages of up to 100,000 bytes."
+    )
+    assert compose.refused_body(["y"]).endswith(compose.HOW_TO)
+
+
+def test_a_notice_counts_missed_deadlines_in_whole_sentences() -> None:
+    from datetime import UTC, datetime
+
+    from pbem.cron.notices import body
+    from pbem.models import GameRow, SeatRow
+    from pbem.registry import games
+
+    kind = next(iter(games()))
+    now = datetime(2026, 3, 3, 9, 0, tzinfo=UTC)
+    game = GameRow(id="g", game_type=kind, seed="s", deadline_at=now, abandon_after=1)
+    seat = SeatRow(game_id="g", name="blue", misses=1, position=0)
+    late = body("late", game, seat, 4, now, None)
+    assert "Deadlines missed by this seat so far: 1." in late
+    assert "After 1 missed deadline a seat is marked abandoned and the bot plays for it." in late
+    gone = body("abandoned", game, seat, 4, now, None)
+    assert "This seat missed 1 deadline and is now marked abandoned" in gone
+    assert "(pbem replace g blue ADDRESS)" in gone
+    assert gone.startswith(f"{games()[kind].title} game g, seat blue, turn 4.\n")
