@@ -146,7 +146,17 @@ def store_imported(
                     )
                 )
                 rendered = reports.render_reports(
-                    game, row.id, names, turn.state, turn.number, turn.events, None, status_note
+                    game,
+                    row.id,
+                    names,
+                    turn.state,
+                    turn.number,
+                    turn.events,
+                    None,
+                    status_note,
+                    languages={seat["seat"]: seat.get("language") for seat in seats},
+                    public_language=getattr(row, "language", None),
+                    dice=reports.report_dice(game, row, turn.state),
                 )
                 reports.store_reports(
                     session, reports.report_rows(row.id, stored.epoch, turn.number, rendered)

@@ -28,10 +28,10 @@ from pbem.i18n import _
 
 #: keys that start a document (an order file or a command's envelope)
 _START_KEY = re.compile(
-    r"^(game|player|password|orders|turn|command|language|timezone|away)\s*:", re.IGNORECASE
+    r"""^["']?(game|player|password|orders|turn|command|language|timezone|away)["']?\s*:""", re.IGNORECASE
 )
 #: a top-level YAML key as orders and commands write them (lower case: Outlook's "From:" is not one)
-_KEY = re.compile(r"^[a-z][a-z0-9_-]*\s*:(\s|$)")
+_KEY = re.compile(r"""^(?:[a-z][a-z0-9_-]*|"[a-z][a-z0-9_-]*"|'[a-z][a-z0-9_-]*')\s*:(\s|$)""")
 _QUOTE = re.compile(r"^((?:[ \t]*>)+)[ \t]?")
 _SIGNATURE = re.compile(r"^--\s*$")
 #: the line a client writes above a message forwarded inline (Gmail, Thunderbird, Apple Mail, Outlook)

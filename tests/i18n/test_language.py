@@ -136,7 +136,7 @@ DEADLINE = datetime(2026, 11, 30, 18, 0, tzinfo=UTC)
         ("en", None, "Nov 30, 2026 18:00 UTC"),
         ("hu", "Europe/Budapest", "2026. nov. 30. 19:00 CET (18:00 UTC)"),
         ("cs", "Europe/Prague", "30. 11. 2026 19:00 CET (18:00 UTC)"),
-        ("zh", "Asia/Shanghai", "2026年12月1日 02:00 CST (18:00 UTC)"),
+        ("zh", "Asia/Shanghai", "2026年12月1日 02:00 CST (2026年11月30日 18:00 UTC)"),
         ("ru", "Europe/Moscow", "30 нояб. 2026\u202fг. 21:00 MSK (18:00 UTC)"),
     ],
 )

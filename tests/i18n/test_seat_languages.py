@@ -118,6 +118,6 @@ def test_export_and_import_carry_the_languages(pbem, engine: Engine, tmp_path: P
     assert new(pbem, "--lang", "zh", "--lang", "blue=ru")[0] == 0
     turns.process(engine, "pd", now=NOW, fill_missing=True)
     path = str(tmp_path / "pd.yaml")
-    archive.export(engine, "pd", path)
+    archive.export(engine, "pd", path, include_secrets=True)
     new_id, _passwords = archive.import_archive(engine, path, game_id="pd-copy")
     assert languages(engine, new_id) == ("zh", {"red": None, "blue": "ru"})
