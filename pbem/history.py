@@ -96,13 +96,34 @@ def dump_events(events: Sequence[Event]) -> list[dict[str, Any]]:
 
 def _message_of(event: Event) -> dict[str, Any]:
     if isinstance(event.text, Text):
-        return {"msgid": event.text.msgid, "params": {**event.text.params, **event.params}}
+        return {"msgid": event.text.msgid, "params": _dump_params({**event.text.params, **event.params})}
     return {"params": dict(event.params)} if event.params else {}
+
+
+_NESTED = "$text"  # the key that marks a stored parameter as a message of its own (a clause in a sentence)
+
+
+def _dump_params(params: dict[str, Any]) -> dict[str, Any]:
+    # a parameter that is itself a Text keeps its message and parameters, so that it is translated
+    # with its sentence when the event is shown again; JSON alone would keep only its English words
+    return {
+        k: {_NESTED: v.msgid, "params": _dump_params(v.params)} if isinstance(v, Text) else v
+        for k, v in params.items()
+    }
+
+
+def _load_params(params: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: Text(v[_NESTED], _load_params(v.get("params") or {}))
+        if isinstance(v, dict) and _NESTED in v
+        else v
+        for k, v in params.items()
+    }
 
 
 def load_event(entry: dict[str, Any]) -> Event:
     """An event as :func:`dump_events` stored it, its words translatable again."""
-    params = entry.get("params") or {}
+    params = _load_params(entry.get("params") or {})
     text = Text(entry["msgid"], params) if "msgid" in entry else entry["text"]
     return Event(text, entry.get("to"), entry.get("data") or {}, {} if "msgid" in entry else params)
 

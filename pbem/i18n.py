@@ -254,6 +254,9 @@ def _(message: str, /, **params: Any) -> str:
     and ``{% trans %}`` fill them in). A :class:`Text` brings its own message and parameters."""
     if isinstance(message, Text):
         return _(message.msgid, **{**message.params, **params})
+    # a clause made by T_ and passed as a parameter (an event inside an event) is put in the same
+    # language as the sentence around it, not left in its English words
+    params = {k: _(v) if isinstance(v, Text) else v for k, v in params.items()}
     text = gettext(message)
     return _fill(text, message, params) if params else text
 

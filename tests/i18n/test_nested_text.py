@@ -1,0 +1,43 @@
+"""A clause made by T_ inside another T_ sentence (an event inside an event) is translated with it,
+also after the event was stored and loaded again."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pbem import i18n
+from pbem.game import Event
+from pbem.history import dump_events, load_event
+from pbem.i18n import T_, Text
+
+WORDS = {
+    "{seat} planted: {clauses}": "{seat} ültetett: {clauses}",
+    "used a pearl (+{coins} coins)": "gyöngyöt használt (+{coins} érme)",
+}
+
+
+@pytest.fixture
+def catalog(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a stand-in catalog, so the test does not depend on which catalog entries are filled in yet
+    monkeypatch.setattr(i18n, "gettext", lambda message: WORDS.get(message, message))
+
+
+def sentence() -> Text:
+    return T_("{seat} planted: {clauses}", seat="ann", clauses=T_("used a pearl (+{coins} coins)", coins=2))
+
+
+def test_the_english_words_stay_as_they_were() -> None:
+    assert sentence() == "ann planted: used a pearl (+2 coins)"
+
+
+def test_a_nested_clause_is_translated_with_its_sentence(catalog: None) -> None:
+    assert i18n._(sentence()) == "ann ültetett: gyöngyöt használt (+2 érme)"
+
+
+def test_a_stored_event_keeps_its_nested_clause_translatable(catalog: None) -> None:
+    stored = json.loads(json.dumps(dump_events([Event(sentence())])))
+    back = load_event(stored[0])
+    assert back.text == "ann planted: used a pearl (+2 coins)"
+    assert i18n._(back.text) == "ann ültetett: gyöngyöt használt (+2 érme)"
