@@ -76,6 +76,8 @@ def environment() -> Environment:
     # ``_``, ``gettext`` and ``ngettext`` answer in the current language (pbem.i18n.language), and fill
     # in Jinja's ``%(name)s`` placeholders themselves.
     env.install_gettext_callables(gettext=i18n.gettext, ngettext=i18n.plural, newstyle=True)
+    # a view's words made by T_ in the engine (an end reason, say): ``{{ view.end_reason | translated }}``
+    env.filters["translated"] = i18n._
     return env
 
 

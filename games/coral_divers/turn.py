@@ -499,7 +499,13 @@ def finish_plant(work: State, chance: Chance, *, station_check: bool = True) -> 
             )
         filled = refill(work, chance)
         events.append(
-            Event(f"the nursery is refilled with {filled} tiles ({sum(work.bag.values())} left in the bag)")
+            Event(
+                T_(
+                    "the nursery is refilled with {filled} tiles ({left} left in the bag)",
+                    filled=filled,
+                    left=sum(work.bag.values()),
+                )
+            )
         )
     if station_check:
         events += scoring.score_stations(work)
@@ -529,7 +535,12 @@ def open_station_if_shut(work: State, chance: Chance) -> list[Event]:
     work.stations[spot] = replace(st, revealed=True)
     return [
         Event(
-            f"no start space is free: a new station is revealed at {spot}: {st.value.high}/{st.value.low}",
+            T_(
+                "no start space is free: a new station is revealed at {spot}: {high}/{low}",
+                spot=spot,
+                high=st.value.high,
+                low=st.value.low,
+            ),
             data={"station": spot},
         )
     ]
