@@ -33,7 +33,7 @@ import logging
 import re
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime, tzinfo
@@ -245,6 +245,14 @@ def T_(message: str, /, **params: Any) -> Text:
     when shown (``_(text)``). For what an engine says without knowing its reader (a rules error, an
     event): ``T_("you have no {colour} larva cube behind your screen", colour=colour)``."""
     return Text(message, params)
+
+
+def join_texts(parts: Sequence[str], separator: str = ", ") -> Text:
+    """``separator.join(parts)`` in English, but each part that is a :class:`Text` stays a message, so
+    a list of clauses inside a sentence is translated clause by clause when shown. The joined message
+    itself is only placeholders and separators: no catalog holds it, so it is shown as it stands."""
+    msgid = separator.replace("{", "{{").replace("}", "}}").join(f"{{p{n}}}" for n in range(len(parts)))
+    return Text(msgid, {f"p{n}": part for n, part in enumerate(parts)})
 
 
 def _(message: str, /, **params: Any) -> str:

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from pbem.game import Chance, Event, RulesError, choice, draw_from_counts
-from pbem.i18n import N_, T_, Text
+from pbem.i18n import N_, T_, Text, join_texts
 
 from . import board, scoring
 from .data import ECONOMY, SEA_MAP
@@ -262,7 +262,7 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
             ),
             action=ACTION_PLANT,
         )
-    what = ", ".join(pl.said)
+    what = join_texts(pl.said)
     if pl.discount:
         text = T_("{seat} planted {line} free (discount): {what}", seat=seat, line=pl.line, what=what)
     else:

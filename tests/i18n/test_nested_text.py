@@ -41,3 +41,10 @@ def test_a_stored_event_keeps_its_nested_clause_translatable(catalog: None) -> N
     back = load_event(stored[0])
     assert back.text == "ann planted: used a pearl (+2 coins)"
     assert i18n._(back.text) == "ann ültetett: gyöngyöt használt (+2 érme)"
+
+
+def test_a_list_of_clauses_is_translated_clause_by_clause(catalog: None) -> None:
+    clauses = i18n.join_texts([T_("used a pearl (+{coins} coins)", coins=2), "fan d6"])
+    text = T_("{seat} planted: {clauses}", seat="ann", clauses=clauses)
+    assert text == "ann planted: used a pearl (+2 coins), fan d6"
+    assert i18n._(text) == "ann ültetett: gyöngyöt használt (+2 érme), fan d6"
