@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pbem.game import Outcome
+from pbem.i18n import T_, Text
 
 from .reef import protected_polyps, values
 from .state import State
@@ -54,4 +55,12 @@ def outcome(state: State) -> Outcome | None:
                 notes.append(
                     f"{' and '.join(group)} tied on {scores[s]} points and every tie-break: shared place"
                 )
-    return Outcome(state.end_reason, scores, places, tuple(notes))
+    return Outcome(end_reason(state), scores, places, tuple(notes))
+
+
+def end_reason(state: State) -> str | Text:
+    """Why the game ended, as words a report can put in its reader's language (English unchanged)."""
+    for seat in state.seats:
+        if state.end_reason == f"{seat} fed their fourth coral":
+            return T_("{seat} fed their fourth coral", seat=seat)
+    return state.end_reason

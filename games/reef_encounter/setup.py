@@ -111,10 +111,10 @@ def resolve_setup(state: State, orders: Mapping[str, Setup]) -> list[Event]:
         for colour in c.larvae:
             state.larva_supply[colour] -= 1
             p.larvae[colour] += 1
-        events.append(Event(f"{seat} took larva cubes: {' and '.join(c.larvae)}"))
-        events.append(Event(f"you fed {a(c.parrotfish)} polyp to your parrotfish", to=seat))
+        events.append(Event(T_("{seat} took larva cubes: {cubes}", seat=seat, cubes=" and ".join(c.larvae))))
+        events.append(Event(T_("you fed {polyp} polyp to your parrotfish", polyp=a(c.parrotfish)), to=seat))
         left = {k: v for k, v in p.screen.items() if v}
-        events.append(Event(f"behind your screen: {_counts_text(left)} polyps", to=seat))
+        events.append(Event(T_("behind your screen: {polyps} polyps", polyps=_counts_text(left)), to=seat))
     state.phase = "play"
     events.append(Event(T_("{seat} starts", seat=state.active)))
     return events

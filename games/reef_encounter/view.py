@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.i18n import T_, Text
-
 from .data import BOARDS, COLUMNS, CORAL_COLOURS, OPEN_SEA, ROWS, TILES
 from .reef import face, values
-from .scoring import score
+from .scoring import end_reason, score
 from .sea import polyps_back
 from .state import State
 
@@ -82,7 +80,7 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "phase": state.phase,
         "active": state.active,
         "final_queue": list(state.final_queue),
-        "end_reason": _end_reason(state),
+        "end_reason": end_reason(state),
         "advanced": state.advanced,
         # polyps a feeding returns to the bag, as the engine counts them (sea.polyps_back)
         "polyps_back": {"feeding": polyps_back(state, False), "final_feeding": polyps_back(state, True)},
@@ -109,11 +107,3 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
     if over:
         out["revealed"] = {s: _own(state, s) for s in state.seats}
     return out
-
-
-def _end_reason(state: State) -> str | Text:
-    """Why the game ended, as words the report can put in its reader's language."""
-    for seat in state.seats:
-        if state.end_reason == f"{seat} fed their fourth coral":
-            return T_("{seat} fed their fourth coral", seat=seat)
-    return state.end_reason
