@@ -214,14 +214,35 @@ def resolve_company(
                 add(player.warehouse, kind, -1)
                 add(from_warehouse, kind)
                 add(player.taxed, kind)
-        parts = []
-        if from_hold:
-            parts.append(", ".join(as_list(from_hold, FISH)) + " from the hold")
-        if from_warehouse:
-            n = total(from_warehouse)
-            parts.append(f"{n} good{'s' if n > 1 else ''} from the warehouse")
-        paid = " and ".join(parts) if parts else "nothing (no goods left)"
-        events.append(Event(T_("{seat} played the tax token and discarded {paid}", seat=seat, paid=paid)))
+        fish = ", ".join(as_list(from_hold, FISH))
+        n = total(from_warehouse)
+        # whole sentences, one per case, so each reads right in every language
+        if from_hold and n == 1:
+            said = T_(
+                "{seat} played the tax token and discarded {fish} from the hold and 1 good from the "
+                "warehouse",
+                seat=seat,
+                fish=fish,
+            )
+        elif from_hold and n:
+            said = T_(
+                "{seat} played the tax token and discarded {fish} from the hold and {n} goods from the "
+                "warehouse",
+                seat=seat,
+                fish=fish,
+                n=n,
+            )
+        elif from_hold:
+            said = T_("{seat} played the tax token and discarded {fish} from the hold", seat=seat, fish=fish)
+        elif n == 1:
+            said = T_("{seat} played the tax token and discarded 1 good from the warehouse", seat=seat)
+        elif n:
+            said = T_(
+                "{seat} played the tax token and discarded {n} goods from the warehouse", seat=seat, n=n
+            )
+        else:
+            said = T_("{seat} played the tax token and discarded nothing (no goods left)", seat=seat)
+        events.append(Event(said))
         if from_warehouse:
             mine = ", ".join(as_list(from_warehouse, GOODS))
             events.append(Event(T_("you paid tax with {mine} from your warehouse", mine=mine), to=seat))
