@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,8 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
-from cron.conftest import _admin, pg_admin_url
-from sqlalchemy import Engine, make_url, text
+from cron.conftest import fresh_pg_database
+from sqlalchemy import Engine
 
 from pbem.cli import main
 from pbem.create import create_game
@@ -35,16 +34,8 @@ def db_url(tmp_path: Path) -> str:
 @pytest.fixture
 def pg_database() -> Iterator[str]:
     """A fresh PostgreSQL database, dropped afterwards (the server unreachable fails the test)."""
-    admin = _admin()
-    name = f"pbem_b_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(pg_admin_url()).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with fresh_pg_database("pbem_b") as url:
+        yield url
 
 
 @pytest.fixture
