@@ -144,73 +144,59 @@ def send_notice(
     the game has waited). A seat without an address gets the record only. Written in the seat's
     language."""
     with language(reader_language(engine, game_id, seat_name)):
-        return _send_notice(engine, settings, kind, game_id, seat_name, epoch=epoch, turn=turn, now=now)
-
-
-def _send_notice(
-    engine: Engine,
-    settings: MailSettings,
-    kind: str,
-    game_id: str,
-    seat_name: str,
-    *,
-    epoch: int,
-    turn: int,
-    now: datetime,
-) -> bool:
-    if kind.split("-")[0] not in KINDS:
-        raise ValueError(f"unknown notice kind {kind!r}")
-    order_file = _template_or_none(engine, game_id, seat_name) if kind != "abandoned" else None
-    with Session(engine) as session:
-        lock_game(session, game_id)
-        game = session.get(GameRow, game_id)
-        seat = session.exec(
-            select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
-        ).one()
-        assert game is not None
-        if (game.epoch, game.turn + 1) != (epoch, turn):  # the turn moved on since we looked: too late
-            session.rollback()
-            return False
-        session.add(
-            NoticeRow(game_id=game_id, epoch=epoch, turn=turn, seat=seat_name, kind=kind, created_at=now)
-        )
-        if seat.email and not addresses.is_valid(seat.email):
-            # stored by an older pbem that did not check addresses: the notice is recorded, and the
-            # operator told, instead of the whole reminder step failing for every seat
-            log.warning(
-                "game %s seat %s: no %s mailed, %r is not a mail address",
-                game_id,
-                seat_name,
-                kind,
-                seat.email,
+        if kind.split("-")[0] not in KINDS:
+            raise ValueError(f"unknown notice kind {kind!r}")
+        order_file = _template_or_none(engine, game_id, seat_name) if kind != "abandoned" else None
+        with Session(engine) as session:
+            lock_game(session, game_id)
+            game = session.get(GameRow, game_id)
+            seat = session.exec(
+                select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
+            ).one()
+            assert game is not None
+            if (game.epoch, game.turn + 1) != (epoch, turn):  # the turn moved on since we looked: too late
+                session.rollback()
+                return False
+            session.add(
+                NoticeRow(game_id=game_id, epoch=epoch, turn=turn, seat=seat_name, kind=kind, created_at=now)
             )
-        elif seat.email:
-            key = notice_key(kind, game_id, epoch, turn, seat_name)
-            message = new_message(
-                header_fields(
-                    settings,
-                    to=seat.email,
-                    subject=_subject(kind, game_id, turn),
-                    key=key,
-                    now=now,
-                    thread=thread_root(settings, game_id, seat_name),
+            if seat.email and not addresses.is_valid(seat.email):
+                # stored by an older pbem that did not check addresses: the notice is recorded, and the
+                # operator told, instead of the whole reminder step failing for every seat
+                log.warning(
+                    "game %s seat %s: no %s mailed, %r is not a mail address",
+                    game_id,
+                    seat_name,
+                    kind,
+                    seat.email,
                 )
-            )
-            set_text(message, body(kind, game, seat, turn, now, order_file))
-            if kind.startswith("moved") and game.deadline_at is not None:  # the same event, moved
-                part = deadline_part(game, seat, turn, game.deadline_at, now, settings.from_addr)
-                message.add_attachment(
-                    part.encode("utf-8"),
-                    maintype="text",
-                    subtype="calendar",
-                    filename="deadline.ics",
-                    params={"method": "PUBLISH", "charset": "utf-8"},
+            elif seat.email:
+                key = notice_key(kind, game_id, epoch, turn, seat_name)
+                message = new_message(
+                    header_fields(
+                        settings,
+                        to=seat.email,
+                        subject=_subject(kind, game_id, turn),
+                        key=key,
+                        now=now,
+                        thread=thread_root(settings, game_id, seat_name),
+                    )
                 )
-            with_language(message)  # last: a multipart move takes the Content-* headers inward
-            queue(session, key=key, to=seat.email, message=message, now=now, game_id=game_id)
-        try:
-            session.commit()
-        except IntegrityError:  # sent already, by this tick earlier or by another one just now
-            session.rollback()
-            return False
-    return True
+                set_text(message, body(kind, game, seat, turn, now, order_file))
+                if kind.startswith("moved") and game.deadline_at is not None:  # the same event, moved
+                    part = deadline_part(game, seat, turn, game.deadline_at, now, settings.from_addr)
+                    message.add_attachment(
+                        part.encode("utf-8"),
+                        maintype="text",
+                        subtype="calendar",
+                        filename="deadline.ics",
+                        params={"method": "PUBLISH", "charset": "utf-8"},
+                    )
+                with_language(message)  # last: a multipart move takes the Content-* headers inward
+                queue(session, key=key, to=seat.email, message=message, now=now, game_id=game_id)
+            try:
+                session.commit()
+            except IntegrityError:  # sent already, by this tick earlier or by another one just now
+                session.rollback()
+                return False
+        return True
