@@ -28,7 +28,7 @@ from pbem.i18n import LANGUAGES
 ROOT = Path(__file__).resolve().parent.parent
 #: the languages with a catalog (English is the source language)
 TRANSLATED = tuple(code for code in LANGUAGES if code != "en")
-KEYWORDS = ("-k", "N_", "-k", "T_", "-k", "comment", "-k", "ngettext:1,2")
+KEYWORDS = ("-k", "N_", "-k", "T_", "-k", "P_:1c,2", "-k", "comment", "-k", "ngettext:1,2")
 
 
 @dataclass(frozen=True)

@@ -106,15 +106,19 @@ _NESTED = "$text"  # the key that marks a stored parameter as a message of its o
 def _dump_params(params: dict[str, Any]) -> dict[str, Any]:
     # a parameter that is itself a Text keeps its message and parameters, so that it is translated
     # with its sentence when the event is shown again; JSON alone would keep only its English words
-    return {
-        k: {_NESTED: v.msgid, "params": _dump_params(v.params)} if isinstance(v, Text) else v
-        for k, v in params.items()
-    }
+    return {k: _dump_text(v) if isinstance(v, Text) else v for k, v in params.items()}
+
+
+def _dump_text(text: Text) -> dict[str, Any]:
+    stored: dict[str, Any] = {_NESTED: text.msgid, "params": _dump_params(text.params)}
+    if text.context is not None:  # a game's term (P_): only then, so events stored before read the same
+        stored["context"] = text.context
+    return stored
 
 
 def _load_params(params: dict[str, Any]) -> dict[str, Any]:
     return {
-        k: Text(v[_NESTED], _load_params(v.get("params") or {}))
+        k: Text(v[_NESTED], _load_params(v.get("params") or {}), v.get("context"))
         if isinstance(v, dict) and _NESTED in v
         else v
         for k, v in params.items()

@@ -206,6 +206,12 @@ def gettext(message: str, /) -> str:
     return catalog.gettext(message) if catalog is not None else message
 
 
+def pgettext(context: str, message: str, /) -> str:
+    """``message`` of ``context`` (a game's term: ``colour``, ``goods``) in the current language."""
+    catalog = _translations(current_language())
+    return catalog.pgettext(context, message) if catalog is not None else message
+
+
 def plural(singular: str, plural_form: str, n: int, /) -> str:
     """The form of ``singular``/``plural_form`` for ``n`` in the current language, unfilled."""
     catalog = _translations(current_language())
@@ -228,16 +234,18 @@ class Text(str):
 
     msgid: str
     params: dict[str, Any]
+    context: str | None
 
-    def __new__(cls, msgid: str, params: dict[str, Any] | None = None) -> Text:
+    def __new__(cls, msgid: str, params: dict[str, Any] | None = None, context: str | None = None) -> Text:
         params = dict(params or {})
         obj = super().__new__(cls, _fill(msgid, msgid, params) if params else msgid)
         obj.msgid = msgid
         obj.params = params
+        obj.context = context
         return obj
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Text, (self.msgid, self.params))
+        return (Text, (self.msgid, self.params, self.context))
 
 
 def T_(message: str, /, **params: Any) -> Text:
@@ -245,6 +253,16 @@ def T_(message: str, /, **params: Any) -> Text:
     when shown (``_(text)``). For what an engine says without knowing its reader (a rules error, an
     event): ``T_("you have no {colour} larva cube behind your screen", colour=colour)``."""
     return Text(message, params)
+
+
+def P_(context: str, message: str, /) -> Text:
+    """A game's own word (a colour, goods, a kind of coral) as a message of ``context``, shown in the
+    reader's language: ``P_("colour", "orange")``. The context keeps one English word apart from its
+    namesakes (the colour orange, the fruit), and the catalog's entry for it is the glossary's word
+    (``games/<g>/data/glossary/<lang>.yaml``: the word of the player's own rulebook). Passed as a
+    parameter of a :func:`T_` sentence it is translated with that sentence; on its own it is the
+    English word, so orders, ids and hashes never see the difference."""
+    return Text(message, None, context)
 
 
 def join_texts(parts: Sequence[str], separator: str = ", ") -> Text:
@@ -261,6 +279,8 @@ def _(message: str, /, **params: Any) -> str:
     Python code writes ``{name}`` placeholders; templates use Jinja's own ``%(name)s`` (its ``_()``
     and ``{% trans %}`` fill them in). A :class:`Text` brings its own message and parameters."""
     if isinstance(message, Text):
+        if message.context is not None:
+            return pgettext(message.context, message.msgid)
         return _(message.msgid, **{**message.params, **params})
     # a clause made by T_ and passed as a parameter (an event inside an event) is put in the same
     # language as the sentence around it, not left in its English words

@@ -3,6 +3,7 @@ also after the event was stored and loaded again."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -48,3 +49,32 @@ def test_a_list_of_clauses_is_translated_clause_by_clause(catalog: None) -> None
     text = T_("{seat} planted: {clauses}", seat="ann", clauses=clauses)
     assert text == "ann planted: used a pearl (+2 coins), fan d6"
     assert i18n._(text) == "ann ültetett: gyöngyöt használt (+2 érme), fan d6"
+
+
+TERMS = {("colour", "orange"): "narancssárga"}
+
+
+def test_a_term_is_the_english_word_until_shown_and_the_readers_word_then(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(i18n, "pgettext", lambda context, message: TERMS.get((context, message), message))
+    colour = i18n.P_("colour", "orange")
+    said = T_("you have no {colour} larva cube behind your screen", colour=colour)
+    assert said == "you have no orange larva cube behind your screen"
+    assert colour == "orange" and colour.context == "colour"
+    assert i18n._(colour) == "narancssárga"
+    assert "narancssárga" in i18n._(said)
+    stored = json.loads(json.dumps(dump_events([Event(said)])))
+    assert "narancssárga" in i18n._(load_event(stored[0]).text)
+
+
+def test_the_term_keyword_is_extracted_with_its_context() -> None:
+    from babel.messages.extract import extract
+
+    from pbem.catalogs import KEYWORDS
+
+    keywords = dict(k.split(":", 1) if ":" in k else (k, None) for k in KEYWORDS[1::2])
+    assert keywords["P_"] == "1c,2"
+    source = b'from pbem.i18n import P_\nCOLOURS = {"orange": P_("colour", "orange")}\n'
+    found = list(extract("python", io.BytesIO(source), keywords={"P_": ((1, "c"), 2)}))
+    assert [(m[3], m[1]) for m in found] == [("colour", "orange")]
