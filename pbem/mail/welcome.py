@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.codec import sha256_hex, unpack
+from pbem.dice import report_data
 from pbem.envelope import PASSWORD_PLACEHOLDER
 from pbem.errors import UserError
 from pbem.history import current_state, game_of
@@ -111,6 +112,23 @@ def queue_welcomes(
     return welcomed
 
 
+def _dice_lines(game: GameRow) -> list[str]:
+    """The dice commitment, and what it is for: the seed stays secret until the game ends, then
+    ``pbem verify`` checks it against this line. None for a game from before committed dice."""
+    dice = report_data(game.dice, game.seed, over=False)
+    if dice is None:
+        return []
+    return [
+        _("Dice commitment (SHA-256 of the game's secret seed):"),
+        "  " + dice["commitment"],
+        _(
+            "It fixes the dice now, before anyone knows them: the seed is revealed in the final report, "
+            "and pbem verify on the game's archive checks it against this line and re-derives every draw."
+        ),
+        "",
+    ]
+
+
 def _body(
     title: str,
     game: GameRow,
@@ -130,6 +148,7 @@ def _body(
         _("How to play by mail:"),
         how_to_play(),
         "",
+        *_dice_lines(game),
     ]
     if seat in waiting and report is not None:
         lines += [

@@ -17,6 +17,7 @@ from pbem import markers, orders
 from pbem.cli import main
 from pbem.cron.notices import send_notice
 from pbem.db import connect
+from pbem.dice import commitment
 from pbem.mail import inbound, outbox, reading
 from pbem.mail.compose import thread_root
 from pbem.mail.settings import MailSettings
@@ -198,3 +199,16 @@ def test_a_welcome_over_smtp_parses_back(
         msg = message_from_bytes(got.data, policy=policy.default)
         assert msg["Auto-Submitted"] == "auto-generated" and msg["X-Loop"] == HOST
         assert msg.get_content_type() == "text/plain" and msg.get_param("format") == "flowed"
+
+
+def test_the_welcome_states_the_dice_commitment_and_how_to_check_it(
+    db: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new(capsys)
+    for row in rows(db):
+        body = text(parsed(row))
+        head = body[: body.index("How to play by mail:")]
+        said = body[: body.index(markers.BEGIN)] if markers.BEGIN in body else body
+        assert "Dice commitment (SHA-256 of the game's secret seed):\n  " + commitment(5) + "\n" in said
+        assert "pbem verify" in said and "seed is revealed in the final report" in said
+        assert commitment(5) not in head  # after the how-to, not mixed into the greeting
