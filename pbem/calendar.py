@@ -52,9 +52,11 @@ def _calendar(method: str) -> icalendar.Calendar:
     return cal
 
 
-def _event(game: GameRow, seat: SeatRow, turn: int, now: datetime, organizer: str) -> icalendar.Event:
+def _event(
+    game: GameRow, seat: SeatRow, turn: int, now: datetime, organizer: str, epoch: int | None = None
+) -> icalendar.Event:
     event = icalendar.Event()
-    event.add("uid", uid(game.id, game.epoch, turn, seat.name))
+    event.add("uid", uid(game.id, game.epoch if epoch is None else epoch, turn, seat.name))
     event.add("dtstamp", clock.utc(now))
     event.add("sequence", sequence(game, now))
     event.add("organizer", f"mailto:{organizer}")
@@ -95,10 +97,19 @@ def deadline_part(
     return cal.to_ical().decode("utf-8")
 
 
-def cancel_part(game: GameRow, seat: SeatRow, turn: int, now: datetime, organizer: str = ORGANIZER) -> str:
-    """The event of ``seat``'s deadline for ``turn`` cancelled: the turn is resolved."""
+def cancel_part(
+    game: GameRow,
+    seat: SeatRow,
+    turn: int,
+    now: datetime,
+    organizer: str = ORGANIZER,
+    *,
+    epoch: int | None = None,
+) -> str:
+    """The event of ``seat``'s deadline for ``turn`` cancelled: the turn is resolved, the game paused,
+    or (``epoch``, an earlier one than the game's) the turn undone by a rollback."""
     cal = _calendar("CANCEL")
-    event = _event(game, seat, turn, now, organizer)
+    event = _event(game, seat, turn, now, organizer, epoch)
     event.add("status", "CANCELLED")
     cal.add_component(event)
     return cal.to_ical().decode("utf-8")

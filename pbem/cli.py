@@ -137,6 +137,12 @@ def new(
     no_welcome: Annotated[
         bool, typer.Option("--no-welcome", help="Mail no welcome (you hand the passwords out yourself).")
     ] = False,
+    gm: Annotated[
+        str | None,
+        typer.Option(
+            "--gm", help="The game master's address: may mail pause, extend, ... (password shown once)."
+        ),
+    ] = None,
     as_json: AsJson = False,
     db: Db = None,
     now: NowOption = None,
@@ -154,6 +160,10 @@ def new(
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise typer.BadParameter(f"the seed must be a whole number from 0 to {MAX_SEED}", param_hint="--seed")
     seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
+    if gm is not None:  # checked before the game exists: a bad address creates nothing
+        from pbem.mail.gm import check_address
+
+        gm = check_address(gm)
     if shuffle_seats:
         derived_rng(seed, 0, 0, "seats").shuffle(seats)
     engine = connect(db)
@@ -176,6 +186,11 @@ def new(
         absence_days=absence_days,
     )
     emails = dict(seats)
+    gm_password = None
+    if gm is not None:
+        from pbem.mail.gm import set_game_master
+
+        gm_password = set_game_master(engine, game_id, gm)
     colours = create.seat_colours(engine, game_id)
     clashes = create.colour_clashes(colours)
     if clashes:
@@ -196,6 +211,7 @@ def new(
                         for s, pw in issued.items()
                     ],
                     "dice_commitment": commitment(seed),
+                    **({"gm": {"email": gm, "password": gm_password}} if gm else {}),
                 },
                 indent=1,
             )
@@ -205,6 +221,8 @@ def new(
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {emails[seat]:<32} {password}")
     typer.echo(f"dice commitment (in every report; the seed is revealed at the end): {commitment(seed)}")
+    if gm:
+        typer.echo(f"game master {gm}; password, shown this once: {gm_password}")
     _said_welcome(welcomed)
 
 

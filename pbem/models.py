@@ -121,6 +121,18 @@ class ObserverRow(SQLModel, table=True):
     email: str = Field(max_length=320)
 
 
+class GameMasterRow(SQLModel, table=True):
+    """A game's game master by mail (issue 14): the address the commands must come from and the
+    password they must carry, stored hashed like a seat's (``pbem.passwords``). A table of its own:
+    most games have none, and the game table keeps its columns."""
+
+    __tablename__ = "game_master"
+
+    game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=64)
+    email: str = Field(max_length=320)
+    password_hash: str = Field(max_length=256)
+
+
 class TurnRow(SQLModel, table=True):
     """One resolved turn: the state after it, its hash, what happened and the chance outcomes drawn.
 

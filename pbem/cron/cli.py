@@ -336,7 +336,7 @@ def pause(game_id: GameArg, db: DbOption = None, now: NowOption = None) -> None:
     """
     from pbem.cron import admin
 
-    typer.echo(guarded(lambda: admin.pause(_engine(db), game_id, parse_now(now))))
+    typer.echo(_moving(db, game_id, now, lambda engine, moment: admin.pause(engine, game_id, moment)))
 
 
 @app.command()
@@ -347,7 +347,7 @@ def resume(game_id: GameArg, db: DbOption = None, now: NowOption = None) -> None
     """
     from pbem.cron import admin
 
-    typer.echo(guarded(lambda: admin.resume(_engine(db), game_id, parse_now(now))))
+    typer.echo(_moving(db, game_id, now, lambda engine, moment: admin.resume(engine, game_id, moment)))
 
 
 @app.command()
@@ -364,7 +364,10 @@ def extend(
     from pbem.cron import admin
     from pbem.cron.deadlines import parse_duration
 
-    typer.echo(guarded(lambda: admin.extend(_engine(db), game_id, parse_duration(duration), parse_now(now))))
+    seconds = guarded(lambda: parse_duration(duration))
+    typer.echo(
+        _moving(db, game_id, now, lambda engine, moment: admin.extend(engine, game_id, seconds, moment))
+    )
 
 
 @app.command()
@@ -411,7 +414,9 @@ def rollback(
     """
     from pbem.cron import admin
 
-    typer.echo(guarded(lambda: admin.rollback(_engine(db), game_id, to_turn, parse_now(now))))
+    typer.echo(
+        _moving(db, game_id, now, lambda engine, moment: admin.rollback(engine, game_id, to_turn, moment))
+    )
 
 
 @app.command()
@@ -431,7 +436,36 @@ def observe(
     typer.echo(guarded(lambda: admin.observe(_engine(db), game_id, email, parse_now(now), remove=remove)))
 
 
-COMMANDS = (tick, pause, resume, extend, replace, rollback, observe)
+@app.command()
+def gm(
+    game_id: GameArg,
+    email: Annotated[str, typer.Option("--email", help="The game master's address.")],
+    db: DbOption = None,
+) -> None:
+    """Set (or replace) the game master who may mail pause, resume, extend, replace, rollback and
+    observe: a new password, printed once; the old one stops working. Mail the word gm for the help.
+
+    [bold]Example:[/bold] pbem gm reef-7 --email gm@example.org
+    """
+    from pbem.mail.gm import set_game_master
+
+    password = guarded(lambda: set_game_master(_engine(db), game_id, email))
+    typer.echo(f"game master of {game_id}: {email.strip().lower()}; password (shown once): {password}")
+
+
+def _moving(db: str | None, game_id: str, now: str | None, change: Callable[[Any, datetime], str]) -> str:
+    """A game master's change of the deadline, and the seats mailed their calendar's updated event."""
+    from pbem.cron.notices import calendar_updates, told_line
+
+    def run() -> str:
+        engine, moment = _engine(db), parse_now(now)
+        said, told = calendar_updates(engine, game_id, moment, lambda: change(engine, moment))
+        return said + told_line(told)
+
+    return guarded(run)
+
+
+COMMANDS = (tick, pause, resume, extend, replace, rollback, observe, gm)
 
 
 def register(main: typer.Typer) -> None:

@@ -10,6 +10,8 @@ through the mail layer's outbox like every report, so it is delivered (and retri
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Engine
@@ -17,15 +19,15 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem import addresses
-from pbem.calendar import deadline_part
-from pbem.cron.deadlines import describe, show_deadline, show_duration
+from pbem.calendar import cancel_part, deadline_part
+from pbem.cron.deadlines import aware, describe, show_deadline, show_duration
 from pbem.cron.models import NoticeRow
 from pbem.db import lock_game
 from pbem.errors import UserError
 from pbem.i18n import N_, _, language, ngettext
 from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root, with_language
 from pbem.mail.outbox import queue
-from pbem.mail.settings import MailSettings
+from pbem.mail.settings import MailSettings, load_settings
 from pbem.models import GameRow, SeatRow
 from pbem.orders import template
 from pbem.registry import get_game
@@ -34,7 +36,9 @@ from pbem.zones import seat_zone
 
 log = logging.getLogger("pbem.cron")
 
-KINDS = ("reminder", "late", "abandoned", "moved")
+#: ``held``: the game master paused the game (the deadline's event cancelled); ``shift``: the game
+#: master moved the deadline (extend, resume, rollback: the event updated)
+KINDS = ("reminder", "late", "abandoned", "moved", "held", "shift")
 
 
 def notice_key(kind: str, game_id: str, epoch: int, turn: int, seat: str) -> str:
@@ -48,6 +52,8 @@ def _subject(kind: str, game_id: str, turn: int) -> str:
         "late": N_("your orders are late"),
         "abandoned": N_("your seat is now played by the bot"),
         "moved": N_("the deadline moved"),
+        "held": N_("the game is paused"),
+        "shift": N_("the deadline moved"),
     }[kind.split("-")[0]]
     return subject_line(game_id, _("turn {turn}", turn=turn), _(what))
 
@@ -106,6 +112,23 @@ def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, orde
                 deadline=show_deadline(game.deadline_at, tz),
             )
         )
+    elif kind == "held":
+        lines.append(
+            _(
+                "The game master paused the game: no deadline runs and no turn is resolved until it "
+                "resumes. Your calendar's event for this turn's deadline is cancelled; a new one comes "
+                "when the game resumes."
+            )
+        )
+    elif kind == "shift":
+        lines.append(
+            _(
+                "The game master moved the deadline: your orders for turn {turn} are now due by "
+                "{deadline}. Your calendar's event for it is updated.",
+                turn=turn,
+                deadline=show_deadline(game.deadline_at, tz),
+            )
+        )
     else:
         lines.append(
             ngettext(
@@ -123,7 +146,7 @@ def body(kind: str, game: GameRow, seat: SeatRow, turn: int, now: datetime, orde
         lines.append(
             _("A grace of {duration} follows the deadline.", duration=show_duration(game.grace_seconds))
         )
-    if order_file and kind not in ("abandoned", "moved"):
+    if order_file and kind not in ("abandoned", "moved", "held", "shift"):
         lines += ["", _("The orders to send (fill in your password):"), "", order_file.rstrip("\n")]
     return "\n".join(lines) + "\n"
 
@@ -138,15 +161,22 @@ def send_notice(
     epoch: int,
     turn: int,
     now: datetime,
+    calendars: Sequence[str] | None = None,
 ) -> bool:
     """Record the notice and queue its mail, once; whether this call did it. ``kind`` is one of
     :data:`KINDS`, for a late notice with the period after a dash (``late-2``: the second turn's length
     the game has waited). A seat without an address gets the record only. Written in the seat's
-    language."""
+    language. ``calendars``: the iCalendar parts the mail carries (by default a ``moved`` notice
+    carries the turn's event, moved, and the others none)."""
     with language(reader_language(engine, game_id, seat_name)):
         if kind.split("-")[0] not in KINDS:
             raise ValueError(f"unknown notice kind {kind!r}")
-        order_file = _template_or_none(engine, game_id, seat_name) if kind != "abandoned" else None
+        base = kind.split("-")[0]
+        order_file = (
+            _template_or_none(engine, game_id, seat_name)
+            if base not in ("abandoned", "moved", "held", "shift")
+            else None
+        )
         with Session(engine) as session:
             lock_game(session, game_id)
             game = session.get(GameRow, game_id)
@@ -183,14 +213,17 @@ def send_notice(
                     )
                 )
                 set_text(message, body(kind, game, seat, turn, now, order_file))
-                if kind.startswith("moved") and game.deadline_at is not None:  # the same event, moved
-                    part = deadline_part(game, seat, turn, game.deadline_at, now, settings.from_addr)
+                parts = list(calendars or ())
+                if calendars is None and base == "moved" and game.deadline_at is not None:
+                    # the same event, moved
+                    parts.append(deadline_part(game, seat, turn, game.deadline_at, now, settings.from_addr))
+                for number, part in enumerate(parts, 1):
                     message.add_attachment(
                         part.encode("utf-8"),
                         maintype="text",
                         subtype="calendar",
-                        filename="deadline.ics",
-                        params={"method": "PUBLISH", "charset": "utf-8"},
+                        filename="deadline.ics" if len(parts) == 1 else f"deadline-{number}.ics",
+                        params={"method": _method(part), "charset": "utf-8"},
                     )
                 with_language(message)  # last: a multipart move takes the Content-* headers inward
                 queue(session, key=key, to=seat.email, message=message, now=now, game_id=game_id)
@@ -200,3 +233,95 @@ def send_notice(
                 session.rollback()
                 return False
         return True
+
+
+def _method(part: str) -> str:
+    return "CANCEL" if "\nMETHOD:CANCEL" in part.replace("\r\n", "\n") else "PUBLISH"
+
+
+# ---------------------------------------------------------------- the game master moves a deadline
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """Where a game's deadline stands: which turn's event it is (epoch, due turn) and when, if it runs."""
+
+    epoch: int
+    turn: int  # the turn orders are due for
+    at: datetime | None  # None: no deadline runs (none set, paused, finished)
+
+
+def deadline_now(engine: Engine, game_id: str) -> Deadline | None:
+    """The game's deadline as it stands; ``None`` when there is no such game."""
+    with Session(engine) as session:
+        game = session.get(GameRow, game_id)
+    if game is None:
+        return None
+    running = game.status == "active" and game.deadline_at is not None
+    return Deadline(game.epoch, game.turn + 1, aware(game.deadline_at) if running else None)
+
+
+def calendar_updates(
+    engine: Engine,
+    game_id: str,
+    now: datetime,
+    change: Callable[[], str],
+    *,
+    settings: MailSettings | None = None,
+) -> tuple[str, list[str]]:
+    """Run a game master's ``change`` (pause, resume, extend, rollback: :mod:`pbem.cron.admin`) and mail
+    every seat whose deadline it moved or stopped the updated calendar event; what ``change`` said and
+    the seats mailed.
+
+    A pause cancels the event (METHOD:CANCEL): a paused game has no deadline, and a calendar that kept
+    a date would remind the player of one that does not exist; resume publishes the same UID again with
+    the new date and a higher SEQUENCE, which supersedes the cancellation (RFC 5546 §2.1.5). A rollback
+    cancels the undone turn's event and publishes the new turn's."""
+    before = deadline_now(engine, game_id)
+    said = change()
+    after = deadline_now(engine, game_id)
+    if before is None or after is None or before == after:
+        return said, []
+    settings = settings or load_settings()
+    with Session(engine) as session:
+        game = session.get(GameRow, game_id)
+        seats = list(
+            session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position))
+        )
+    assert game is not None
+    same_event = (before.epoch, before.turn) == (after.epoch, after.turn)
+    told = []
+    for seat in seats:
+        with language(reader_language(engine, game_id, seat.name)):
+            parts = []
+            if before.at is not None and (after.at is None or not same_event):
+                parts.append(
+                    cancel_part(game, seat, before.turn, now, settings.from_addr, epoch=before.epoch)
+                )
+            if after.at is not None:
+                parts.append(deadline_part(game, seat, after.turn, after.at, now, settings.from_addr))
+        if not parts:
+            continue
+        kind = (
+            f"shift-{int(after.at.timestamp())}" if after.at is not None else f"held-{int(now.timestamp())}"
+        )
+        if seat.email and send_notice(
+            engine,
+            settings,
+            kind,
+            game_id,
+            seat.name,
+            epoch=after.epoch,
+            turn=after.turn,
+            now=now,
+            calendars=parts,
+        ):
+            told.append(seat.name)
+    return said, told
+
+
+def told_line(seats: list[str]) -> str:
+    """What the game master reads of :func:`calendar_updates`' mail (nothing when none went out)."""
+    if not seats:
+        return ""
+    return "\n" + _("calendar update queued for {seats}", seats=", ".join(seats))

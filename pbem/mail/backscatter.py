@@ -1,10 +1,10 @@
 """Backscatter: mail with a forged From must not make the host mail strangers.
 
-A reply goes to the From address, which anyone can write. To a registered address (a seat's or an
-observer's) every message is answered. To any other address at most :data:`PER_DAY` replies go out a
-day: a person who mistyped their address, or a new player asking for help, is still answered, but a
-spammer forging thousands of messages From one victim gets the victim one mail, not thousands. The
-messages are archived all the same.
+A reply goes to the From address, which anyone can write. To a registered address (a seat's, an
+observer's or a game master's) every message is answered. To any other address at most
+:data:`PER_DAY` replies go out a day: a person who mistyped their address, or a new player asking for
+help, is still answered, but a spammer forging thousands of messages From one victim gets the victim
+one mail, not thousands. The messages are archived all the same.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem.models import ObserverRow, OutboxRow, SeatRow
+from pbem.models import GameMasterRow, ObserverRow, OutboxRow, SeatRow
 
 log = logging.getLogger("pbem.mail")
 
@@ -26,6 +26,8 @@ PER_DAY = 1
 def registered(session: Session, address: str) -> bool:
     seat = session.exec(select(SeatRow.id).where(func.lower(SeatRow.email) == address)).first()
     if seat is not None:
+        return True
+    if session.exec(select(GameMasterRow.game_id).where(func.lower(GameMasterRow.email) == address)).first():
         return True
     return (
         session.exec(select(ObserverRow.id).where(func.lower(ObserverRow.email) == address)).first()

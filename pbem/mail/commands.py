@@ -40,6 +40,8 @@ from pbem.models import GameRow, SeatRow
 from pbem.reports import reader_language
 
 COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away")
+#: the game master's commands (issue 14), carried out by :mod:`pbem.mail.gm`
+GM_COMMANDS = ("pause", "resume", "extend", "replace", "rollback", "observe", "gm")
 _LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
 #: commands given as a key of the envelope: ``timezone: Europe/Budapest``, ``away: {until: ...}``
 _KEYED = re.compile(r"^(timezone|away)\s*:", re.MULTILINE | re.IGNORECASE)
@@ -72,10 +74,10 @@ def detect(subject: str, text: str) -> Command | None:
     if first is not None and _LANGUAGE_LINE.match(lines[first]):
         # ``language: cs`` is itself a line of the envelope: the whole text is read as YAML
         return Command("language", "\n".join(lines[first:]).strip("\n"))
-    if first is not None and lines[first].strip().lower().rstrip(".!:") in COMMANDS:
+    if first is not None and lines[first].strip().lower().rstrip(".!:") in (*COMMANDS, *GM_COMMANDS):
         return Command(lines[first].strip().lower().rstrip(".!:"), "\n".join(lines[first + 1 :]).strip("\n"))
     topic = _SUBJECT_NOISE.sub("", subject).strip().lower()
-    if topic in COMMANDS:
+    if topic in (*COMMANDS, *GM_COMMANDS):
         return Command(topic, text)
     keyed = _KEYED.search(text)
     if keyed:
@@ -98,7 +100,8 @@ class Answer:
     errors: list[str] = field(default_factory=list)
     game_id: str | None = None
     language: str | None = None  # the reader's, once the seat is known; None: English
-    seat: str | None = None
+    seat: str | None = None  # the thread the answer joins (a seat's, or the game master's)
+    silent: bool = False  # no answer at all (password guessing)
 
 
 def run(
@@ -115,6 +118,10 @@ def run(
 
     if command.name == "help":
         return Answer(True, _("[pbem] how to play by mail"), how_to())
+    if command.name in GM_COMMANDS:
+        from pbem.mail import gm
+
+        return gm.run(engine, command, from_address, settings=settings, now=now)
     if command.name not in COMMANDS:
         return _refused(
             _(

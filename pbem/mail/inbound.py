@@ -245,8 +245,11 @@ def _decide(
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None:
         answer = commands.run(engine, command, frm, settings=settings, now=at)
+        if answer.silent:
+            return _Plan("command", f"{command.name}: password guessing, not answered")
         with language(answer.language):
-            body = answer.text if answer.ok else compose.refused_body(answer.errors)
+            # a refusal with a text of its own (a game master's) keeps it
+            body = answer.text if answer.ok or answer.text else compose.refused_body(answer.errors)
         return _Plan(
             "command",
             command.name,

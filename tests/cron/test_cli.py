@@ -163,9 +163,13 @@ def test_the_log_scrubs_mail_passwords_even_from_tracebacks(tmp_path: Path) -> N
 def test_game_master_commands_say_what_they_did(db: Engine, sqlite_url: str) -> None:
     new_game(db, "g")
     at = ("--db", sqlite_url, "--now", (START + H).isoformat())
-    assert invoke("pause", "g", *at)[1] == "game g paused with 23h left\n"
-    assert invoke("resume", "g", *at)[1] == "game g resumed; deadline in 23h\n"
-    assert invoke("extend", "g", "1d", *at)[1] == "game g: deadline extended by 1d to 2026-03-04 09:00 UTC\n"
+    told = "calendar update queued for red, blue\n"  # each seat's calendar event follows the deadline
+    assert invoke("pause", "g", *at)[1] == "game g paused with 23h left\n" + told
+    assert invoke("resume", "g", *at)[1] == "game g resumed; deadline in 23h\n" + told
+    assert (
+        invoke("extend", "g", "1d", *at)[1]
+        == "game g: deadline extended by 1d to 2026-03-04 09:00 UTC\n" + told
+    )
     assert invoke("observe", "g", "kibitz@example.org", *at)[0] == 0
     code, out, _ = invoke("replace", "g", "blue", "carol@example.org", *at)
     assert code == 0 and out.startswith(
@@ -199,7 +203,7 @@ def test_register_adds_every_command_to_the_main_cli() -> None:
     main = typer.Typer()
     register(main)
     names = {c.callback.__name__ for c in main.registered_commands if c.callback}
-    assert names == {"tick", "pause", "resume", "extend", "replace", "rollback", "observe"}
+    assert names == {"tick", "pause", "resume", "extend", "replace", "rollback", "observe", "gm"}
     assert len(COMMANDS) == len(names)
     assert all("Example:" in (command.__doc__ or "") for command in COMMANDS)
 
@@ -207,6 +211,6 @@ def test_register_adds_every_command_to_the_main_cli() -> None:
 def test_the_pbem_command_carries_tick_and_the_game_master_commands() -> None:
     from pbem.cli import app as pbem
 
-    for name in ("tick", "pause", "resume", "extend", "replace", "rollback", "observe"):
+    for name in ("tick", "pause", "resume", "extend", "replace", "rollback", "observe", "gm"):
         result = CliRunner().invoke(pbem, [name, "--help"])
         assert result.exit_code == 0 and "Example:" in result.stdout, name
