@@ -107,3 +107,64 @@ def test_the_calendar_command_prints_a_seats_feed(engine: Engine, db_url: str, c
     except SystemExit as exc:
         assert exc.code == 1
     assert "has no seat 'nobody'" in capsys.readouterr().err
+
+
+def test_the_game_masters_pause_resume_extend_and_rollback_on_the_cli_reach_every_calendar(
+    engine: Engine,
+    db_url: str,
+    capsys,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    pw = make_game(engine, "g", START)
+    tick_at(engine, START + H)  # the setup's reports carry the first event
+    monkeypatch.setenv("PBEM_DB", db_url)
+    monkeypatch.setenv("PBEM_MAIL_FROM", "host@example.org")
+    monkeypatch.delenv("PBEM_CONFIG", raising=False)
+
+    def cli(*args: str, at: datetime) -> str:
+        capsys.readouterr()
+        try:
+            main([*args, "--now", at.isoformat()])
+        except SystemExit as exc:
+            assert exc.code in (0, None), capsys.readouterr().err
+        return capsys.readouterr().out
+
+    def seat_events(seat: str) -> list[tuple[str, icalendar.Event]]:
+        """Every calendar part mailed to ``seat``, in the order queued."""
+        with Session(engine) as session:
+            rows = session.exec(select(OutboxRow).order_by(OutboxRow.id)).all()  # type: ignore[arg-type]
+        found = []
+        for row in rows:
+            if row.to_addr == f"{seat}@example.org":
+                found += events(
+                    email.message_from_bytes(unpack_message(row.message_z), policy=email.policy.default)
+                )  # type: ignore[arg-type]
+        return found
+
+    assert cli("pause", "g", at=START + 2 * H).endswith("\ncalendar update queued for red, blue\n")
+    assert "calendar" not in cli("extend", "g", "1d", at=START + 3 * H)  # paused: no deadline moves
+    cli("resume", "g", at=START + 4 * H)
+    cli("extend", "g", "12h", at=START + 5 * H)
+    deadline = game(engine, "g").deadline_at
+    assert deadline == START + 4 * H + timedelta(hours=22 + 24 + 12)
+    for seat in ("red", "blue"):
+        found = seat_events(seat)
+        assert [m for m, _ in found] == ["PUBLISH", "CANCEL", "PUBLISH", "PUBLISH"]
+        assert {str(e["UID"]) for _, e in found} == {uid("g", 0, 1, seat)}
+        sequences = [int(e["SEQUENCE"]) for _, e in found]
+        assert sequences == sorted(set(sequences))  # strictly rising
+        assert found[-1][1].decoded("DTSTART") == deadline
+
+    # the turn resolves; a rollback cancels the next turn's event and sets the replayed turn's
+    for seat in ("red", "blue"):
+        send_orders(engine, "g", seat, pw[seat], START + 6 * H)
+    tick_at(engine, START + 6 * H)
+    said = cli("rollback", "g", "--to-turn", "0", at=START + 7 * H)
+    assert said.startswith("game g rolled back to turn 0 (epoch 1)") and "calendar update queued" in said
+    for seat in ("red", "blue"):
+        last = seat_events(seat)[-2:]
+        assert [(m, str(e["UID"])) for m, e in last] == [
+            ("CANCEL", uid("g", 0, 2, seat)),
+            ("PUBLISH", uid("g", 1, 1, seat)),
+        ]
+        assert last[1][1].decoded("DTSTART") == game(engine, "g").deadline_at == START + 31 * H
