@@ -37,11 +37,30 @@ def _clock(session: Session, game: GameRow) -> ClockRow:
     return session.get(ClockRow, game.id) or ClockRow(game_id=game.id, epoch=game.epoch, turn=game.turn)
 
 
-def _note(session: Session, game_id: str, action: str, detail: str, now: datetime) -> None:
-    session.add(GmActionRow(game_id=game_id, at=now, action=action, detail=detail[:1000]))
+def _note(session: Session, game_id: str, action: str, detail: str, now: datetime, ref: str = "") -> None:
+    """The record of a command; ``ref`` names the mail that asked for it (:func:`done_by_mail`)."""
+    mark = f" {MAIL_MARK.format(ref=ref)}" if ref else ""
+    session.add(GmActionRow(game_id=game_id, at=now, action=action, detail=detail[: 1000 - len(mark)] + mark))
 
 
-def pause(engine: Engine, game_id: str, now: datetime) -> str:
+#: how a command's record names the mail that asked for it
+MAIL_MARK = "[mail {ref}]"
+
+
+def done_by_mail(engine: Engine, game_id: str, ref: str) -> bool:
+    """Whether the mail ``ref`` names had its command carried out already: the record is written in
+    the command's own transaction, so a run that died after it and is recovered does not do it twice."""
+    with Session(engine) as session:
+        found = session.exec(
+            select(GmActionRow.id).where(
+                GmActionRow.game_id == game_id,
+                GmActionRow.detail.endswith(MAIL_MARK.format(ref=ref)),  # type: ignore[attr-defined]
+            )
+        ).first()
+    return found is not None
+
+
+def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
     """Stop the game's clock: no deadline runs, no turn resolves, orders are refused until ``resume``.
     The time left on the deadline is kept and given back on resume."""
     with Session(engine) as session:
@@ -56,12 +75,12 @@ def pause(engine: Engine, game_id: str, now: datetime) -> str:
         game.status, game.deadline_at = "paused", None
         session.add_all([game, clock])
         said = f"paused with {show_duration(left)} left" if left is not None else "paused"
-        _note(session, game_id, "pause", said, now)
+        _note(session, game_id, "pause", said, now, ref)
         session.commit()
     return f"game {game_id} {said}"
 
 
-def resume(engine: Engine, game_id: str, now: datetime) -> str:
+def resume(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
     """Start the clock again: the deadline gets back the time it had left when paused."""
     with Session(engine) as session:
         game = _game(session, game_id)
@@ -76,12 +95,12 @@ def resume(engine: Engine, game_id: str, now: datetime) -> str:
         clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, None
         session.add_all([game, clock])
         said = f"resumed; deadline in {show_duration(left)}" if left is not None else "resumed"
-        _note(session, game_id, "resume", said, now)
+        _note(session, game_id, "resume", said, now, ref)
         session.commit()
     return f"game {game_id} {said}"
 
 
-def extend(engine: Engine, game_id: str, seconds: int, now: datetime) -> str:
+def extend(engine: Engine, game_id: str, seconds: int, now: datetime, *, ref: str = "") -> str:
     """Move the current deadline later by ``seconds`` (counted from now if it has passed already)."""
     if seconds <= 0:
         raise UserError("an extension must be more than zero")
@@ -99,12 +118,12 @@ def extend(engine: Engine, game_id: str, seconds: int, now: datetime) -> str:
             clock.epoch, clock.turn = game.epoch, game.turn
             said = f"deadline extended by {show_duration(seconds)} to {game.deadline_at:%Y-%m-%d %H:%M} UTC"
         session.add_all([game, clock])
-        _note(session, game_id, "extend", said, now)
+        _note(session, game_id, "extend", said, now, ref)
         session.commit()
     return f"game {game_id}: {said}"
 
 
-def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datetime) -> str:
+def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datetime, *, ref: str = "") -> str:
     """Give ``seat_name`` to the player at ``email``: a new password (returned, shown once), the misses
     forgotten, the seat no longer abandoned. The old password stops working."""
     email = _address(email)
@@ -125,12 +144,12 @@ def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datet
         seat.misses, seat.abandoned = 0, False
         seat.pending_password_hash = None  # a reset the old player asked for dies with the seat's change
         session.add(seat)
-        _note(session, game_id, "replace", f"seat {seat_name} given to a new player", now)
+        _note(session, game_id, "replace", f"seat {seat_name} given to a new player", now, ref)
         session.commit()
     return password
 
 
-def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime) -> str:
+def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: str = "") -> str:
     """Take the game back to the state after turn ``to_turn``.
 
     The turns after it stay in the archive marked ``undone``; the game's epoch grows by one, so the
@@ -183,14 +202,16 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime) -> str:
             "undone (kept in the archive). Orders for them are set aside: send orders for the turn below."
         )
         write_reports(session, rules, game, state, to_turn, [Event(said)])
-        _note(session, game_id, "rollback", f"to turn {to_turn} from {was}; {undone} turns undone", now)
+        _note(session, game_id, "rollback", f"to turn {to_turn} from {was}; {undone} turns undone", now, ref)
         epoch = game.epoch
         session.commit()
     kept = "1 turn" if undone == 1 else f"{undone} turns"
     return f"game {game_id} rolled back to turn {to_turn} (epoch {epoch}); {kept} kept as undone"
 
 
-def observe(engine: Engine, game_id: str, email: str, now: datetime, *, remove: bool = False) -> str:
+def observe(
+    engine: Engine, game_id: str, email: str, now: datetime, *, remove: bool = False, ref: str = ""
+) -> str:
     """Add (or with ``remove`` take away) an observer, who gets the public report of every turn."""
     address = _address(email)
     with Session(engine) as session:
@@ -208,7 +229,7 @@ def observe(engine: Engine, game_id: str, email: str, now: datetime, *, remove: 
                 return f"{address} observes game {game_id} already"
             session.add(ObserverRow(game_id=game_id, email=address))
             said = f"{address} now observes game {game_id} and gets its public reports"
-        _note(session, game_id, "unobserve" if remove else "observe", said, now)
+        _note(session, game_id, "unobserve" if remove else "observe", said, now, ref)
         session.commit()
     return said
 

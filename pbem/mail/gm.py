@@ -21,6 +21,12 @@ matches; the refusal is the same whatever is wrong. A wrong password is logged w
 counted (:data:`GUESS_ACTION` rows of ``cron_gm_action``); past
 :data:`pbem.mail.guards.GUESSES_PER_HOUR` an hour, the sender gets no answer at all, as for seats.
 The password is never written anywhere but as its hash: not in the answer, a log line or an error.
+
+Once: the command's record (``cron_gm_action``, written in the command's own transaction) names the
+mail (a digest of its sender, words and the moment it was first read), so a run that died after the
+command and is recovered answers "carried out already" instead of extending twice. Two identical
+mails read in the same fetch count as one. A pause, resume, extension or rollback mails each seat its
+calendar event updated (:func:`pbem.cron.notices.calendar_updates`), as the CLI does.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from pbem import addresses, clock, orderfile, passwords
+from pbem.codec import sha256_hex
 from pbem.cron import admin, notices
 from pbem.cron.deadlines import parse_duration
 from pbem.cron.models import GmActionRow
@@ -152,8 +159,19 @@ def run(
                 game=repr(game_id),
             ),
         )
+    # the same mail read again (a run that died after the command, recovered: it gets the same moment)
+    ref = sha256_hex(
+        "|".join([from_address.lower(), command.name, command.envelope_text, moment.isoformat()])
+    )
+    if admin.done_by_mail(engine, game_id, ref[:24]):
+        said = _(
+            "game {game}: this mail's {command} was carried out already; nothing was done again",
+            game=game_id,
+            command=command.name,
+        )
+        return Answer(True, subject, said + "\n", game_id=game_id, seat=THREAD)
     try:
-        said = _carry_out(engine, command.name, game_id, envelope, settings, moment)
+        said = _carry_out(engine, command.name, game_id, envelope, settings, moment, ref[:24])
     except UserError as exc:
         return _refused(subject, str(exc), game_id=game_id)
     return Answer(True, subject, said + "\n", game_id=game_id, seat=THREAD)
@@ -166,39 +184,45 @@ def _carry_out(
     envelope: dict[str, Any],
     settings: MailSettings | None,
     now: datetime,
+    ref: str,
 ) -> str:
-    """The command, by the CLI's own functions; what the CLI would print."""
+    """The command, by the CLI's own functions; what the CLI would print. ``ref`` names the mail in
+    the command's record (:func:`pbem.cron.admin.done_by_mail`)."""
     if name == "observe":
-        return admin.observe(
-            engine, game_id, _text(envelope, "email"), now, remove=envelope.get("remove") is True
-        )
+        email = _text(envelope, "email")
+        return admin.observe(engine, game_id, email, now, remove=envelope.get("remove") is True, ref=ref)
     if name == "replace":
-        return _replace(engine, game_id, envelope, settings, now)
+        return _replace(engine, game_id, envelope, settings, now, ref)
     if name == "pause":
-        change = lambda: admin.pause(engine, game_id, now)  # noqa: E731
+        change = lambda: admin.pause(engine, game_id, now, ref=ref)  # noqa: E731
     elif name == "resume":
-        change = lambda: admin.resume(engine, game_id, now)  # noqa: E731
+        change = lambda: admin.resume(engine, game_id, now, ref=ref)  # noqa: E731
     elif name == "extend":
         seconds = parse_duration(_text(envelope, "by"))
-        change = lambda: admin.extend(engine, game_id, seconds, now)  # noqa: E731
+        change = lambda: admin.extend(engine, game_id, seconds, now, ref=ref)  # noqa: E731
     else:
         turn = envelope.get("turn")
         if isinstance(turn, bool) or not isinstance(turn, int):
             raise UserError(_("rollback: give the turn to go back to, e.g. turn: 3"))
-        change = lambda: admin.rollback(engine, game_id, turn, now)  # noqa: E731
+        change = lambda: admin.rollback(engine, game_id, turn, now, ref=ref)  # noqa: E731
     said, told = notices.calendar_updates(engine, game_id, now, change, settings=settings)
     return said + notices.told_line(told)
 
 
 def _replace(
-    engine: Engine, game_id: str, envelope: dict[str, Any], settings: MailSettings | None, now: datetime
+    engine: Engine,
+    game_id: str,
+    envelope: dict[str, Any],
+    settings: MailSettings | None,
+    now: datetime,
+    ref: str,
 ) -> str:
     """``pbem replace`` by mail: the new player gets the welcome with the seat's password; the game
     master's answer says where it went, never what it is."""
     from pbem.mail.welcome import queue_welcomes
 
     seat, email = _text(envelope, "seat"), _text(envelope, "email")
-    password = admin.replace(engine, game_id, seat, email, now)
+    password = admin.replace(engine, game_id, seat, email, now, ref=ref)
     address = _address(email)
     welcomed = queue_welcomes(
         engine, game_id, {seat: password}, settings=settings or load_settings(), now=now, replaced=True

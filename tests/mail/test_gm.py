@@ -32,7 +32,7 @@ from pbem.cron.models import GmActionRow
 from pbem.cron.tick import TickSettings, tick
 from pbem.db import connect
 from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.mail import guards, inbound, outbox, reading, sources
+from pbem.mail import commands, guards, inbound, outbox, reading, sources
 from pbem.mail.compose import thread_root
 from pbem.mail.gm import help_text, set_game_master
 from pbem.mail.settings import MailSettings
@@ -374,6 +374,43 @@ def test_observe_rollback_and_their_mistakes_by_mail(db: Engine, game: tuple[dic
             ("PUBLISH", uid("gm-1", 1, 1, seat)),
         ]
         assert parts[1][1].decoded("DTSTART") == START + 2 * H + timedelta(days=1)
+
+
+def test_a_run_that_died_after_the_command_is_finished_without_doing_it_twice(
+    db: Engine, game: tuple[dict[str, str], str]
+) -> None:
+    _issued, password = game
+    with Session(db) as session:
+        row = session.get(GameRow, "gm-1")
+        assert row is not None
+        row.deadline_at = START + 24 * H
+        session.add(row)
+        session.commit()
+    data = mail(command("extend", password, "by: 1d"), frm=GM, subject="gm").as_bytes()
+    msg = reading.parse(data)
+    with Session(db) as session:  # the dead run's claim ...
+        session.add(
+            InboundRow(
+                key=reading.message_key(data, msg),
+                received_at=START,
+                from_address=GM,
+                raw_z=b"",
+                outcome="processing",
+            )
+        )
+        session.commit()
+    found = reading.extract(msg)  # ... and the command it carried out before it died
+    dead = commands.run(db, commands.detect("gm", found.text), GM, now=START)  # type: ignore[arg-type]
+    assert dead.ok and "deadline extended by 1d" in dead.text
+    handled = inbound.handle(db, data, MailSettings(from_addr=HOST), START + 30 * timedelta(minutes=1))
+    assert handled.outcome == "command" and handled.replied
+    [(_, reply)] = [(k, m) for k, m in outbox_mail(db) if k.startswith("reply:")]
+    assert "this mail's extend was carried out already; nothing was done again" in text_of(reply)
+    with Session(db) as session:
+        row = session.get(GameRow, "gm-1")
+        assert row is not None and row.deadline_at.replace(tzinfo=UTC) == START + 48 * H  # type: ignore[union-attr]
+    # the same words in a new mail, later, are a new request
+    assert "deadline extended by 1d" in send(db, command("extend", password, "by: 1d"), at=START + H)
 
 
 # ------------------------------------------------------------------------------------------ the CLI
