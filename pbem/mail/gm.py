@@ -74,12 +74,12 @@ def help_text() -> str:
                 "    password: tulip-frog-42",
                 "    by: 2d",
                 "",
-                _("pause: stop the clock (the time left is kept)."),
-                _("resume: start it again."),
-                _("extend, with by: 24h (or 2d, 1d12h, 90m): move the deadline later."),
-                _("rollback, with turn: N: go back to the state after turn N."),
-                _("replace, with seat: and email:: give a seat to another player (they get the welcome)."),
-                _("observe, with email: (and remove: yes to stop): who gets the public report."),
+                _("pause stops the clock (the time left is kept); resume starts it again."),
+                _("extend, with the line by: 24h (or 2d, 1d12h, 90m), moves the deadline later."),
+                _("rollback, with the line turn: N, goes back to the state after turn N."),
+                _("replace, with the lines seat: and email:, gives a seat to another player."),
+                _("  (The new player gets the welcome with the seat's password; you do not.)"),
+                _("observe, with the line email: (and remove: yes to stop), sends the public reports."),
                 _("The mail must come from the game master's registered address."),
             ]
         )

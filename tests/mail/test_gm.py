@@ -292,7 +292,7 @@ def test_only_the_registered_address_with_the_password_is_obeyed(
     for other in (wrong_sender, wrong_line, a_seat):
         assert other == wrong_password  # the same answer whatever is wrong
     assert no_gm == wrong_password.replace("'gm-1'", "'nope'")
-    assert "pause: stop the clock" in wrong_password  # the game master's help comes with it
+    assert "pause stops the clock" in wrong_password  # the game master's help comes with it
     assert "wrong game master password or address in mail from dee@example.org" in caplog.text
     assert password not in caplog.text and "tulip-frog-00" not in caplog.text
     assert send(db, command("pause", password)).startswith("game gm-1 paused")
