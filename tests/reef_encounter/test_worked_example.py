@@ -100,8 +100,8 @@ def test_worked_example_as_one_turn(before: State) -> None:
     assert red.front["orange"] == 3 and red.front["pink"] == 1
     assert after.active == "purple"
     assert (
-        events[0]
-        == "red played their yellow larva cube and 3 polyps: Bb2, Bc2 (attack, ate orange), Bb3 (attack, ate orange)"
+        events[0] == "red played their yellow larva cube and 3 polyps: Bb2, Bc2 (attack, ate orange), "
+        "Bb3 (attack, ate orange)"
     )
     assert "locked yellow-pink (now yellow > pink); turned over: white-pink (now white > pink)" in events[1]
     assert events[2] == (
