@@ -114,8 +114,11 @@ def feed_problem(state: State, seat: str, space: str) -> Problem:
             "the coral at {space} is not protected by one of your shrimp", space=space
         )
     if len(c) < 5:
-        return "feed.too_small", T_(
-            "the coral at {space} has {n} polyps; feeding needs at least 5", space=space, n=len(c)
+        return "feed.too_small", TN_(
+            "the coral at {space} has {n} polyp; feeding needs at least 5",
+            "the coral at {space} has {n} polyps; feeding needs at least 5",
+            len(c),
+            space=space,
         )
     return None
 

@@ -134,3 +134,37 @@ def test_the_words_stay_english_for_orders_and_hashes() -> None:
         view["colours"]["purple"] == "purple"
         and json.dumps(view["colours"]) == '{"purple": "purple", "green": "green"}'
     )
+
+
+# events as games stored them before their sentences were whole: their old messages, or plain words
+OLD_EVENTS = [
+    {"text": "alice played an orange larva and 1 polyp: Bc4", "to": None, "data": {}},
+    {
+        "text": "alice took larva cubes: grey and pink",
+        "to": None,
+        "data": {},
+        "msgid": "{seat} took larva cubes: {cubes}",
+        "params": {"seat": "alice", "cubes": "grey and pink"},
+    },
+]
+
+
+@pytest.mark.parametrize("entry", OLD_EVENTS)
+def test_an_event_stored_before_still_shows_in_its_english_words(
+    catalog: None, entry: dict[str, Any]
+) -> None:
+    assert i18n._(load_event(entry).text) == entry["text"]
+
+
+def test_a_rules_error_with_a_count_picks_the_readers_form(
+    catalog: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from games.reef_encounter.sea import feed_problem
+
+    state = make_state(polyps={"Bb2": "grey", "Bb3": "grey"}, shrimp={"Bb2": "purple"})
+    code, message = feed_problem(state, "purple", "Bb2")
+    assert (code, message) == ("feed.too_small", "the coral at Bb2 has 2 polyps; feeding needs at least 5")
+    monkeypatch.setitem(
+        FORMS, "the coral at {space} has {n} polyp; feeding needs at least 5", ("{n} egy", "{n} sok")
+    )
+    assert i18n._(message) == "2 sok"
