@@ -168,3 +168,11 @@ def test_a_rules_error_with_a_count_picks_the_readers_form(
         FORMS, "the coral at {space} has {n} polyp; feeding needs at least 5", ("{n} egy", "{n} sok")
     )
     assert i18n._(message) == "2 sok"
+
+
+def test_the_html_boards_and_open_sea_list_their_polyps_in_the_readers_words(catalog: None) -> None:
+    state = make_state(polyps={"Bb2": "orange"})
+    html = render("reef-encounter", "html", context(state, "purple"))
+    assert "b2 narancssárga" in html
+    sea = html.split("algae space", 1)[0]
+    assert "rózsaszín" in sea and ", pink" not in sea and ": pink" not in sea
