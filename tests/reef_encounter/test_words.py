@@ -7,6 +7,7 @@ fill after the fact: the test is about the sentences being whole, not about the 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -176,3 +177,26 @@ def test_the_html_boards_and_open_sea_list_their_polyps_in_the_readers_words(cat
     assert "b2 narancssárga" in html
     sea = html.split("algae space", 1)[0]
     assert "rózsaszín" in sea and ", pink" not in sea and ": pink" not in sea
+
+
+OLD_ARCHIVE = (
+    Path(__file__).resolve().parent.parent
+    / "fixtures"
+    / "archives"
+    / "reef-encounter-before-whole-sentences.yaml"
+)
+
+
+def test_an_archive_made_before_replays_to_its_hashes_and_imports_with_whole_sentences(
+    tmp_path: Path,
+) -> None:
+    from tests.host.conftest import run_pbem
+
+    verified = run_pbem("replay", str(OLD_ARCHIVE), "--verify")
+    assert verified.returncode == 0, verified.stderr
+    assert "31 turns replayed; every state hash matches" in verified.stdout
+    db = f"sqlite:///{tmp_path / 'g.sqlite'}"
+    assert run_pbem("import", str(OLD_ARCHIVE), "--db", db).returncode == 0
+    shown = run_pbem("report", "demo-3", "--player", "alice", "--turn", "2", "--db", db)
+    assert shown.returncode == 0, shown.stderr
+    assert "alice played their grey larva cube and 1 polyp: Ac4 (extra growth on Ad4)" in shown.stdout
