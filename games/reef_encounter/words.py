@@ -28,7 +28,7 @@ COLOURS: dict[str, Text] = {
 
 def colour(name: str) -> Text:
     """The colour ``name`` as a term (a name the game does not know stays as it is, untranslated)."""
-    return COLOURS.get(name) or Text(name.replace("{", "{{").replace("}", "}}"))
+    return COLOURS.get(name) or P_("colour", name)
 
 
 def tile(name: str) -> Text:
