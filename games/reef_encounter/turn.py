@@ -245,6 +245,7 @@ class TurnRunner:
             notes.append(T_("attack, ate {colour}", colour=w(eaten)))
         if grew:
             notes.append(T_("extra growth on {space}", space=BOARDS[at[0]].starfish))
+        # Translators: a space a polyp was placed on and what happened there ("Ae3 (attack, ate white)")
         self.placed.append(T_("{space} ({notes})", space=at, notes=join_texts(notes, "; ")) if notes else at)
 
     def do_shrimp(self, step: o.NewShrimp) -> None:

@@ -40,10 +40,12 @@ def and_list(parts: Sequence[str]) -> Text:
     """``a``, ``a and b``, ``a, b and c``: the ``and`` in the reader's words."""
     if len(parts) == 1:
         return join_texts(parts)
+    # Translators: the end of a list of seats ("ann, bob and cy"); {first} is the list before the last
     return T_("{first} and {last}", first=join_texts(parts[:-1]), last=parts[-1])
 
 
 def counts(numbers: Mapping[str, int]) -> Text:
     """``1 grey, 2 white`` (colours by their English name, as ever), or ``none``."""
+    # Translators: a count of polyps of one colour in a list ("1 grey, 2 white")
     parts = [T_("{n} {colour}", n=n, colour=colour(c)) for c, n in sorted(numbers.items()) if n]
     return join_texts(parts) if parts else T_("none")
