@@ -7,6 +7,11 @@ words travel with it and its glossary). For each: ``pybabel extract`` (keywords 
 of every language's ``.po``, and ``pybabel compile`` of the ``.mo`` files, which are committed so that
 a wheel and a checkout carry them (``tests/i18n`` checks they match their ``.po``).
 
+A game's own words (``P_("colour", "orange")``: the entries with a ``msgctxt``) are not translated by
+hand: between update and compile, :func:`fill_terms` writes each one's word from the game's glossary
+(``games/<g>/data/glossary/<lang>.yaml``, the term named :func:`term_key` of the word), so a report
+says the word of that language's rulebook, and says it the same in every sentence.
+
 Run from a source checkout: ``python -m pbem.catalogs`` (what ``make i18n`` does).
 """
 
@@ -21,14 +26,18 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.frontend import CommandLineInterface
-from babel.messages.pofile import read_po
+from babel.messages.pofile import read_po, write_po
 
+from pbem.glossary import Glossary, load_glossary
 from pbem.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the languages with a catalog (English is the source language)
 TRANSLATED = tuple(code for code in LANGUAGES if code != "en")
-KEYWORDS = ("-k", "N_", "-k", "T_", "-k", "P_:1c,2", "-k", "comment", "-k", "ngettext:1,2")
+KEYWORDS = (
+    *("-k", "N_", "-k", "T_", "-k", "P_:1c,2", "-k", "comment"),
+    *("-k", "ngettext:1,2", "-k", "TN_:1,2"),
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,12 @@ class Package:
     @property
     def pot(self) -> Path:
         return ROOT / self.locale / f"{self.domain}.pot"
+
+    @property
+    def glossary(self) -> Path | None:
+        """The game's glossary folder (the host has none)."""
+        folder = ROOT / "games" / self.domain / "data" / "glossary"
+        return folder if folder.is_dir() else None
 
 
 def packages() -> list[Package]:
@@ -99,6 +114,40 @@ def extracted(package: Package) -> Catalog:
         return read_po(io.BytesIO(out.read_bytes()))
 
 
+def term_key(word: str) -> str:
+    """The glossary term of a game's word as ``P_`` writes it: ``open sea`` → ``open-sea``."""
+    return "-".join(word.strip().lower().split())
+
+
+class MissingTerms(ValueError):
+    """``P_`` words that the game's glossary does not have (add them to every language's file)."""
+
+
+def fill_terms(po: Path, glossary: Glossary, lang: str) -> int:
+    """Write into ``po`` each term entry's (``msgctxt``: made by ``P_``) word from ``glossary`` in
+    ``lang``, not fuzzy; the other entries stay as they are. Returns how many entries it filled; a
+    term the glossary lacks is :class:`MissingTerms`, naming it, so no catalog keeps an English word."""
+    with po.open("rb") as handle:
+        catalog = read_po(handle, locale=lang)
+    missing: list[str] = []
+    filled = 0
+    for message in catalog:
+        if not message.id or message.context is None or not isinstance(message.id, str):
+            continue
+        key = term_key(message.id)
+        if key not in glossary.terms[lang]:
+            missing.append(f"{message.context}/{message.id} (term {key!r})")
+            continue
+        message.string = glossary.word(key, lang)
+        message.flags.discard("fuzzy")
+        filled += 1
+    if missing:
+        raise MissingTerms(f"{po}: the glossary has no word for {', '.join(missing)}")
+    with po.open("wb") as handle:
+        write_po(handle, catalog, width=76)  # pybabel's own width, so an update and a fill agree
+    return filled
+
+
 def update(package: Package) -> None:
     """Extract, then update (or create) every language's ``.po``, then compile the ``.mo`` files."""
     extract(package, package.pot)
@@ -117,6 +166,10 @@ def update(package: Package) -> None:
             lang,
             *extra,
         )
+    if package.glossary is not None:
+        glossary = load_glossary(package.glossary)
+        for lang in TRANSLATED:
+            fill_terms(package.po(lang), glossary, lang)
     _pybabel("compile", "-d", str(ROOT / package.locale), "-D", package.domain)
 
 

@@ -238,7 +238,8 @@ class Text(str):
 
     def __new__(cls, msgid: str, params: dict[str, Any] | None = None, context: str | None = None) -> Text:
         params = dict(params or {})
-        obj = super().__new__(cls, _fill(msgid, msgid, params) if params else msgid)
+        english = _english_form(msgid, params)
+        obj = super().__new__(cls, _fill(english, english, params) if params else english)
         obj.msgid = msgid
         obj.params = params
         obj.context = context
@@ -246,6 +247,31 @@ class Text(str):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Text, (self.msgid, self.params, self.context))
+
+
+#: between the singular and the plural of a counted message (see :func:`TN_`), so a stored event keeps
+#: both forms in its one ``msgid``: ASCII's unit separator, which no message writes and every store
+#: keeps (gettext's own NUL is refused by PostgreSQL's text and JSON columns)
+PLURAL_SEPARATOR = "\x1f"
+
+
+def _english_form(msgid: str, params: dict[str, Any]) -> str:
+    # a counted message (TN_) in English: the singular for n == 1, else the plural
+    if PLURAL_SEPARATOR not in msgid:
+        return msgid
+    singular, plural_form = msgid.split(PLURAL_SEPARATOR, 1)
+    return singular if params.get("n") == 1 else plural_form
+
+
+def TN_(singular: str, plural_form: str, n: int, /, **params: Any) -> Text:
+    """A counted message for later (an event, a clause of one): :func:`T_` with gettext's plural forms,
+    ``{n}`` being the count. The English is the singular or the plural now; when shown, the reader's
+    language picks its own form for ``n`` (Czech and Russian have three), so a stored event keeps both
+    forms and the count, not one English form: ``TN_("{n} polyp", "{n} polyps", 3)``. Inside a
+    sentence it is a clause like any other Text: ``T_("{seat} took {polyps}", polyps=TN_(…))``."""
+    if PLURAL_SEPARATOR in singular or PLURAL_SEPARATOR in plural_form:
+        raise ValueError("a counted message's forms may not contain the plural separator")
+    return Text(singular + PLURAL_SEPARATOR + plural_form, {**params, "n": n})
 
 
 def T_(message: str, /, **params: Any) -> Text:
@@ -281,12 +307,24 @@ def _(message: str, /, **params: Any) -> str:
     if isinstance(message, Text):
         if message.context is not None:
             return pgettext(message.context, message.msgid)
+        if PLURAL_SEPARATOR in message.msgid:
+            return _counted(message.msgid, {**message.params, **params})
         return _(message.msgid, **{**message.params, **params})
     # a clause made by T_ and passed as a parameter (an event inside an event) is put in the same
     # language as the sentence around it, not left in its English words
     params = {k: _(v) if isinstance(v, Text) else v for k, v in params.items()}
     text = gettext(message)
     return _fill(text, message, params) if params else text
+
+
+def _counted(msgid: str, params: dict[str, Any]) -> str:
+    # a TN_ message: the reader's form for its count, its clauses in the same language
+    singular, plural_form = msgid.split(PLURAL_SEPARATOR, 1)
+    params = {k: _(v) if isinstance(v, Text) else v for k, v in params.items()}
+    n = params.get("n")
+    if not isinstance(n, int):  # a stored count that is not one: the English plural, filled
+        return _fill(plural_form, plural_form, params)
+    return ngettext(singular, plural_form, n, **params)
 
 
 def ngettext(singular: str, plural_form: str, n: int, /, **params: Any) -> str:

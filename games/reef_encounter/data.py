@@ -162,8 +162,3 @@ def check_data() -> None:
 
 
 check_data()
-
-
-def a(word: str) -> str:
-    """``a yellow`` / ``an orange``: the article for a colour in players' words."""
-    return ("an " if word[0] in "aeiou" else "a ") + word

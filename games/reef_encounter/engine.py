@@ -36,6 +36,12 @@ TURN = Decision(
     "turn", N_("Your turn: actions 1-9 in any legal order, then take from the open sea (action 10).")
 )
 FINAL = Decision("final_feeding", N_("Your final feeding turn: feed one coral to your parrotfish, or pass."))
+#: orders of the wrong shape, one sentence per decision (the English as "these are not {kind} orders")
+_NOT_ORDERS = {
+    "setup": N_("these are not setup orders: {problem}"),
+    "turn": N_("these are not turn orders: {problem}"),
+    "final_feeding": N_("these are not final_feeding orders: {problem}"),
+}
 
 
 class ReefEncounter:
@@ -78,7 +84,7 @@ class ReefEncounter:
                 first = exc.errors()[0]
                 raise RulesError(
                     "orders.shape",
-                    T_("these are not {kind} orders: {problem}", kind=decision.kind, problem=first["msg"]),
+                    T_(_NOT_ORDERS[decision.kind], problem=first["msg"]),
                     action=decision.kind,
                 ) from None
         return decision.kind, list(orders.root)

@@ -10,6 +10,7 @@ from pbem.i18n import T_
 
 from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, TILE_OF, TILES, Face
 from .state import State
+from .words import colour as w
 
 Problem = tuple[str, str] | None
 
@@ -118,28 +119,28 @@ def placement_problem(state: State, space: str, colour: str) -> Problem:
         return "place.shrimp", T_("a shrimp stands on {space}", space=space)
     if target == colour:
         return "place.occupied", T_(
-            "{space} already holds a polyp of that colour ({colour})", space=space, colour=colour
+            "{space} already holds a polyp of that colour ({colour})", space=space, colour=w(colour)
         )
     if target is not None:
         sizes = [len(c) for c in adjacent_corals(state, space, colour)]
         if not sizes:
             return "attack.not_adjacent", T_(
-                "no {colour} coral touches {space}, so it cannot attack there", colour=colour, space=space
+                "no {colour} coral touches {space}, so it cannot attack there", colour=w(colour), space=space
             )
         if max(sizes) < 2:
             return (
                 "attack.too_small",
                 T_(
                     "{colour} corals need at least 2 polyps before they can attack {space}",
-                    colour=colour,
+                    colour=w(colour),
                     space=space,
                 ),
             )
         if not beats(state, colour, target):
             return "attack.weaker", T_(
                 "{colour} does not beat {target} now, so it cannot attack {space}",
-                colour=colour,
-                target=target,
+                colour=w(colour),
+                target=w(target),
                 space=space,
             )
         guard = protector(state, space)
@@ -149,7 +150,7 @@ def placement_problem(state: State, space: str, colour: str) -> Problem:
                 "attack.protected",
                 T_(
                     "the {target} polyp on {space} is protected by {owner}'s shrimp on {guard}",
-                    target=target,
+                    target=w(target),
                     space=space,
                     owner=owner,
                     guard=guard,
@@ -159,7 +160,7 @@ def placement_problem(state: State, space: str, colour: str) -> Problem:
         return "place.shrimp_block", T_(
             "a polyp on {space} would join two {colour} corals that each carry a shrimp",
             space=space,
-            colour=colour,
+            colour=w(colour),
         )
     return None
 

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 from pbem.game import Outcome
-from pbem.i18n import T_, Text
+from pbem.i18n import N_, T_, TN_, Text, join_texts
 
 from .reef import protected_polyps, values
 from .state import State
+from .words import and_list
 
 #: the tie-breaks of section 10, in order
 TIE_BREAKS = (
-    "eaten polyps in front of the screen",
-    "larva cubes behind the screen",
-    "polyps behind the screen",
-    "polyps on the boards in corals protected by their shrimp",
+    N_("eaten polyps in front of the screen"),
+    N_("larva cubes behind the screen"),
+    N_("polyps behind the screen"),
+    N_("polyps on the boards in corals protected by their shrimp"),
+)
+#: the ways the game ends that are not one seat's (the runner's ``ended``), as the reports say them
+ENDS = (
+    N_("no polyp can be placed anywhere"),
+    N_("every coral tile is locked by an alga"),
+    N_("the open sea could not be refilled or the bag holds fewer than 3 polyps"),
 )
 
 
@@ -46,14 +53,26 @@ def outcome(state: State) -> Outcome | None:
             group = [s, *tied]
             for depth, name in enumerate(TIE_BREAKS, start=1):
                 if len({keys[t][: depth + 1] for t in group}) > 1:
-                    detail = ", ".join(f"{t} {keys[t][depth]}" for t in group)
+                    detail = join_texts([f"{t} {keys[t][depth]}" for t in group])
                     notes.append(
-                        f"{' and '.join(group)} tied on {scores[s]} points; broken by {name}: {detail}"
+                        TN_(
+                            "{seats} tied on {n} point; broken by {tie_break}: {detail}",
+                            "{seats} tied on {n} points; broken by {tie_break}: {detail}",
+                            scores[s],
+                            seats=and_list(group),
+                            tie_break=T_(name),
+                            detail=detail,
+                        )
                     )
                     break
             else:
                 notes.append(
-                    f"{' and '.join(group)} tied on {scores[s]} points and every tie-break: shared place"
+                    TN_(
+                        "{seats} tied on {n} point and every tie-break: shared place",
+                        "{seats} tied on {n} points and every tie-break: shared place",
+                        scores[s],
+                        seats=and_list(group),
+                    )
                 )
     return Outcome(end_reason(state), scores, places, tuple(notes))
 
@@ -63,4 +82,6 @@ def end_reason(state: State) -> str | Text:
     for seat in state.seats:
         if state.end_reason == f"{seat} fed their fourth coral":
             return T_("{seat} fed their fourth coral", seat=seat)
+    if state.end_reason in ENDS:
+        return T_(state.end_reason)
     return state.end_reason

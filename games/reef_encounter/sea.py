@@ -7,16 +7,19 @@ caller has already checked legality with the matching ``*_problem`` function.
 from __future__ import annotations
 
 from pbem.game import Chance, draw_from_counts
-from pbem.i18n import T_
+from pbem.i18n import T_, TN_, Text, join_texts
 
-from .data import OPEN_SEA, TILES, a
+from .data import OPEN_SEA, TILES
 from .reef import Problem, coral, face
 from .state import State
+from .words import colour as w
+from .words import counts
+from .words import tile as tile_word
 
 
-def describe_tile(state: State, tile: str) -> str:
+def describe_tile(state: State, tile: str) -> Text:
     f = face(state, tile)
-    return f"{tile} (now {f.strong} > {f.weak})"
+    return T_("{tile} (now {strong} > {weak})", tile=tile_word(tile), strong=w(f.strong), weak=w(f.weak))
 
 
 # ------------------------------------------------------------------------------------------ algae (7)
@@ -27,10 +30,10 @@ def algae_problem(state: State, seat: str, pay: str, colour: str, to: str, locke
     p = state.players[seat]
     if p.front[pay] <= 0:
         return "algae.no_eaten", T_(
-            "you have no eaten {pay} polyp in front of your screen to pay with", pay=pay
+            "you have no eaten {pay} polyp in front of your screen to pay with", pay=w(pay)
         )
     if state.algae_supply[colour] <= 0:
-        return "algae.supply", T_("the supply has no {colour} alga left", colour=colour)
+        return "algae.supply", T_("the supply has no {colour} alga left", colour=w(colour))
     if to == "space":
         return None
     if not p.sea_shrimp:
@@ -38,15 +41,15 @@ def algae_problem(state: State, seat: str, pay: str, colour: str, to: str, locke
     if locked_this_turn:
         return "algae.one_lock", T_("you have already locked a coral tile this turn")
     if to in state.locks:
-        return "algae.locked", T_("coral tile {to} is already locked", to=to)
+        return "algae.locked", T_("coral tile {to} is already locked", to=tile_word(to))
     if face(state, to).large != colour:
         return (
             "algae.colour",
             T_(
                 "coral tile {to} shows {large} as its large alga, not {colour}",
-                to=to,
-                large=face(state, to).large,
-                colour=colour,
+                to=tile_word(to),
+                large=w(face(state, to).large),
+                colour=w(colour),
             ),
         )
     unlocked = [t for t in TILES if t not in state.locks]
@@ -57,7 +60,7 @@ def algae_problem(state: State, seat: str, pay: str, colour: str, to: str, locke
     return None
 
 
-def play_algae(state: State, seat: str, pay: str, colour: str, to: str) -> str:
+def play_algae(state: State, seat: str, pay: str, colour: str, to: str) -> Text:
     """Pay an eaten polyp, take the alga, play it; unlocked tiles with that large alga turn over."""
     p = state.players[seat]
     p.front[pay] -= 1
@@ -67,16 +70,32 @@ def play_algae(state: State, seat: str, pay: str, colour: str, to: str) -> str:
         if state.algae_space is not None:
             state.algae_supply[state.algae_space] += 1
         state.algae_space = colour
-        where = "on the algae space"
     else:
         state.locks[to] = colour
-        where = f"and locked {describe_tile(state, to)}"
     turned = [t for t in TILES if t not in state.locks and face(state, t).large == colour]
     for t in turned:
         state.up[t] = not state.up[t]
-    flips = "; ".join(describe_tile(state, t) for t in turned)
-    text = f"{seat} paid an eaten {pay} polyp for {a(colour)} alga {where}"
-    return text + (f"; turned over: {flips}" if flips else "; no tile turned over")
+    flips = (
+        T_("turned over: {tiles}", tiles=join_texts([describe_tile(state, t) for t in turned], "; "))
+        if turned
+        else T_("no tile turned over")
+    )
+    if to == "space":
+        return T_(
+            "{seat} paid an eaten {pay} polyp for one {colour} alga on the algae space; {flips}",
+            seat=seat,
+            pay=w(pay),
+            colour=w(colour),
+            flips=flips,
+        )
+    return T_(
+        "{seat} paid an eaten {pay} polyp for one {colour} alga and locked {tile}; {flips}",
+        seat=seat,
+        pay=w(pay),
+        colour=w(colour),
+        tile=describe_tile(state, to),
+        flips=flips,
+    )
 
 
 # ------------------------------------------------------------------------------------------ feeding (1)
@@ -95,8 +114,11 @@ def feed_problem(state: State, seat: str, space: str) -> Problem:
             "the coral at {space} is not protected by one of your shrimp", space=space
         )
     if len(c) < 5:
-        return "feed.too_small", T_(
-            "the coral at {space} has {n} polyps; feeding needs at least 5", space=space, n=len(c)
+        return "feed.too_small", TN_(
+            "the coral at {space} has {n} polyp; feeding needs at least 5",
+            "the coral at {space} has {n} polyps; feeding needs at least 5",
+            len(c),
+            space=space,
         )
     return None
 
@@ -108,7 +130,7 @@ def polyps_back(state: State, final: bool) -> int:
     return (5 if final else 4) + (1 if state.advanced else 0)
 
 
-def feed(state: State, seat: str, space: str, final: bool) -> str:
+def feed(state: State, seat: str, space: str, final: bool) -> Text:
     """Feed the coral at ``space``: 4 (5 final; advanced 5/6) polyps to the bag, the rest and the
     shrimp to the parrotfish (the first shrimp ever fed goes onto the open sea instead)."""
     p = state.players[seat]
@@ -124,13 +146,20 @@ def feed(state: State, seat: str, space: str, final: bool) -> str:
     p.feedings += 1
     if p.sea_shrimp:
         p.eaten_shrimp += 1
-        shrimp_to = "its shrimp went into the parrotfish"
+        shrimp_to = T_("its shrimp went into the parrotfish")
     else:
         p.sea_shrimp = True
-        shrimp_to = "its shrimp went onto the open sea"
-    return (
-        f"{seat} fed the {len(c)}-polyp {colour} coral at {space} to their parrotfish "
-        f"({back} back to the bag; {shrimp_to})"
+        shrimp_to = T_("its shrimp went onto the open sea")
+    # a coral has at least 5 polyps, yet the count picks the reader's form (Russian: 5 полипов, 22 полипа)
+    return TN_(
+        "{seat} fed the {n}-polyp {colour} coral at {space} to their parrotfish ({back}; {shrimp})",
+        "{seat} fed the {n}-polyp {colour} coral at {space} to their parrotfish ({back}; {shrimp})",
+        len(c),
+        seat=seat,
+        colour=w(colour),
+        space=space,
+        back=TN_("{n} back to the bag", "{n} back to the bag", back),
+        shrimp=shrimp_to,
     )
 
 
@@ -140,13 +169,8 @@ def feed(state: State, seat: str, space: str, final: bool) -> str:
 def take_problem(state: State, space: str) -> Problem:
     sp = state.sea[space]
     if not sp.larva and sum(sp.polyps.values()) == 0:
-        return "take.empty", T_("the {space} open-sea space is empty", space=space)
+        return "take.empty", T_("the {space} open-sea space is empty", space=w(space))
     return None
-
-
-def _counts_text(counts: dict[str, int]) -> str:
-    parts = [f"{n} {c}" for c, n in sorted(counts.items()) if n]
-    return ", ".join(parts) if parts else "none"
 
 
 def draw_polyp(state: State, chance: Chance) -> str | None:
@@ -162,7 +186,7 @@ def draw_polyp(state: State, chance: Chance) -> str | None:
     return colour
 
 
-def take(state: State, seat: str, space: str, chance: Chance) -> tuple[str, str, bool]:
+def take(state: State, seat: str, space: str, chance: Chance) -> tuple[Text, Text, bool]:
     """Take a space's larva and polyps, then refill the open sea. Returns (what was taken, how the sea
     was refilled, whether the game ends by condition 4)."""
     p = state.players[seat]
@@ -173,10 +197,22 @@ def take(state: State, seat: str, space: str, chance: Chance) -> tuple[str, str,
     for c, n in got.items():
         p.screen[c] += n
         sp.polyps[c] = 0
-    larva = "the " + space + " larva and " if sp.larva else "no larva and "
     n = sum(got.values())
-    polyps = f"{n} polyp{'' if n == 1 else 's'} ({_counts_text(got)})"
-    text = f"{seat} took the {space} open-sea space: {larva}{polyps}"
+    polyps = TN_("{n} polyp ({colours})", "{n} polyps ({colours})", n, colours=counts(got))
+    if sp.larva:
+        text = T_(
+            "{seat} took the {space} open-sea space: the {space} larva and {polyps}",
+            seat=seat,
+            space=w(space),
+            polyps=polyps,
+        )
+    else:
+        text = T_(
+            "{seat} took the {space} open-sea space: no larva and {polyps}",
+            seat=seat,
+            space=w(space),
+            polyps=polyps,
+        )
     sp.larva = False
     ended = False
     if state.larva_supply[space] > 0:
@@ -193,8 +229,12 @@ def take(state: State, seat: str, space: str, chance: Chance) -> tuple[str, str,
                 ended = True
                 break
             target.polyps[colour] += 1
-            drawn.append(f"{colour} to {name}")
-    refill = "the open sea was refilled: " + (", ".join(drawn) if drawn else "no polyp needed")
+            drawn.append(T_("{colour} to {space}", colour=w(colour), space=w(name)))
+    refill = (
+        T_("the open sea was refilled: {draws}", draws=join_texts(drawn))
+        if drawn
+        else T_("the open sea was refilled: no polyp needed")
+    )
     if sum(state.bag.values()) < 3:
         ended = True
     return text, refill, ended

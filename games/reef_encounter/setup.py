@@ -18,11 +18,11 @@ from .data import (
     SHRIMP_COLOURS,
     STARTING_POLYPS,
     TILES,
-    a,
 )
 from .orders import Setup
-from .sea import _counts_text
 from .state import Player, SeaSpace, State, zero
+from .words import colour as w
+from .words import counts
 
 
 def turn_order(seats: Sequence[str], first: str) -> list[str]:
@@ -86,7 +86,8 @@ def setup_problem(state: State, seat: str, step: Setup, index: int = 0) -> None:
         raise RulesError(
             "setup.no_polyp",
             T_(
-                "you have no {colour} polyp behind your screen for your parrotfish", colour=choice_.parrotfish
+                "you have no {colour} polyp behind your screen for your parrotfish",
+                colour=w(choice_.parrotfish),
             ),
             step=index,
             action="setup",
@@ -96,7 +97,9 @@ def setup_problem(state: State, seat: str, step: Setup, index: int = 0) -> None:
         # each seat's two cubes come from a supply of 9 per colour; eight is the most four seats can take
         if choice_.larvae.count(colour) > state.larva_supply[colour]:
             raise RulesError(
-                "setup.supply", T_("the supply has too few {colour} larva cubes", colour=colour), step=index
+                "setup.supply",
+                T_("the supply has too few {colour} larva cubes", colour=w(colour)),
+                step=index,
             )
 
 
@@ -111,10 +114,21 @@ def resolve_setup(state: State, orders: Mapping[str, Setup]) -> list[Event]:
         for colour in c.larvae:
             state.larva_supply[colour] -= 1
             p.larvae[colour] += 1
-        events.append(Event(T_("{seat} took larva cubes: {cubes}", seat=seat, cubes=" and ".join(c.larvae))))
-        events.append(Event(T_("you fed {polyp} polyp to your parrotfish", polyp=a(c.parrotfish)), to=seat))
-        left = {k: v for k, v in p.screen.items() if v}
-        events.append(Event(T_("behind your screen: {polyps} polyps", polyps=_counts_text(left)), to=seat))
+        first, second = c.larvae  # the order's shape says two
+        events.append(
+            Event(
+                T_(
+                    "{seat} took larva cubes: {first} and {second}",
+                    seat=seat,
+                    first=w(first),
+                    second=w(second),
+                )
+            )
+        )
+        events.append(
+            Event(T_("you fed one {colour} polyp to your parrotfish", colour=w(c.parrotfish)), to=seat)
+        )
+        events.append(Event(T_("polyps behind your screen: {polyps}", polyps=counts(p.screen)), to=seat))
     state.phase = "play"
     events.append(Event(T_("{seat} starts", seat=state.active)))
     return events

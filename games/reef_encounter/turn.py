@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pbem.game import Chance, Event, RulesError
-from pbem.i18n import T_
+from pbem.i18n import T_, TN_, Text, join_texts
 
 from . import orders as o
-from .data import BOARDS, NEIGHBOURS, SHRIMP_PER_PLAYER, TILES, a
+from .data import BOARDS, NEIGHBOURS, SHRIMP_PER_PLAYER, TILES
 from .reef import (
     any_legal_placement,
     board_in_play,
@@ -27,6 +27,7 @@ from .reef import (
 )
 from .sea import algae_problem, feed, feed_problem, play_algae, take, take_problem
 from .state import State
+from .words import colour as w
 
 MAX_SHRIMP_PER_BOARD = 2
 
@@ -79,15 +80,31 @@ class TurnRunner:
         was placed before it is told, and the larva is told with its first polyps)."""
         if self.larva_action is None or (not self.placed and (self.announced or not closing)):
             return
-        n = len(self.placed)
-        polyps = f"{n} polyp{'s' if n != 1 else ''}" + (": " + ", ".join(self.placed) if n else "")
+        n, seat, colour, spaces = len(self.placed), self.seat, w(self.larva_colour), join_texts(self.placed)
         if self.announced:
             self.say(
-                f"{self.seat} placed {n} more {self.larva_colour} polyp{'s' if n != 1 else ''}: "
-                + ", ".join(self.placed)
+                TN_(
+                    "{seat} placed {n} more {colour} polyp: {spaces}",
+                    "{seat} placed {n} more {colour} polyps: {spaces}",
+                    n,
+                    seat=seat,
+                    colour=colour,
+                    spaces=spaces,
+                )
+            )
+        elif n:
+            self.say(
+                TN_(
+                    "{seat} played their {colour} larva cube and {n} polyp: {spaces}",
+                    "{seat} played their {colour} larva cube and {n} polyps: {spaces}",
+                    n,
+                    seat=seat,
+                    colour=colour,
+                    spaces=spaces,
+                )
             )
         else:
-            self.say(f"{self.seat} played {a(self.larva_colour)} larva and {polyps}")
+            self.say(T_("{seat} played their {colour} larva cube and no polyp", seat=seat, colour=colour))
         self.announced = True
         self.placed = []
 
@@ -182,7 +199,9 @@ class TurnRunner:
         colour = step.larva
         if self.player.larvae[colour] <= 0:
             raise self.fail(
-                "larva.none", T_("you have no {colour} larva cube behind your screen", colour=colour), action
+                "larva.none",
+                T_("you have no {colour} larva cube behind your screen", colour=w(colour)),
+                action,
             )
         self.player.larvae[colour] -= 1
         self.state.larva_supply[colour] += 1
@@ -201,14 +220,14 @@ class TurnRunner:
             if p.front[colour] <= 0:
                 raise self.fail(
                     "place.no_eaten",
-                    T_("you have no eaten {colour} polyp in front of your screen", colour=colour),
+                    T_("you have no eaten {colour} polyp in front of your screen", colour=w(colour)),
                 )
         else:
             if self.from_screen >= 4:
                 raise self.fail("place.limit", T_("at most 4 polyps from behind your screen per larva cube"))
             if p.screen[colour] <= 0:
                 raise self.fail(
-                    "place.no_polyp", T_("you have no {colour} polyp behind your screen", colour=colour)
+                    "place.no_polyp", T_("you have no {colour} polyp behind your screen", colour=w(colour))
                 )
         problem = placement_problem(self.state, at, colour)
         if problem:
@@ -219,14 +238,15 @@ class TurnRunner:
             p.screen[colour] -= 1
             self.from_screen += 1
         eaten, grew = put_polyp(self.state, at, colour, self.seat)
-        notes = []
+        notes: list[Text] = []
         if step.from_front:
-            notes.append("an eaten polyp")
+            notes.append(T_("an eaten polyp"))
         if eaten:
-            notes.append(f"attack, ate {eaten}")
+            notes.append(T_("attack, ate {colour}", colour=w(eaten)))
         if grew:
-            notes.append(f"extra growth on {BOARDS[at[0]].starfish}")
-        self.placed.append(at + (f" ({'; '.join(notes)})" if notes else ""))
+            notes.append(T_("extra growth on {space}", space=BOARDS[at[0]].starfish))
+        # Translators: a space a polyp was placed on and what happened there ("Ae3 (attack, ate white)")
+        self.placed.append(T_("{space} ({notes})", space=at, notes=join_texts(notes, "; ")) if notes else at)
 
     def do_shrimp(self, step: o.NewShrimp) -> None:
         self.close_larva()
@@ -309,17 +329,23 @@ class TurnRunner:
         if self.player.front[colour] <= 0:
             raise self.fail(
                 "exchange.no_eaten",
-                T_("you have no eaten {colour} polyp in front of your screen", colour=colour),
+                T_("you have no eaten {colour} polyp in front of your screen", colour=w(colour)),
             )
         if self.state.larva_supply[colour] <= 0:
             raise self.fail(
-                "exchange.no_larva", T_("the supply has no {colour} larva cube left", colour=colour)
+                "exchange.no_larva", T_("the supply has no {colour} larva cube left", colour=w(colour))
             )
         self.player.front[colour] -= 1
         self.state.bag[colour] += 1
         self.state.larva_supply[colour] -= 1
         self.player.larvae[colour] += 1
-        self.say(f"{self.seat} exchanged an eaten {colour} polyp for {a(colour)} larva cube")
+        self.say(
+            T_(
+                "{seat} exchanged an eaten {colour} polyp for one {colour} larva cube",
+                seat=self.seat,
+                colour=w(colour),
+            )
+        )
 
     def do_algae(self, step: o.Algae) -> None:
         self.close_larva()
@@ -340,15 +366,21 @@ class TurnRunner:
         if self.player.larvae[colour] <= 0:
             raise self.fail(
                 "exchange.no_larva_cube",
-                T_("you have no {colour} larva cube behind your screen", colour=colour),
+                T_("you have no {colour} larva cube behind your screen", colour=w(colour)),
             )
         if self.state.bag[colour] <= 0:
-            raise self.fail("exchange.bag", T_("the bag holds no {colour} polyp", colour=colour))
+            raise self.fail("exchange.bag", T_("the bag holds no {colour} polyp", colour=w(colour)))
         self.player.larvae[colour] -= 1
         self.state.larva_supply[colour] += 1
         self.state.bag[colour] -= 1
         self.player.screen[colour] += 1
-        self.say(f"{self.seat} exchanged {a(colour)} larva cube for {a(colour)} polyp from the bag")
+        self.say(
+            T_(
+                "{seat} exchanged one {colour} larva cube for one {colour} polyp from the bag",
+                seat=self.seat,
+                colour=w(colour),
+            )
+        )
 
     def do_pass(self, step: o.Pass) -> None:
         self.close_larva()

@@ -12,6 +12,7 @@ from .reef import face, values
 from .scoring import end_reason, score
 from .sea import polyps_back
 from .state import State
+from .words import COLOURS, colour, tile
 
 
 def _board(state: State, letter: str) -> dict[str, Any]:
@@ -75,7 +76,10 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
             "shrimp_on_boards": sum(1 for owner in state.shrimp.values() if owner == s),
         }
     out: dict[str, Any] = {
-        "colours": {s: state.players[s].colour for s in state.seats},
+        # a seat's colour as a term, so the report's header says it in the reader's words
+        "colours": {s: colour(state.players[s].colour) for s in state.seats},
+        # the game's words by their English names, for the templates (``view.words[c] | translated``)
+        "words": {**COLOURS, **{name: tile(name) for name in TILES}},
         "seats": list(state.seats),
         "phase": state.phase,
         "active": state.active,

@@ -94,6 +94,6 @@ def test_reef_encounter_shows_the_steps_before_the_refill(engine: Engine) -> Non
     result = check(engine, yaml.safe_dump(data))
     assert result.ok and result.preview is not None
     head = result.preview.split(RULE + "\n\n", 1)[0]
-    assert "What your orders do:" in head and "red played an orange larva" in head
+    assert "What your orders do:" in head and "red played their orange larva cube" in head
     assert "The rest happens when the turn resolves" in head
     assert all(len(line) <= 78 for line in head.splitlines())

@@ -38,7 +38,7 @@ def test_an_alga_on_the_algae_space_turns_every_unlocked_tile_of_its_large_colou
     assert after.algae_space == "green" and after.algae_supply["green"] == 4
     assert all(after.up[t] is False for t in greens) and after.players["purple"].front["orange"] == 2
     assert all(after.up[t] for t in TILES if t not in greens)
-    assert events[0].startswith("purple paid an eaten orange polyp for a green alga on the algae space")
+    assert events[0].startswith("purple paid an eaten orange polyp for one green alga on the algae space")
 
 
 def test_the_token_already_on_the_algae_space_returns_to_the_supply() -> None:
@@ -127,7 +127,7 @@ def test_an_eaten_polyp_for_a_larva_cube() -> None:
     state = position()
     after, events = turn(state, [{"larva_for_polyp": "orange"}, TAKE])
     assert after.players["purple"].larvae["orange"] == 1 and after.players["purple"].front["orange"] == 2
-    assert events[0] == "purple exchanged an eaten orange polyp for an orange larva cube"
+    assert events[0] == "purple exchanged an eaten orange polyp for one orange larva cube"
     err = rejected(state, [{"larva_for_polyp": "white"}, TAKE])
     assert (err.code, err.action) == ("exchange.no_eaten", "6")
     state.players["green"].larvae["orange"] = state.larva_supply["orange"]

@@ -109,7 +109,7 @@ def test_the_eaten_polyp_goes_to_the_active_player() -> None:
     )
     after, events = turn(state, play("yellow", "Bb2"))
     assert after.players["purple"].front["orange"] == 1 and after.players["green"].front["orange"] == 0
-    assert events[0] == "purple played a yellow larva and 1 polyp: Bb2 (attack, ate orange)"
+    assert events[0] == "purple played their yellow larva cube and 1 polyp: Bb2 (attack, ate orange)"
 
 
 def test_an_attack_splits_a_coral() -> None:

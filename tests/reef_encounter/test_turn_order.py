@@ -106,7 +106,7 @@ def test_moving_a_shrimp_between_two_placements_keeps_the_larva_action() -> None
     after, events = turn(state, steps)
     assert all(after.polyps[s] == "yellow" for s in ("Bb2", "Bc2", "Bd3", "Bd2"))
     assert after.shrimp == {"Bf6": "purple"}
-    assert events[0] == "purple played a yellow larva and 1 polyp: Bb2"
+    assert events[0] == "purple played their yellow larva cube and 1 polyp: Bb2"
     assert events[2] == "purple placed 1 more yellow polyp: Bc2"
     # still one action: a fifth polyp from behind the screen is refused
     err = rejected(state, [*steps[:-1], {"place": "Bb3"}, TAKE])
@@ -163,7 +163,7 @@ def test_a_shrimp_move_right_after_the_larva_tells_the_larva_with_its_polyps() -
     _, events = turn(position(), steps)
     assert events[:3] == [
         "purple moved their shrimp from Bf6 to Bg5 (empty rock)",
-        "purple played a yellow larva and 1 polyp: Bb2",
+        "purple played their yellow larva cube and 1 polyp: Bb2",
         "purple moved their shrimp from Bg5 to Bf6",
     ]
 

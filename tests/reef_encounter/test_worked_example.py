@@ -100,12 +100,12 @@ def test_worked_example_as_one_turn(before: State) -> None:
     assert red.front["orange"] == 3 and red.front["pink"] == 1
     assert after.active == "purple"
     assert (
-        events[0]
-        == "red played a yellow larva and 3 polyps: Bb2, Bc2 (attack, ate orange), Bb3 (attack, ate orange)"
+        events[0] == "red played their yellow larva cube and 3 polyps: Bb2, Bc2 (attack, ate orange), "
+        "Bb3 (attack, ate orange)"
     )
     assert "locked yellow-pink (now yellow > pink); turned over: white-pink (now white > pink)" in events[1]
     assert events[2] == (
-        "red played a white larva and 5 polyps: Bb6, Bc6, Bb5 (attack, ate orange), "
+        "red played their white larva cube and 5 polyps: Bb6, Bc6, Bb5 (attack, ate orange), "
         "Ba5 (attack, ate orange), Bc5 (an eaten polyp; attack, ate pink)"
     )
     assert events[3] == "red put a new shrimp on Bb6"
