@@ -39,7 +39,7 @@ from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, SeatRow
 from pbem.reports import reader_language
 
-COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away")
+COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away", "press")
 _LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
 #: commands given as a key of the envelope: ``timezone: Europe/Budapest``, ``away: {until: ...}``
 _KEYED = re.compile(r"^(timezone|away)\s*:", re.MULTILINE | re.IGNORECASE)
@@ -123,6 +123,10 @@ def run(
                 commands=", ".join(COMMANDS),
             )
         )
+    if command.name == "press":  # a message, not YAML, below its envelope: pbem.mail.press reads it
+        from pbem.mail import press
+
+        return press.run(engine, command, from_address, settings=settings, now=now)
     try:
         envelope = orderfile.load(command.envelope_text)
     except (orderfile.OrderFileError, yaml.YAMLError) as exc:  # the reader lets some YAML errors through
