@@ -339,6 +339,9 @@ def test_private_press_stays_hidden_while_the_game_runs_and_shows_in_its_archive
     assert all("bid low" not in unpack(r.text_z) + unpack(r.html_z) for r in reports)
 
     finish(db, issued)
+    inbound.handle(db, press_mail(issued, "Too late."), SETTINGS, START + timedelta(days=1))
+    assert "game pr-1 is over: press is no longer sent" in replies(db)[-1]
+    assert len(press_rows(db)) == 1
     page = archive_page.build_page(db, "pr-1")
     assert "Bo, I hold the five: bid low." in page
     assert "Turn 1: ann to bo" in page
