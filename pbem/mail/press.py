@@ -36,7 +36,7 @@ import yaml
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem import orderfile
+from pbem import away, orderfile
 from pbem.codec import sha256_hex
 from pbem.errors import UserError
 from pbem.i18n import _, language
@@ -134,6 +134,7 @@ class Press:
                 text=self.text,
             )
         )
+        away.back(session, self.game_id, self.sender, self.now)  # a seat that writes is back
         for delivery in self.deliveries:
             mail_key = f"{key}:{delivery.seat or 'observer=' + delivery.address}"
             with language(delivery.language):
@@ -229,7 +230,9 @@ def run(
     lang = reader_language(engine, game_id, seat)
     with language(lang):
         try:
-            press = _check(engine, settings or load_settings(), game_id, seat, envelope, text, now)
+            press = _check(
+                engine, settings or load_settings(), game_id, seat, envelope, text, now, from_address
+            )
         except UserError as exc:
             return replace(commands._refused(str(exc)), language=lang, game_id=game_id, seat=seat)
         reached = press.recipients if not press.to_all else [_("every player")]
@@ -262,6 +265,7 @@ def _check(
     envelope: dict[str, Any],
     text: str,
     now: datetime | None,
+    from_address: str = "",
 ) -> Press:
     moment = utcnow(now)
     with Session(engine) as session:
@@ -338,7 +342,7 @@ def _check(
         sender,
         to_all,
         recipients,
-        _scrub(text, [*(s.email for s in seats if s.name == sender)]),
+        _scrub(text, [from_address, *(s.email for s in seats if s.name == sender)]),
         moment,
         deliveries,
     )
@@ -370,8 +374,8 @@ def _recipients(wanted: Any, seats: list[str], sender: str) -> tuple[bool, list[
 
 
 def _scrub(text: str, addresses: list[str]) -> str:
-    """The message without the sender's registered address (a signature may carry it): press never
-    shows an address."""
+    """The message without the sender's addresses (the one it wrote from, the seat's registered one: a
+    signature may carry them): press never shows the sender's address."""
     for address in addresses:
         if address.strip():
             text = re.sub(re.escape(address.strip()), _("[address removed]"), text, flags=re.IGNORECASE)

@@ -86,10 +86,11 @@ def press_mail(
     seat: str = "ann",
     to: str = "[bo]",
     game_id: str = "pr-1",
-    **kw: str,
+    subject: str = "a word",
+    frm: str | None = None,
 ) -> bytes:
     text = f"press\ngame: {game_id}\nplayer: {seat}\npassword: {issued[seat]}\nto: {to}\n\n{body}"
-    return mail(text, frm=f"Ann Example <{SEATS[seat]}>", subject=kw.get("subject", "a word")).as_bytes()
+    return mail(text, frm=frm or f"Ann Example <{SEATS[seat]}>", subject=subject).as_bytes()
 
 
 def queued(engine: Engine) -> list[tuple[OutboxRow, EmailMessage]]:
@@ -264,6 +265,26 @@ def test_press_is_bounded_per_seat_per_hour(sqlite_db: Engine) -> None:
     # an hour after the first, the seat may write again
     inbound.handle(sqlite_db, press_mail(issued, "Later."), SETTINGS, START + timedelta(minutes=61))
     assert len(press_rows(sqlite_db)) == press.MAX_PER_HOUR + 1
+
+
+def test_press_from_another_address_of_the_player_shows_neither_and_ends_an_absence(
+    sqlite_db: Engine,
+) -> None:
+    issued = new_game(sqlite_db)
+    with Session(sqlite_db) as session:
+        seat = session.exec(select(SeatRow).where(SeatRow.name == "ann")).one()
+        seat.away_until = START + timedelta(days=5)
+        session.add(seat)
+        session.commit()
+    body = "Hello Bo.\nAnn (ann.work@example.net, or ann@example.org)"
+    raw = press_mail(issued, body, frm="Ann at work <ann.work@example.net>")
+    inbound.handle(sqlite_db, raw, SETTINGS, START)
+    ((row, msg),) = press_mails(sqlite_db)
+    sent = outbox.unpack_message(row.message_z)
+    assert b"ann.work@example.net" not in sent and b"ann@example.org" not in sent
+    assert "Hello Bo." in text(msg)
+    with Session(sqlite_db) as session:
+        assert session.exec(select(SeatRow).where(SeatRow.name == "ann")).one().away_until is None
 
 
 def test_press_given_as_the_subject_reads_the_whole_message(sqlite_db: Engine) -> None:
