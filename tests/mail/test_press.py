@@ -406,6 +406,20 @@ def run_cli(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     return code, out.out + out.err
 
 
+def test_the_welcome_tells_how_to_write_press_when_the_game_takes_it(sqlite_db: Engine) -> None:
+    from pbem.mail.welcome import _press_line
+
+    with Session(sqlite_db) as session:
+        for mode in ("none", "public", "private"):
+            new_game(sqlite_db, mode, game_id=f"w-{mode}")
+        found = {
+            mode: _press_line(session.get(GameRow, f"w-{mode}")) for mode in ("none", "public", "private")
+        }  # type: ignore[arg-type]
+    assert found["none"] == []
+    assert "to: all, then your message" in found["public"][0] and "choose" not in found["public"][0]
+    assert "to: the seats you choose" in found["private"][0]
+
+
 def test_new_sets_the_press_option_and_refuses_a_bad_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -420,12 +434,20 @@ def test_new_sets_the_press_option_and_refuses_a_bad_one(
     assert code == 1 and "--press 'loud': use one of none, public, private" in out
     assert "Traceback" not in out
     assert run_cli(*base, "--id", "c-2", "--press", "public", capsys=capsys)[0] == 0
+    base = [a for a in base if a != "--no-welcome"]  # the welcome says how to write press
     assert run_cli(*base, "--id", "c-3", capsys=capsys)[0] == 0
     engine = connect(url)
     with Session(engine) as session:
         assert session.get(GameRow, "c-1") is None
         assert session.get(GameRow, "c-2").press == "public"  # type: ignore[union-attr]
         assert session.get(GameRow, "c-3").press == press.DEFAULT_PRESS  # type: ignore[union-attr]
+        welcomes = session.exec(
+            select(OutboxRow).where(OutboxRow.dedupe_key.startswith("welcome:c-3:"))
+        ).all()  # type: ignore[attr-defined]
+    assert len(welcomes) == 2
+    assert all(
+        "to: the seats you choose" in text(parse(outbox.unpack_message(w.message_z))) for w in welcomes
+    )
     engine.dispose()
 
 
