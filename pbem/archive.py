@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import clock, zones
+from pbem import clock, presslog, zones
 from pbem.archive_store import (
     OPTIONAL_GAME,
     OPTIONAL_SEAT,
@@ -27,13 +27,14 @@ from pbem.archive_store import (
     store_imported,
 )
 from pbem.codec import canonical_json, pack_json
-from pbem.create import check_game_id, check_languages, check_seats
+from pbem.create import check_game_id, check_languages, check_press, check_seats
 from pbem.cron.models import ClockRow
 from pbem.errors import UserError
 from pbem.history import TurnRecord, game_row, seat_rows, settle
 from pbem.i18n import _
 from pbem.models import GameOriginRow, GameRow, ObserverRow
 from pbem.orderfile import OrderFileError, decode, load
+from pbem.presslog import PressEntry
 from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay, undone_entries
 
 #: far above a long game's archive (a few MB); a bound against a hostile file
@@ -69,6 +70,7 @@ class Archive(BaseModel):
     turns: list[TurnEntry]
     observers: list[str] = []
     undone_turns: list[UndoneEntry] = []
+    press: list[PressEntry] = []  # what the players wrote each other (issue 14)
 
     def record(self) -> GameRecord:
         try:
@@ -151,6 +153,8 @@ def build_archive(engine: Engine, game_id: str, *, include_secrets: bool = False
         observers = sorted(
             session.exec(select(ObserverRow.email).where(ObserverRow.game_id == game_id))  # type: ignore[call-overload]
         )
+        # a finished game's, or a running one's moved with its secrets: private press is one of them
+        press = presslog.archived(session, game_id)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -161,6 +165,7 @@ def build_archive(engine: Engine, game_id: str, *, include_secrets: bool = False
         "undone_turns": [
             {**t.model_dump(mode="json"), "undone": True} for t in undone_entries(engine, game_id)
         ],
+        "press": press,
     }
 
 
@@ -253,6 +258,7 @@ def import_archive(
         if p.timezone:
             zones.check(p.timezone)
     zones.check(str(archive.game.get("timezone") or "UTC"))
+    check_press(str(archive.game.get("press", "private")))
     steps = list(replay(record))
     problems = [p for step in steps for p in step.problems]
     if problems or len(steps) != len(record.turns):
@@ -283,7 +289,7 @@ def import_archive(
     row = _game_row(
         archive, new_id, game.name, record, options, last, when, game.outcome(last.state) is not None
     )
-    extra = []
+    extra: list[Any] = presslog.imported(new_id, archive.press, [p.seat for p in archive.players])
     if record.recorded_elsewhere or record.seed is None:
         extra.append(
             GameOriginRow(

@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import archive, i18n, reports
+from pbem import archive, i18n, presslog, reports
 from pbem.codec import unpack_json
 from pbem.errors import UserError
 from pbem.game import Event
@@ -72,6 +72,8 @@ def page_data(engine: Engine, game_id: str) -> tuple[dict[str, Any], dict[str, A
         mark = _mark(row)
         finished = row.status == "finished"
         elsewhere = recorded_elsewhere(session, game_id)
+        # private press is hidden information until the game is over: a running game's page has none
+        press = presslog.archived(session, game_id) if finished else []
     views: list[str | None] = [None, *seats] if finished else [None]
     lines = _Lines()
     pages: dict[str, list[list[int]]] = {v or "": [] for v in views}
@@ -100,6 +102,7 @@ def page_data(engine: Engine, game_id: str) -> tuple[dict[str, Any], dict[str, A
         "elsewhere": elsewhere,
         "outcome": outcome if finished else None,
         "mark": mark,
+        "press": press,
     }
     return shown, payload
 

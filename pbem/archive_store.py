@@ -31,7 +31,7 @@ from pbem.replay import TurnEntry
 #: the game row's settings an archive keeps (beyond id, type, seed, options): what a game is
 SETTINGS = ("turn_seconds", "grace_seconds", "nmr", "abandon_after", "require_from_match")
 #: the game's and seats' own settings beyond the core: exported, and imported when the models have them
-OPTIONAL_GAME = ("language", "timezone", "absence", "absence_days")
+OPTIONAL_GAME = ("language", "timezone", "absence", "absence_days", "press")
 OPTIONAL_SEAT = ("language", "timezone")
 
 

@@ -134,6 +134,13 @@ def new(
         str, typer.Option(help="While a seat is away: bot (plays its turns) or extend (deadlines wait).")
     ] = "extend",
     absence_days: Annotated[int, typer.Option(help="Days of time away each seat may take.")] = 14,
+    press: Annotated[
+        str,
+        typer.Option(
+            help="Press, players' mail to each other through the host: none, public (to all only) or "
+            "private (to all or to chosen seats)."
+        ),
+    ] = "private",
     no_welcome: Annotated[
         bool, typer.Option("--no-welcome", help="Mail no welcome (you hand the passwords out yourself).")
     ] = False,
@@ -184,6 +191,7 @@ def new(
         **_zones(tz or []),
         absence=absence,
         absence_days=absence_days,
+        press=press,
     )
     emails = dict(seats)
     gm_password = None

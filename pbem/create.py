@@ -102,6 +102,7 @@ def create_game(
     seat_zones: dict[str, str] | None = None,
     absence: str = "extend",
     absence_days: int = 14,
+    press: str = "private",
 ) -> dict[str, str]:
     """Create game ``game_id`` of ``game_type`` with these (seat, email) players, in seating order.
 
@@ -124,6 +125,7 @@ def create_game(
     opts = parse_options(game, options)
     timezone, seat_tz = check_zones(players, timezone, seat_zones or {})
     check_absence(absence, absence_days)
+    check_press(press)
     seed = secrets.randbelow(2**63) if seed is None else seed
     when = clock.utc(now)
     seats = [name for name, _ in players]
@@ -152,6 +154,7 @@ def create_game(
         timezone=timezone,
         absence=absence,
         absence_days=absence_days,
+        press=press,
     )
     setup = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
     return store_game(engine, game, row, players, [(setup, when)], languages=languages, zones=seat_tz)
@@ -179,6 +182,15 @@ def check_absence(absence: str, days: int) -> None:
         raise UserError(f"absence policy {absence!r}: use one of {', '.join(ABSENCE_POLICIES)}")
     if not 0 <= days <= 366:
         raise UserError(f"--absence-days {days}: write a number of days from 0 to 366")
+
+
+#: what players may write each other through the host (pbem.mail.press), as njudge's press settings
+PRESS_MODES = ("none", "public", "private")
+
+
+def check_press(press: str) -> None:
+    if press not in PRESS_MODES:
+        raise UserError(f"--press {press!r}: use one of {', '.join(PRESS_MODES)}")
 
 
 def store_game(

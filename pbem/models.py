@@ -15,7 +15,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Column, ForeignKey, Index, Integer, LargeBinary, UniqueConstraint, false
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlmodel import Field, SQLModel
 
 #: a 64-bit integer (revision 0005). SQLite stores every INTEGER in up to 8 bytes, and its INTEGER
@@ -69,6 +79,9 @@ class GameRow(SQLModel, table=True):
     timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
     absence: str = Field(default="extend", max_length=16, sa_column_kwargs={"server_default": "extend"})
     absence_days: int = Field(default=14, sa_column_kwargs={"server_default": "14"})
+    # issue 14: what players may write each other through the host (pbem.mail.press): none | public
+    # (to every seat at once) | private (to all, or to chosen seats) (migration 0011)
+    press: str = Field(default="private", max_length=16, sa_column_kwargs={"server_default": "private"})
 
 
 class GameOriginRow(SQLModel, table=True):
@@ -131,6 +144,26 @@ class GameMasterRow(SQLModel, table=True):
     game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=64)
     email: str = Field(max_length=320)
     password_hash: str = Field(max_length=256)
+
+
+class PressRow(SQLModel, table=True):
+    """One press message a seat wrote through the host (issue 14): to every seat (``to_all``, public
+    press) or to the seats in ``recipients_json``. Private press is the sender's and its readers' hidden
+    information while the game runs; the archive shows it once the game is over. ``key`` comes from the
+    inbound mail, so one mail makes its press once (migration 0011)."""
+
+    __tablename__ = "press"
+
+    id: int | None = Field(default=None, sa_column=_id64())
+    key: str = Field(unique=True, max_length=300)
+    game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
+    epoch: int = 0
+    turn: int  # the turn being played when it was sent (orders were due for it)
+    sender: str = Field(max_length=32)
+    to_all: bool = False
+    recipients_json: str = "[]"  # the seats it went to, in seating order
+    sent_at: datetime = Field(index=True)
+    text: str = Field(sa_column=Column(Text, nullable=False))
 
 
 class TurnRow(SQLModel, table=True):

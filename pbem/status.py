@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import clock
+from pbem import clock, presslog
 from pbem.dice import report_data
 from pbem.errors import UserError
 from pbem.history import accepted_orders, current_state, game_of, recorded_elsewhere, seat_rows
@@ -57,6 +57,9 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
         "created_at": clock.utc(row.created_at).isoformat(),
         "finished": outcome is not None,
         "recorded_elsewhere": recorded_elsewhere(session, row.id),
+        # how many press messages each seat sent: counts only, never to whom or what (issue 14)
+        "press": row.press,
+        "press_sent": presslog.counts(session, row.id),
     }
     dice = report_data(row.dice, row.seed, row.status == "finished")
     if dice is not None:  # the commitment always; the seed only once the game is over
@@ -97,6 +100,9 @@ def describe(entry: dict[str, Any]) -> str:
         lines.append(f"  deadline: {clock.show(datetime.fromisoformat(entry['deadline']))}")
     if entry.get("dice_commitment"):
         lines.append(f"  dice commitment: {entry['dice_commitment']}")
+    if entry.get("press_sent"):
+        sent = ", ".join(f"{seat} {n}" for seat, n in sorted(entry["press_sent"].items()))
+        lines.append(f"  press ({entry['press']}) sent: {sent}")
     if entry.get("unreachable"):
         lines.append(f"  unreachable (mail bounces): {', '.join(entry['unreachable'])}")
     return "\n".join(lines)

@@ -1,7 +1,8 @@
 """Crashes: ``pbem tick`` killed with SIGKILL at random moments loses and doubles nothing.
 
 A template holds games with orders waiting: for half of them the orders were submitted already, for the
-other half they wait as mail in an inbound Maildir. An uninterrupted run copies the template and runs
+other half they wait as mail in an inbound Maildir, beside one press mail per game (to
+all). An uninterrupted run copies the template and runs
 ``pbem tick`` (mail in from the Maildir, turns resolved, report mail queued and dropped into an outbox
 Maildir) at a fixed moment T, then once more at T + 11 minutes, when every lease a dead tick held on an
 outgoing mail has run out. A killed run copies the template, starts the same tick again and again and
@@ -72,11 +73,11 @@ def _maildir(path: Path) -> None:
         (path / sub).mkdir(parents=True, exist_ok=True)
 
 
-def _order_mail(seat: str, text: str, n: int) -> bytes:
+def _order_mail(seat: str, text: str, n: int, subject: str = "orders") -> bytes:
     msg = EmailMessage()
     msg["From"] = f"{seat}@example.org"
     msg["To"] = HOST_ADDRESS
-    msg["Subject"] = "orders"
+    msg["Subject"] = subject
     msg["Date"] = format_datetime(NOW - timedelta(hours=1))
     msg["Message-ID"] = make_msgid(idstring=f"proof{n}", domain="example.org")
     msg.set_content(text)
@@ -108,6 +109,11 @@ def build_template(root: Path, games_per_type: int) -> Layout:
                     assert receipt.accepted, receipt.errors
                 else:
                     (layout.inbox / "new" / f"{n:04d}.proof:2,").write_bytes(_order_mail(seat, text, n))
+            # press (issue 14): its row and its mails to every other seat are written with the mail's record
+            writer = setting.seats[0]
+            n += 1
+            press = f"press\ngame: {game_id}\nplayer: {writer}\npassword: {issued[writer]}\nto: all\n\nHello."
+            (layout.inbox / "new" / f"{n:04d}.proof:2,").write_bytes(_order_mail(writer, press, n, "press"))
     engine.dispose()
     return layout
 
@@ -184,6 +190,9 @@ TABLES = {
     "reports": "SELECT game_id, epoch, turn, seat, text_z, html_z FROM report",
     "outbox": "SELECT dedupe_key, game_id, to_addr, subject, status FROM outbox",
     "notices": "SELECT game_id, epoch, turn, seat, kind FROM cron_notice",
+    # without its turn: a press mail whose claim a killed tick held (ten minutes) is handled after the
+    # turn that the same tick then resolves, and is filed under the turn being played when it is handled
+    "press": "SELECT game_id, sender, to_all, recipients_json, text FROM press",
 }
 
 
@@ -252,6 +261,7 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
     figures.set("crash.tick_seconds", round(duration, 2))
     figures.set("crash.mails_expected", sum(expected["mails"].values()))
     figures.set("crash.turns_expected", sum(expected["turns"].values()))
+    figures.set("crash.press_expected", sum(expected["press"].values()))
     empty = Layout(folder / "startup")  # no games at all: what a tick costs before any work
     _maildir(empty.inbox)
     connect(f"sqlite:///{empty.db}").dispose()
@@ -274,7 +284,9 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
         tick(layout, LATER)
         diff = differences(expected, snapshot(layout))
         lost_or_doubled = {
-            k: v for k, v in diff.items() if k in ("mails", "submissions", "turns", "outbox", "inbound")
+            k: v
+            for k, v in diff.items()
+            if k in ("mails", "submissions", "turns", "outbox", "inbound", "press")
         }
         if lost_or_doubled:
             figures.add("crash.lost_or_doubled", sum(a + b for a, b in lost_or_doubled.values()))

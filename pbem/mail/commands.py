@@ -39,7 +39,7 @@ from pbem.mail.settings import MailSettings
 from pbem.models import GameRow, SeatRow
 from pbem.reports import reader_language
 
-COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away")
+COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away", "press")
 #: the game master's commands (issue 14), carried out by :mod:`pbem.mail.gm`
 GM_COMMANDS = ("pause", "resume", "extend", "replace", "rollback", "observe", "gm")
 _LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
@@ -130,6 +130,10 @@ def run(
                 commands=", ".join(COMMANDS),
             )
         )
+    if command.name == "press":  # a message, not YAML, below its envelope: pbem.mail.press reads it
+        from pbem.mail import press
+
+        return press.run(engine, command, from_address, settings=settings, now=now)
     try:
         envelope = orderfile.load(command.envelope_text)
     except (orderfile.OrderFileError, yaml.YAMLError) as exc:  # the reader lets some YAML errors through

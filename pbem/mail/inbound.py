@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -46,6 +46,7 @@ from pbem.mail import (
     guards,
     limits,
     poison,
+    press,
     reading,
     redaction,
 )
@@ -140,6 +141,8 @@ def _finish(
             session.rollback()
             log.warning("mail %s was taken over by another run; this run records nothing of it", key)
             return Handled(key, "busy", frm)
+        if plan.write is not None:  # what a command writes is recorded with the mail, or not at all
+            plan.write(session, key)
         if reply is not None:
             queue(session, key=_reply_key(key), to=frm or "", message=reply, now=now, game_id=plan.game_id)
         session.commit()
@@ -211,6 +214,8 @@ class _Plan:
     game_id: str | None = None
     language: str | None = None  # the reply's (its reader's); None: English
     seat: str | None = None  # the seat the message was for, when known: the reply joins its thread
+    #: rows a command writes in the transaction that records the message (press: pbem.mail.press)
+    write: Callable[[Session, str], None] | None = None
 
 
 def _decide(
@@ -243,6 +248,8 @@ def _decide(
     if found.problem == "empty":
         return _Plan("rejected", "empty", _("[pbem] no orders found in your message"), compose.empty_body())
     command = commands.detect(reading.header(msg, "Subject"), found.text)
+    if command is not None and command.name == "press":
+        command = press.command_of(msg)  # the whole text: a press message is prose
     if command is not None:
         answer = commands.run(engine, command, frm, settings=settings, now=at)
         if answer.silent:
@@ -260,6 +267,7 @@ def _decide(
             attachment=answer.attachment,
             game_id=answer.game_id,
             seat=answer.seat,
+            write=getattr(answer, "write", None),
         )
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
     first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None

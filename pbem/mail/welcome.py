@@ -147,6 +147,7 @@ def _body(
         "",
         _("How to play by mail:"),
         how_to_play(),
+        *_press_line(game),
         "",
         *_dice_lines(game),
     ]
@@ -169,3 +170,23 @@ def _body(
         else:
             lines.append(_("Your first report comes by mail as soon as the game has one for you."))
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _press_line(game: GameRow) -> list[str]:
+    """How to write the other players, when the game takes press (issue 14)."""
+    if game.press == "public":
+        return [
+            _(
+                'To write every player: send "press", the lines game:, player:, password: and to: all, '
+                "then your message. The host signs it with your seat and shows no address."
+            )
+        ]
+    if game.press == "private":
+        return [
+            _(
+                'To write the other players: send "press", the lines game:, player:, password: and to: all '
+                "(or to: the seats you choose), then your message. The host signs it with your seat and "
+                "shows no address."
+            )
+        ]
+    return []

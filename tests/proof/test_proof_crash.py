@@ -15,6 +15,7 @@ def test_killed_ticks_lose_and_double_nothing(tmp_path: Path) -> None:
     figures = crash.run(tmp_path, kills=KILLS, games_per_type=1, seed=3)
     assert figures.values["crash.kills"] >= KILLS
     assert figures.values["crash.mails_expected"] > 0 and figures.values["crash.turns_expected"] > 0
+    assert figures.values["crash.press_expected"] == 3  # one press mail per game, each handled once
     assert figures.values["crash.lost_or_doubled"] == 0, figures.findings
     assert figures.values["crash.db_differences"] == 0, figures.findings
 
