@@ -328,7 +328,10 @@ def _compose(
 
 def _store(session: Session, reports: list[ReportRow], mails: list[tuple[int, dict[str, Any]]]) -> int:
     """Queue ``mails`` and mark ``reports`` queued, in the caller's (writing) transaction: only the
-    reports still unqueued now, and only mails not queued meanwhile."""
+    reports still unqueued now, and only mails not queued meanwhile. Under a tick's claim on the game
+    that another tick took over, nothing (:class:`pbem.fencing.ClaimLost`)."""
+    for game in sorted({row.game_id for row in reports}):
+        fencing.check(session, game)
     ids = [row.id for row in reports]
     still = set(
         session.exec(select(ReportRow.id).where(ReportRow.id.in_(ids), ReportRow.mail_queued == false()))

@@ -135,7 +135,10 @@ def test_mail_queued_under_a_lost_claim_is_not_queued(engine: Engine) -> None:
     }
     with fencing.holding("g1", generation), pytest.raises(fencing.ClaimLost):
         send_notice(engine, MAIL, "reminder", "g1", "red", epoch=0, turn=1, now=START)
+    with fencing.holding("g1", generation), pytest.raises(fencing.ClaimLost):
+        enqueue_reports(engine, START, settings=MAIL, game_id="g1")  # the turn-0 reports
     assert counts(engine)[1] == 0
     with fencing.holding("g1", generation + 1):  # the claim that holds the game writes as usual
         assert send_notice(engine, MAIL, "reminder", "g1", "red", epoch=0, turn=1, now=START)
-    assert counts(engine)[1] == 1
+        assert enqueue_reports(engine, START, settings=MAIL, game_id="g1") == 2
+    assert counts(engine)[1] == 3
