@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, update
 from sqlmodel import Session, select
 
-from pbem import registry
+from pbem import fencing, registry
 from pbem.codec import canonical_json, pack_json, sha256_hex, unpack_json
 from pbem.errors import UserError
 from pbem.game import Event, Game
@@ -172,6 +172,8 @@ def record_turn(
     # Imported here: reports renders from the rows this module defines.
     from pbem.reports import store_reports, write_reports
 
+    # a tick that lost its claim on the game writes no turn of it (pbem.fencing), whatever the turn
+    fencing.check(session, row.id)
     packed = pack_json(turn.state_data)
     session.add(
         TurnRow(

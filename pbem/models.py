@@ -70,6 +70,9 @@ class GameRow(SQLModel, table=True):
     # a host that claimed this game for processing, until when (tick on PostgreSQL uses row locks too)
     claimed_by: str | None = Field(default=None, max_length=128)
     claimed_until: datetime | None = None
+    #: raised by one at every claim: what a tick writes under its claim checks it still holds this one
+    #: (pbem.cron.claims), so a tick that outlived its lease writes nothing (issue 20)
+    claim_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     # the language of the public report (observers) and of every seat that chose none (issue 15)
     language: str = Field(default="en", max_length=8, sa_column_kwargs={"server_default": "en"})
 
@@ -287,3 +290,16 @@ class HostRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True, max_length=64)
     value: str = ""
+
+
+class PasswordFailureRow(SQLModel, table=True):
+    """A wrong password given by mail for a seat (named as the mail named it, whether or not it
+    exists): what :mod:`pbem.guessing` counts per seat, whatever address the guesses come from."""
+
+    __tablename__ = "password_failure"
+
+    id: int | None = Field(default=None, sa_column=_id64())
+    game_id: str = Field(max_length=64, index=True)
+    seat: str = Field(max_length=64)
+    from_address: str | None = Field(default=None, max_length=320)
+    at: datetime = Field(index=True)

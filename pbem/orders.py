@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine, update
 from sqlmodel import Session
 
-from pbem import away, clock, passwords, redaction, seatpass
+from pbem import away, clock, guessing, passwords, redaction, seatpass
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
 from pbem.db import lock_game
@@ -89,7 +89,9 @@ def _quote(step: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _examine(session: Session, data: Any, from_address: str | None, raw: str | bytes = b"") -> _Verdict:
+def _examine(
+    session: Session, data: Any, from_address: str | None, raw: str | bytes = b"", now: datetime | None = None
+) -> _Verdict:
     verdict = _Verdict()
     where = positions(raw)
     envelope, errors = read_envelope(data, where)
@@ -108,13 +110,22 @@ def _examine(session: Session, data: Any, from_address: str | None, raw: str | b
             )
         ]
         return verdict
+    when = clock.utc(now)
+    if guessing.refused(session, envelope.game, envelope.player, from_address, when):
+        # past the seat's guesses: not checked at all, and the mail layer answers nothing
+        verdict.errors = [
+            f"password: not checked, too many wrong passwords for this seat {guessing.AUTH_HELD}"
+        ]
+        return verdict
     row = session.get(GameRow, envelope.game)
     if row is None:
         passwords.verify(envelope.password, None)  # same time as a real check
+        guessing.wrong(session, envelope.game, envelope.player, from_address, when)  # as for a real seat
         verdict.errors = [f"game: there is no game {envelope.game!r} [game.unknown]"]
         return verdict
     seat = next((s for s in seat_rows(session, row.id) if s.name == envelope.player), None)
     if not seatpass.check(session, seat, envelope.password):  # a requested new password counts too
+        guessing.wrong(session, envelope.game, envelope.player, from_address, when)
         verdict.errors = [
             f"password: game {row.id} has no player {envelope.player!r} with that password [auth.failed]"
         ]
@@ -260,7 +271,9 @@ def submit(
         if claimed is not None:
             # The game's write lock first: a turn cannot resolve between our checks and our insert.
             lock_game(session, claimed)
-        verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, from_address, text)
+        verdict = (
+            _Verdict(errors=read_error) if read_error else _examine(session, data, from_address, text, when)
+        )
         envelope, row = verdict.envelope, verdict.row
         accepted = not verdict.errors and verdict.orders_json is not None
         receipt = (

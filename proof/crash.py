@@ -39,6 +39,7 @@ from pbem import orders
 from pbem.create import create_game
 from pbem.db import connect
 from pbem.history import current_state, game_row
+from proof import crash_mails
 from proof.common import Figures, RandomChance, settings, shipped_games
 from proof.orders_variants import envelope
 
@@ -84,13 +85,16 @@ def _order_mail(seat: str, text: str, n: int, subject: str = "orders") -> bytes:
     return bytes(msg)
 
 
-def build_template(root: Path, games_per_type: int) -> Layout:
-    """Games with every pending seat's orders waiting: submitted, or as mail in the inbound Maildir."""
+def build_template(root: Path, games_per_type: int) -> tuple[Layout, dict[str, int]]:
+    """Games with every pending seat's orders waiting: submitted, or as mail in the inbound Maildir; and
+    the other mails' work (:mod:`proof.crash_mails`: welcomes, password resets, a bounce, reminders),
+    with how much of each."""
     layout = Layout(root)
     root.mkdir(parents=True, exist_ok=True)
     _maildir(layout.inbox)
     engine = connect(f"sqlite:///{layout.db}")
     n = 0
+    games: dict[str, dict[str, str]] = {}
     for game in shipped_games():
         for setting in settings(game, games_per_type, first_seed=500):
             game_id = f"crash-{game.name}-{setting.seed}"
@@ -98,6 +102,7 @@ def build_template(root: Path, games_per_type: int) -> Layout:
             issued = create_game(
                 engine, game.name, game_id, seats, seed=setting.seed, options=setting.options, now=NOW
             )
+            games[game_id] = issued
             with Session(engine) as session:
                 row = game_row(session, game_id)
                 state = current_state(game, row)
@@ -114,8 +119,9 @@ def build_template(root: Path, games_per_type: int) -> Layout:
             n += 1
             press = f"press\ngame: {game_id}\nplayer: {writer}\npassword: {issued[writer]}\nto: all\n\nHello."
             (layout.inbox / "new" / f"{n:04d}.proof:2,").write_bytes(_order_mail(writer, press, n, "press"))
+    families = crash_mails.add_families(engine, games, layout.inbox)
     engine.dispose()
-    return layout
+    return layout, families
 
 
 def copy_of(template: Layout, root: Path) -> Layout:
@@ -227,6 +233,14 @@ def differences(
     return out
 
 
+def _kinds(rows: collections.Counter[Any]) -> collections.Counter[str]:
+    """Outbox rows by the kind their key starts with (``report``, ``welcome``, ``reply``, ``reminder``…)."""
+    out: collections.Counter[str] = collections.Counter()
+    for row, count in rows.items():
+        out[str(row[0]).split(":")[0]] += count
+    return out
+
+
 def _identity(raw: bytes) -> str:
     """A delivered mail by its recipient, subject and the message it answers: what is the same mail in
     any run. Its Message-ID and Date come from the moment it was composed (so a database rebuilt with
@@ -253,7 +267,9 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
                 f"crash: a tick killed after the transport accepted a mail: it went {count} times: {key}"
             )
     rng = random.Random(seed)
-    template = build_template(folder / "template", games_per_type)
+    template, families = build_template(folder / "template", games_per_type)
+    for name, count in families.items():
+        figures.set(f"crash.work.{name}", count)  # what each kind of mail put into the template
     baseline = copy_of(template, folder / "baseline")
     duration = tick(baseline, NOW)
     tick(baseline, LATER)
@@ -262,6 +278,12 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
     figures.set("crash.mails_expected", sum(expected["mails"].values()))
     figures.set("crash.turns_expected", sum(expected["turns"].values()))
     figures.set("crash.press_expected", sum(expected["press"].values()))
+    for kind, count in sorted(_kinds(expected["outbox"]).items()):
+        figures.set(f"crash.mails_expected.{kind}", count)
+    bounced = sum(c for row, c in expected["outbox"].items() if row[-1] == "bounced")
+    figures.set("crash.outbox_bounced_expected", bounced)
+    if bounced != families.get("bounce", 0):
+        figures.find(f"crash: the uninterrupted run marked {bounced} mails bounced, not {families['bounce']}")
     empty = Layout(folder / "startup")  # no games at all: what a tick costs before any work
     _maildir(empty.inbox)
     connect(f"sqlite:///{empty.db}").dispose()

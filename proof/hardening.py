@@ -9,6 +9,7 @@ deadlines moved by a clock jump, mails sent twice beyond the one in flight when 
 
 from __future__ import annotations
 
+import logging
 import random
 import subprocess
 import sys
@@ -95,11 +96,19 @@ def poison_and_outsiders(folder: Path, figures: Figures, messages: int, seed: in
             raw = fuzzed(rng, n)
         (box / "new" / f"m{n:06d}").write_bytes(raw)
     raised = 0
+    printed = _LibraryTracebacks()
+    logging.getLogger().addHandler(printed)
     try:
         handled = inbound.fetch(engine, sources.read_maildir(box), SETTINGS, START)
     except Exception as exc:
         raised, handled = 1, []
         figures.find(f"fetch raised {type(exc).__name__}: {exc}")
+    finally:
+        logging.getLogger().removeHandler(printed)
+    # a library's own log.exception bypasses the host's one-line log handlers: a traceback on stderr
+    figures.set("hardening.tracebacks_printed", len(printed.seen), goal_zero=True)
+    for record in printed.seen[:3]:
+        figures.find(f"a traceback was printed by {record.name}: {record.getMessage()}")
     controller, port, _received = _smtp()
     try:
         result = outbox.send(engine, SmtpTransport(f"smtp://127.0.0.1:{port}"), START, settings=SETTINGS)
@@ -241,6 +250,19 @@ def skew(folder: Path, figures: Figures, mails: int) -> None:
         pending = session.exec(select(OutboxRow).where(OutboxRow.status != "sent")).all()
     figures.set("hardening.skew_mails_lost", len(pending), goal_zero=True)
     engine.dispose()
+
+
+class _LibraryTracebacks(logging.Handler):
+    """Records at WARNING or above that carry a traceback and come from outside the host's loggers
+    (which the tick writes in one line): Python's last-resort handler would print them in full."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.seen: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and not record.name.startswith("pbem"):
+            self.seen.append(record)
 
 
 def run(folder: Path, *, messages: int = 600, jumps: int = 20, mails: int = 50, seed: int = 20) -> Figures:

@@ -5,7 +5,10 @@ lease end into ``GameRow.claimed_by``/``claimed_until``, then works on each game
 turn driver takes its own), and gives the lease back when done, leaving its moment in ``claimed_until``
 so that the other ticks of that moment do not visit the game again. A game whose lease is held by another
 tick is skipped: that tick does it. A lease that ran out (its tick died) may be taken again; the turn
-table's unique ``(game, epoch, number)`` is the backstop if a slow tick outlives its lease. A lease
+table's unique ``(game, epoch, number)`` is a backstop if a slow tick outlives its lease; the fence is
+the claim's generation (``GameRow.claim_generation``, raised at every claim): whatever the tick writes
+under its claim checks it in the same transaction (:mod:`pbem.fencing`), so a tick that outlived its
+lease writes nothing once another tick took the game over. A lease
 that ends further ahead than a lease can (its tick's clock was ahead) is free too: one tick with a
 wrong clock must not hold every game until the real time catches up. Between hosts, the tick takes its
 moment from PostgreSQL's clock (:mod:`pbem.cron.timebase`), so leases are measured on one clock.
@@ -90,7 +93,12 @@ def _free(now: datetime, me: str, lease_seconds: int = DEFAULT_LEASE_SECONDS) ->
     )
 
 
-def claim(
+def claim(engine: Engine, me: str, now: datetime, **kwargs: Any) -> list[str]:
+    """The ids :func:`claim_generations` claims, in order."""
+    return list(claim_generations(engine, me, now, **kwargs))
+
+
+def claim_generations(
     engine: Engine,
     me: str,
     now: datetime,
@@ -99,9 +107,10 @@ def claim(
     limit: int = 10,
     lease_seconds: int = DEFAULT_LEASE_SECONDS,
     only: Sequence[str] | None = None,
-) -> list[str]:
-    """Claim up to ``limit`` active games with ids after ``after`` whose lease is free; their ids, in
-    order. ``only`` restricts the walk to those games."""
+) -> dict[str, int]:
+    """Claim up to ``limit`` active games with ids after ``after`` whose lease is free: each id (in
+    order) with the generation of this claim, which every write under it checks (:mod:`pbem.fencing`).
+    ``only`` restricts the walk to those games."""
     until = now + timedelta(seconds=lease_seconds)
     query = (
         select(GAME.c.id)
@@ -115,9 +124,17 @@ def claim(
         query = query.with_for_update(skip_locked=True)
     with immediate_engine(engine).begin() as conn:
         ids = list(conn.execute(query).scalars())
-        if ids:
-            conn.execute(update(GAME).where(GAME.c.id.in_(ids)).values(claimed_by=me, claimed_until=until))
-    return ids
+        if not ids:
+            return {}
+        conn.execute(
+            update(GAME)
+            .where(GAME.c.id.in_(ids))
+            .values(claimed_by=me, claimed_until=until, claim_generation=GAME.c.claim_generation + 1)
+        )
+        generations = dict(
+            conn.execute(select(GAME.c.id, GAME.c.claim_generation).where(GAME.c.id.in_(ids))).all()
+        )
+    return {game_id: generations[game_id] for game_id in ids}
 
 
 def release(engine: Engine, me: str, game_ids: str | Sequence[str], now: datetime) -> None:

@@ -18,7 +18,7 @@ from datetime import datetime
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem import turns
+from pbem import fencing, turns
 from pbem.cron import claims, jobs, outage, policy
 from pbem.cron.deadlines import aware, has_passed, periods_missed
 from pbem.cron.models import NoticeRow, TickRow
@@ -204,7 +204,7 @@ def run_games(
     """Claim and advance every active game this tick can get, a batch at a time; queue the report mail
     of each game that moved while this tick holds it (so two ticks never compose the same mail)."""
     cursor = ""
-    while ids := claims.claim(
+    while generations := claims.claim_generations(
         engine,
         settings.host,
         now,
@@ -213,15 +213,23 @@ def run_games(
         lease_seconds=settings.lease_seconds,
         only=only,
     ):
+        ids = list(generations)
         passed_by = policy.quiet(engine, ids, now, settings.remind_before)
         for game_id in ids:
             summary.games_seen += 1
             done = GameResult()
             try:
-                if game_id not in passed_by:
-                    advance(engine, game_id, now, settings, mail, done)
-                if done.turns and enqueue is not None:
-                    summary.mails_queued += enqueue(game_id)
+                # every write of this game checks that this claim still holds it (pbem.fencing)
+                with fencing.holding(game_id, generations[game_id]):
+                    if game_id not in passed_by:
+                        advance(engine, game_id, now, settings, mail, done)
+                    if done.turns and enqueue is not None:
+                        summary.mails_queued += enqueue(game_id)
+            except fencing.ClaimLost:  # this tick outlived its lease: the tick that took over does it
+                log.warning(
+                    "game %s: another tick took it over meanwhile; this one wrote no more of it",
+                    game_id,
+                )
             except Exception as exc:  # one broken game must not stop the host
                 summary.errors += 1
                 log.error("game %s: %s: %s", game_id, type(exc).__name__, _one_line(exc), exc_info=exc)

@@ -31,7 +31,7 @@ import yaml
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import away, clock, orderfile, seatpass, zones
+from pbem import away, clock, guessing, orderfile, seatpass, zones
 from pbem.db import lock_game
 from pbem.errors import UserError
 from pbem.i18n import LANGUAGES, NAMES, UnknownLanguage, _, check_language, language
@@ -101,7 +101,8 @@ class Answer:
     game_id: str | None = None
     language: str | None = None  # the reader's, once the seat is known; None: English
     seat: str | None = None  # the thread the answer joins (a seat's, or the game master's)
-    silent: bool = False  # no answer at all (password guessing)
+    #: not to be answered at all: password guessing (a seat held by pbem.guessing, a sender past its limit)
+    silent: bool = False
 
 
 def run(
@@ -153,7 +154,9 @@ def run(
 
         return password_reset.request(engine, envelope, settings=settings, now=now)
     try:
-        game_id, seat = _authenticate(engine, envelope, from_address)
+        game_id, seat = _authenticate(engine, envelope, from_address, clock.utc(now))
+    except _Held:
+        return Answer(False, "", "", silent=True)
     except UserError as exc:
         return _refused(str(exc))
     if command.name == "language":
@@ -260,7 +263,13 @@ def _refused(message: str) -> Answer:
     return Answer(False, _("[pbem] your request was not carried out"), "", errors=[message])
 
 
-def _authenticate(engine: Engine, envelope: dict[str, Any], from_address: str) -> tuple[str, str]:
+class _Held(Exception):
+    """The seat is held against password guessing: its password was not checked (pbem.guessing)."""
+
+
+def _authenticate(
+    engine: Engine, envelope: dict[str, Any], from_address: str, now: datetime
+) -> tuple[str, str]:
     missing = [k for k in ("game", "player", "password") if not envelope.get(k)]
     if missing:
         raise UserError(
@@ -271,12 +280,16 @@ def _authenticate(engine: Engine, envelope: dict[str, Any], from_address: str) -
         )
     game_id, seat_name, password = (str(envelope[k]) for k in ("game", "player", "password"))
     with Session(engine) as session:
+        if guessing.refused(session, game_id, seat_name, from_address, now):
+            raise _Held
         game = session.get(GameRow, game_id)
         seat = session.exec(
             select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
         ).first()
         # the same answer, and the same time spent, whatever is wrong: nobody learns which seats exist
         matches = seatpass.check(session, seat, password)  # a requested new password counts too
+        if not matches or game is None or seat is None:
+            guessing.wrong(session, game_id, seat_name, from_address, now)
         require_from = bool(game and game.require_from_match)
         seat_email = seat.email if seat else ""
         session.commit()  # its first use makes it the seat's password

@@ -7,10 +7,12 @@ cannot put old orders back over newer ones. (Orders identical to the ones standi
 they are taken as usual.) A player who really wants the old orders back changes anything in them, a
 comment will do.
 
-**Guessing.** A wrong password is logged at WARNING with the sender and how many this sender got
-wrong in the last hour. Past :data:`GUESSES_PER_HOUR`, the answers stop: the guesses are still checked
-and recorded, but no reply tells the guesser anything, and nothing waits (the tick is never slowed for
-everyone else).
+**Guessing.** Per seat, whatever the sender: :mod:`pbem.guessing` holds a seat after a few wrong
+passwords; a held try is not answered, and :func:`tell_held_seat` tells the seat's player, once a hold,
+at the registered address. Per sender: a wrong password is logged at WARNING with the sender and how
+many this sender got wrong in the last hour. Past :data:`GUESSES_PER_HOUR`, the answers stop: the
+guesses are still checked and recorded, but no reply tells the guesser anything, and nothing waits (the
+tick is never slowed for everyone else).
 """
 
 from __future__ import annotations
@@ -21,10 +23,15 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem import orders
-from pbem.codec import unpack
+from pbem import guessing, orders
+from pbem.codec import sha256_hex, unpack
+from pbem.i18n import _, language
 from pbem.mail import reading
-from pbem.models import SubmissionRow
+from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root
+from pbem.mail.outbox import begin_write, queue
+from pbem.mail.settings import MailSettings
+from pbem.models import SeatRow, SubmissionRow
+from pbem.reports import reader_language
 
 log = logging.getLogger("pbem.mail")
 
@@ -82,3 +89,65 @@ def wrong_password(engine: Engine, frm: str, errors: list[str], now: datetime) -
         "; not answered any more" if silenced else "",
     )
     return silenced
+
+
+def tell_held_seat(
+    engine: Engine, settings: MailSettings, game_id: str, seat_name: str, now: datetime
+) -> bool:
+    """If the seat is held against guessing (:mod:`pbem.guessing`), tell its player at the registered
+    address, once a hold, and the operator's log at WARNING; whether this call queued that mail."""
+    with language(reader_language(engine, game_id, seat_name)), Session(engine) as session:
+        begin_write(session)
+        held = guessing.hold(session, game_id, seat_name, now)
+        if held is None:
+            return False
+        seat = session.exec(
+            select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
+        ).first()
+        address = seat.email.strip().lower() if seat is not None else ""
+        if seat is None or not reading.is_address(address):
+            return False  # no such seat (its name was guessed too), or nobody to tell
+        key = "held:" + sha256_hex(f"{game_id}\0{seat_name}\0{held.since.isoformat()}")
+        message = new_message(
+            header_fields(
+                settings,
+                to=address,
+                subject=subject_line(game_id, _("wrong passwords for {seat}", seat=seat_name)),
+                key=key,
+                now=now,
+                thread=thread_root(settings, game_id, seat_name),
+            )
+        )
+        body = [
+            _(
+                "Mail for seat {seat} in game {game} gave a wrong password {count} times within an hour.",
+                seat=seat_name,
+                game=game_id,
+                count=guessing.SEAT_GUESSES,
+            ),
+            "",
+            _(
+                "Until {until}, mail for your seat from any address but yours is refused without its "
+                "password being checked. Your own mail works as always: nothing is asked of you.",
+                until=f"{held.until:%Y-%m-%d %H:%M} UTC",
+            ),
+            "",
+            _(
+                "If that was not you, someone may be guessing your password. If you think they may know "
+                "it, send a mail with the subject: password (and the lines game: and player:) to get a "
+                "new one."
+            ),
+        ]
+        set_text(message, "\n".join(body) + "\n")
+        if not queue(session, key=key, to=address, message=message, now=now, game_id=game_id):
+            session.rollback()
+            return False
+        session.commit()
+    log.warning(
+        "game %s seat %s held after %d wrong passwords until %s; its player is told",
+        game_id,
+        seat_name,
+        guessing.SEAT_GUESSES,
+        f"{held.until:%Y-%m-%d %H:%M} UTC",
+    )
+    return True

@@ -34,7 +34,7 @@ from sqlalchemy import Engine, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, select
 
-from pbem import orders
+from pbem import guessing, orders
 from pbem.codec import sha256_hex, unpack
 from pbem.i18n import _, language
 from pbem.mail import (
@@ -252,7 +252,9 @@ def _decide(
         command = press.command_of(msg)  # the whole text: a press message is prose
     if command is not None:
         answer = commands.run(engine, command, frm, settings=settings, now=at)
-        if answer.silent:
+        if answer.silent or not answer.ok:
+            _tell_if_held(engine, settings, command.envelope_text, at)
+        if answer.silent:  # password guessing (a held seat, a sender past its limit): nothing is said
             return _Plan("command", f"{command.name}: password guessing, not answered")
         with language(answer.language):
             # a refusal with a text of its own (a game master's) keeps it
@@ -297,6 +299,8 @@ def _decide(
             _("[pbem] your orders were not accepted"),
             compose.rejected_body(errors, found.origin),
         )
+    if any(guards.AUTH_FAILED in e or guessing.AUTH_HELD in e for e in receipt.errors):
+        _tell_if_held(engine, settings, found.text, at)
     # the answer is in the seat's language; a game's own when the seat is not known
     lang = reader_language(engine, receipt.game_id, receipt.seat)
     with language(lang):
@@ -304,6 +308,13 @@ def _decide(
 
 
 _ENVELOPE_LINE = re.compile(r"^(game|player)\s*:\s*['\"]?([A-Za-z0-9_-]+)['\"]?\s*$", re.MULTILINE)
+
+
+def _tell_if_held(engine: Engine, settings: MailSettings, text: str, at: datetime) -> None:
+    """After a wrong or unchecked password: the seat's player told if their seat is now held."""
+    named = dict(m.groups() for m in _ENVELOPE_LINE.finditer(text))
+    if named.get("game") and named.get("player"):
+        guards.tell_held_seat(engine, settings, named["game"], named["player"], at)
 
 
 def _claimed_language(engine: Engine, text: str) -> str:
@@ -336,6 +347,8 @@ def _receipt_plan(
             _as_yaml(canonical),
             orders.receipt_text(receipt.game_id or "", receipt.seat or "", receipt.turn or 0, canonical),
         )
+    elif any(guessing.AUTH_HELD in e for e in receipt.errors):
+        plan.reason = "seat held against password guessing: not answered"
     elif guards.wrong_password(engine, frm, receipt.errors, at):
         plan.reason = "password guessing: not answered"
     else:

@@ -25,6 +25,7 @@ from sqlalchemy import Engine, String, and_, cast, exists, false, func, insert, 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pbem import fencing
 from pbem.calendar import parts_for_reports
 from pbem.codec import unpack
 from pbem.i18n import language
@@ -112,7 +113,10 @@ def queue(
 
     Returns whether it was added. A concurrent writer that queued the same key first makes the
     caller's commit fail on the unique constraint, which rolls the caller's whole transaction back.
+    Mail of a game queued under a tick's claim raises :class:`pbem.fencing.ClaimLost` when another tick
+    took the game over meanwhile.
     """
+    fencing.check(session, game_id)
     if session.exec(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)).first() is not None:
         return False
     session.add(
@@ -324,7 +328,10 @@ def _compose(
 
 def _store(session: Session, reports: list[ReportRow], mails: list[tuple[int, dict[str, Any]]]) -> int:
     """Queue ``mails`` and mark ``reports`` queued, in the caller's (writing) transaction: only the
-    reports still unqueued now, and only mails not queued meanwhile."""
+    reports still unqueued now, and only mails not queued meanwhile. Under a tick's claim on the game
+    that another tick took over, nothing (:class:`pbem.fencing.ClaimLost`)."""
+    for game in sorted({row.game_id for row in reports}):
+        fencing.check(session, game)
     ids = [row.id for row in reports]
     still = set(
         session.exec(select(ReportRow.id).where(ReportRow.id.in_(ids), ReportRow.mail_queued == false()))

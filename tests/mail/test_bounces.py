@@ -3,8 +3,10 @@ a row mark the seat unreachable, tell the game master's record, and let the miss
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
@@ -12,7 +14,7 @@ from pbem import status
 from pbem.create import create_game
 from pbem.cron.models import GmActionRow
 from pbem.cron.notices import send_notice
-from pbem.mail import inbound, outbox, reading, sources
+from pbem.mail import bounces, inbound, outbox, reading, sources
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import SmtpTransport
 from pbem.models import OutboxRow, SeatRow
@@ -153,3 +155,20 @@ def test_a_temporary_failure_counts_nothing(engine: Engine, settings: MailSettin
     delayed = delayed.replace(b"Status: 5.1.1", b"Status: 4.4.1").replace(b"550 5.1.1", b"451 4.4.1")
     assert inbound.handle(engine, delayed, settings, START).outcome == "ignored"
     assert seat(engine, "pd-1", "red").bounces == 0
+
+
+def test_a_bounce_detector_tripping_on_an_odd_message_prints_no_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # found by the MIME fuzzer of the proof campaign: flufl.bounce's qmail detector raises on it, and
+    # flufl.bounce logged that with its traceback, which reached the operator's terminal
+    raw = (
+        b'Subject: \x0c@\xc3\xa9";\xc3\xa9.@\tc_\x00\x7f\x7f\r\x0b :\xe2\x80\xa8\x00\r\nFrom: _. '
+        b"<ann@example.org>>\r\nMessage-ID: <f4_@example.org>\r\nReferences: <::.\xc2\x85\r@x>\r\n"
+        b'MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b153088\r"\r\n\r\n--b153088\r--\r\n'
+    )
+    with caplog.at_level(logging.DEBUG):
+        assert bounces.failed_addresses(reading.parse(raw)) == []
+    assert not [r for r in caplog.records if r.name.startswith("flufl")]
+    assert not [r for r in caplog.records if r.exc_info and r.levelno >= logging.WARNING]
+    assert any("bounce detector could not read" in r.getMessage() for r in caplog.records)

@@ -69,7 +69,7 @@ def test_password_guesses_are_logged_and_answered_no_more_past_the_limit(
             assert handled.outcome == "rejected"
             replied.append(handled.replied)
     assert replied == [True] * guards.GUESSES_PER_HOUR + [False] * 3
-    warned = [r.getMessage() for r in caplog.records if "wrong password" in r.getMessage()]
+    warned = [r.getMessage() for r in caplog.records if "wrong password in mail" in r.getMessage()]
     assert len(warned) == guards.GUESSES_PER_HOUR + 3
     assert "ann@example.org (8 in the last hour; not answered any more)" in warned[-1]
     assert not any("guess-number" in w for w in warned)

@@ -18,6 +18,11 @@ def test_killed_ticks_lose_and_double_nothing(tmp_path: Path) -> None:
     assert figures.values["crash.press_expected"] == 3  # one press mail per game, each handled once
     assert figures.values["crash.lost_or_doubled"] == 0, figures.findings
     assert figures.values["crash.db_differences"] == 0, figures.findings
+    # the killed ticks also sent welcomes, password resets and reminders, and recorded a bounce
+    for kind in ("welcome", "password", "reminder", "reply", "report"):
+        assert figures.values[f"crash.mails_expected.{kind}"] > 0, kind
+    assert figures.values["crash.outbox_bounced_expected"] == figures.values["crash.work.bounce"] == 1
+    assert not figures.findings
 
 
 def test_a_mail_delivered_twice_is_a_difference() -> None:
