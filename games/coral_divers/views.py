@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.i18n import _, comment
+from pbem.i18n import T_, _, comment
 
 from .data import SEA_MAP
 from .scoring import reef_points, ring_full, strengths
@@ -35,6 +35,13 @@ def _tile(code: str | None) -> dict[str, Any] | None:
         "clownfish": has_clownfish(code),
         "letter": coral(code)[0].upper(),
     }
+
+
+def _token_word(token: str) -> str:
+    """A seabed token's kind in the reader's words: a shell's term, or a fish school and its value."""
+    if token.startswith("fish-"):
+        return T_("fish school {value}", value=int(token.removeprefix("fish-")))
+    return shell_word(token)
 
 
 def _station(state: State, spot: str) -> dict[str, Any]:
@@ -143,7 +150,9 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "face_down": sorted(state.seabed),
         "final": state.final,
         # the kinds of tokens never taken: shown only once the game is over
-        "face_down_revealed": {k: state.seabed[k] for k in sorted(state.seabed)} if state.over else {},
+        "face_down_revealed": {k: _token_word(state.seabed[k]) for k in sorted(state.seabed)}
+        if state.over
+        else {},
     }
     return out
 

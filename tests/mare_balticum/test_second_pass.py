@@ -118,7 +118,7 @@ def test_the_template_lists_the_cards_and_a_long_enough_ranking() -> None:
     state.players["blue"].contract = 3
     state.pile.remove(3)
     text = GAME.template(state, "red")
-    assert "#   2: cod, flatfish, amber, amber" in text
+    assert "#   2: flatfish ×1, cod ×1 and amber ×2" in text
     assert "at least 2:" in text and "# - contract: [1, 2]" in text
     after, _ = turn(state, {"contract": [1, 2]})
     assert after.players["red"].contract == 1
