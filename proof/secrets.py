@@ -11,6 +11,12 @@ so a table shared between seats' reports (:mod:`pbem.tables`) is shared here too
 holding hidden from P is dealt anew (``Game.resample_hidden``) and the events addressed to other seats
 are rewritten, the variant is stored the same way, and everything is collected again: any byte that
 differs is a leak.
+
+The seats read mixed languages, as a real table may: seat *i* reads ``LANGUAGES[i % 5]`` and the game
+(observers, the public report) another one, ``LANGUAGES[n % 5]`` for *n* seats. Each seat's outputs are
+collected in its own language (its stored report as mail sends it; template, status and order answers
+inside :func:`pbem.i18n.language`), so the comparison is per language: a word that only one language's
+catalog, glossary or template gets wrong (a hidden holding's translated word) is still a leak found.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any
 from sqlalchemy import delete, update
 from sqlmodel import Session, select
 
-from pbem import orders, reports, status
+from pbem import i18n, orders, reports, status
 from pbem.archive_page import build_page
 from pbem.codec import pack_json, unpack
 from pbem.create import create_game
@@ -66,7 +72,13 @@ class Scratch:
         if seats not in self.ids:
             game_id = f"proof-{len(seats)}p"
             self.passwords[seats] = create_game(
-                self.engine, self.game.name, game_id, [(s, f"{s}@example.org") for s in seats], seed=1
+                self.engine,
+                self.game.name,
+                game_id,
+                [(s, f"{s}@example.org") for s in seats],
+                seed=1,
+                language=game_language(seats),
+                seat_languages=seat_languages(seats),
             )
             self.ids[seats] = game_id
         return self.ids[seats]
@@ -87,6 +99,17 @@ class Scratch:
                 )
             )
             session.commit()
+
+
+def seat_languages(seats: tuple[str, ...]) -> dict[str, str]:
+    """Seat *i* reads ``LANGUAGES[i % 5]``: every language is read at a table of five."""
+    return {seat: i18n.LANGUAGES[i % len(i18n.LANGUAGES)] for i, seat in enumerate(seats)}
+
+
+def game_language(seats: tuple[str, ...]) -> str:
+    """The game's language (observers, the public report): the one after the seats', so with fewer
+    than five seats it is one no seat reads."""
+    return i18n.LANGUAGES[len(seats) % len(i18n.LANGUAGES)]
 
 
 def _answer(call: Callable[[], Any]) -> str:
@@ -139,6 +162,23 @@ def outputs(
     game_id = scratch.game_id(position)
     scratch.store(game_id, position.turn, state)
     out = stored_reports(scratch, game_id, state, position.turn, events, seat)
+    with i18n.language(seat_languages(position.setting.seats)[seat]):
+        out.update(answers(scratch, position, game_id, state, events, seat, files))
+    return out
+
+
+def answers(
+    scratch: Scratch,
+    position: Position,
+    game_id: str,
+    state: Any,
+    events: tuple[Event, ...],
+    seat: str,
+    files: list[str],
+) -> dict[str, str]:
+    """What ``seat`` is answered in the current language: status, archive page, templates, and the
+    ``check`` and ``submit`` of each order file."""
+    out: dict[str, str] = {}
     entries = status.status(scratch.engine, game_id)
     out["status"] = status.describe(entries[0])
     out["status --json"] = json.dumps(entries, sort_keys=True)

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pbem.i18n import T_
+
 from .data import SEA, SEA_MAP
 from .state import Reef, State, coral
+from .words import coral_word
 
 
 @dataclass(frozen=True)
@@ -46,11 +49,15 @@ def placement(
     """
     terrain = SEA_MAP.terrain.get(at)
     if terrain != SEA:
-        what = "a cave" if terrain == "#" else "a station spot"
-        return Refusal("place.not_open", f"{at} is {what}: corals go only on open sea floor")
+        if terrain == "#":
+            return Refusal("place.not_open", T_("{at} is a cave: corals go only on open sea floor", at=at))
+        return Refusal(
+            "place.not_open", T_("{at} is a station spot: corals go only on open sea floor", at=at)
+        )
     if at in state.tiles:
-        return Refusal("place.occupied", f"{at} already holds a coral tile")
+        return Refusal("place.occupied", T_("{at} already holds a coral tile", at=at))
     kind = coral(tile)
+    word = coral_word(kind)  # the kind as the reader says it, in a refusal's words
     own: list[int] = []
     neutral: list[int] = []
     for q in SEA_MAP.orthogonal[at]:
@@ -67,7 +74,12 @@ def placement(
         else:
             return Refusal(
                 "place.touches_other_reef",
-                f"a {kind} tile on {at} would touch {reef.owner}'s {kind} reef",
+                T_(
+                    "a {kind} tile on {at} would touch {owner}'s {kind} reef",
+                    kind=word,
+                    at=at,
+                    owner=reef.owner,
+                ),
             )
     if own:
         size = sum(len(state.reefs[r].cells) for r in own)
@@ -76,24 +88,35 @@ def placement(
             if n > size:
                 return Refusal(
                     "place.neutral_too_big",
-                    f"a {kind} tile on {at} would join a neutral {kind} reef of {n} tiles to your reef of "
-                    f"{size}: a neutral reef may be absorbed only if it is no larger than yours",
+                    T_(
+                        "a {kind} tile on {at} would join a neutral {kind} reef (tiles: {n}) to your reef "
+                        "(tiles: {size}): a neutral reef may be absorbed only if it is no larger than yours",
+                        kind=word,
+                        at=at,
+                        n=n,
+                        size=size,
+                    ),
                 )
         return Placement(tuple(sorted(own)), tuple(sorted(neutral)), starts=False, free_start=False)
     if neutral:
         return Refusal(
             "place.new_reef_touches_neutral",
-            f"a new {kind} reef on {at} would touch a neutral {kind} reef",
+            T_("a new {kind} reef on {at} would touch a neutral {kind} reef", kind=word, at=at),
         )
     if not may_start:
         return Refusal(
             "place.one_new_reef",
-            f"a {kind} tile on {at} extends none of your {kind} reefs and would start a second new reef "
-            "this turn: a player starts at most one new reef per turn",
+            T_(
+                "a {kind} tile on {at} extends none of your {kind} reefs and would start a second new reef "
+                "this turn: a player starts at most one new reef per turn",
+                kind=word,
+                at=at,
+            ),
         )
     if state.divers_on_board(seat) <= 0:
         return Refusal(
-            "place.no_diver", f"a {kind} tile on {at} would start a new reef, and you have no diver left"
+            "place.no_diver",
+            T_("a {kind} tile on {at} would start a new reef, and you have no diver left", kind=word, at=at),
         )
     if is_start_space(state, at):
         return Placement((), (), starts=True, free_start=False)
@@ -101,8 +124,12 @@ def placement(
         return Placement((), (), starts=True, free_start=True)
     return Refusal(
         "place.not_start_space",
-        f"a {kind} tile on {at} extends none of your {kind} reefs, and a new reef must start on a start "
-        "space of an active station (or use a free-start shell)",
+        T_(
+            "a {kind} tile on {at} extends none of your {kind} reefs, and a new reef must start on a start "
+            "space of an active station (or use a free-start shell)",
+            kind=word,
+            at=at,
+        ),
     )
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbem.game import Event
-from pbem.i18n import T_
+from pbem.i18n import N_, T_
 
 from .data import ECONOMY, SEA_MAP
 from .state import Reef, State
+from .words import listed, separated
 
 
 def reef_points(state: State, reef: Reef) -> int:
@@ -74,8 +75,8 @@ def _gain(state: State, gains: dict[str, int]) -> None:
 
 def _award_text(gains: dict[str, int], seats: tuple[str, ...]) -> str:
     if not gains:
-        return "nobody has a reef there"
-    return ", ".join(f"{s} {gains[s]}" for s in seats if s in gains)
+        return T_("nobody has a reef there")
+    return listed([T_("{seat} +{points}", seat=s, points=gains[s]) for s in seats if s in gains])
 
 
 def score_stations(state: State) -> list[Event]:
@@ -90,8 +91,13 @@ def score_stations(state: State) -> list[Event]:
         state.stations[spot] = replace(st, scored=True)
         events.append(
             Event(
-                f"station {spot} ({st.value.high}/{st.value.low}) is surrounded and scores: "
-                f"{_award_text(gains, state.seats)}",
+                T_(
+                    "station {spot} ({high}/{low}) is surrounded and scores: {awards}",
+                    spot=spot,
+                    high=st.value.high,
+                    low=st.value.low,
+                    awards=_award_text(gains, state.seats),
+                ),
                 data={"station": spot, "points": gains},
             )
         )
@@ -124,7 +130,12 @@ def final_scoring(state: State) -> list[Event]:
             parts[seat]["stations"] += pts
         events.append(
             Event(
-                f"final scoring, station {spot} (low value {st.value.low}): {_award_text(gains, state.seats)}"
+                T_(
+                    "final scoring, station {spot} (low value {low}): {awards}",
+                    spot=spot,
+                    low=st.value.low,
+                    awards=_award_text(gains, state.seats),
+                )
             )
         )
     for reef in state.reefs.values():
@@ -143,15 +154,25 @@ def final_scoring(state: State) -> list[Event]:
     for s in state.seats:
         level = [o for o in state.seats if parts[o]["total"] == parts[s]["total"]]
         if len(level) > 1 and s == level[0]:
-            who = " and ".join(level)
-            coins = ", ".join(f"{o} {state.players[o].coins}" for o in level)
+            who = listed(level)
+            coins = listed([T_("{seat}: {coins}", seat=o, coins=state.players[o].coins) for o in level])
             shared = len({state.players[o].coins for o in level}) < len(level)
-            rest = "; equal coins share a place" if shared else ""
-            state.tie_breaks.append(f"{who} tie on {parts[s]['total']} points; coins decide ({coins}){rest}")
-    summary = "; ".join(
-        f"{s} {parts[s]['total']} (play {parts[s]['play']}, stations {parts[s]['stations']}, reefs "
-        f"{parts[s]['reefs']}, shells {parts[s]['shells']}, fish {parts[s]['fish']})"
-        for s in state.seats
+            message = (
+                N_("{seats}: equal on points ({points}); coins decide ({coins}); equal coins share a place")
+                if shared
+                else N_("{seats}: equal on points ({points}); coins decide ({coins})")
+            )
+            state.tie_breaks.append(T_(message, seats=who, points=parts[s]["total"], coins=coins))
+    summary = separated(
+        [
+            T_(
+                "{seat} {total} (play {play}, stations {stations}, reefs {reefs}, shells {shells}, "
+                "fish {fish})",
+                seat=s,
+                **parts[s],
+            )
+            for s in state.seats
+        ]
     )
     events.append(Event(T_("the game is over: {summary}", summary=summary)))
     return events

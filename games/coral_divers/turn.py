@@ -12,36 +12,43 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from pbem.game import Chance, Event, RulesError, choice, draw_from_counts
-from pbem.i18n import N_, T_, Text, join_texts
+from pbem.i18n import N_, T_, Text
 
 from . import board, scoring
 from .data import ECONOMY, SEA_MAP
 from .orders import Discard, Place, Plant, Shell, Surface
 from .state import NURSERY, State, coral, has_clownfish, line_slots, slot_name
+from .words import coral_word, listed, shell_word
 
 ACTION_PLANT = "Plant"
 ACTION_SURFACE = "Surface"
 
 
 def describe(tile: str) -> str:
-    return f"{coral(tile)}{' (clownfish)' if has_clownfish(tile) else ''}"
+    """A tile in the reader's words: ``brain``, ``brain (clownfish)``."""
+    kind = coral_word(coral(tile))
+    return T_("{coral} (clownfish)", coral=kind) if has_clownfish(tile) else kind
 
 
 def _counted(n: int, one: str, many: str, **params: object) -> Text:
     """``one`` (a message marked ``N_``) when ``n`` is 1, else ``many``, ``{n}`` filled in: an event's
-    words are kept as a message (:func:`T_`), which has no plural forms, so each form is a whole one."""
+    words are kept as a message (:func:`T_`), which has no plural forms, so each form is a whole one.
+    Only for counts of 1 to 4 (a line's cost, the neutral reefs one tile absorbs): there the English
+    forms meet every language's rules too (Russian and Czech use one form for 2 to 4). A count that may
+    be larger stands beside a label instead (``tiles: {n}``)."""
     return T_(one if n == 1 else many, n=n, **params)
 
 
 def _reef_closed(coral_name: str, diver: object, tiles: int, points: int) -> Text:
-    """``red reef at C4 (3 tiles, 6 points)``: one message for each pair of singular and plural."""
-    forms = {
-        (True, True): N_("{coral} reef at {diver} ({tiles} tile, {points} point)"),
-        (True, False): N_("{coral} reef at {diver} ({tiles} tile, {points} points)"),
-        (False, True): N_("{coral} reef at {diver} ({tiles} tiles, {points} point)"),
-        (False, False): N_("{coral} reef at {diver} ({tiles} tiles, {points} points)"),
-    }
-    return T_(forms[tiles == 1, points == 1], coral=coral_name, diver=diver, tiles=tiles, points=points)
+    """``brain reef at g5 (tiles: 3, points: 6)``: the counts beside their labels, so the one message
+    reads right for every count in every language (Russian has three plural forms, English two)."""
+    return T_(
+        "{coral} reef at {diver} (tiles: {tiles}, points: {points})",
+        coral=coral_word(coral_name),
+        diver=diver,
+        tiles=tiles,
+        points=points,
+    )
 
 
 def line_cost(state: State, line: str) -> int:
@@ -186,7 +193,7 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
         text = T_(
             "{seat} surfaced: closed {reefs}; {divers} divers home, income {income} coins (now {coins})",
             seat=seat,
-            reefs=", ".join(said),
+            reefs=listed(said),
             divers=divers,
             income=income,
             coins=coins,
@@ -198,16 +205,10 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
         for s in line_slots(row):
             work.nursery[s] = None
         work.cleared += n
-        text = _counted(
-            n,
-            N_(
-                "{seat} surfaced: closed nothing; {divers} divers home, income {income} coins (now {coins}); "
-                "{row} of the nursery ({n} tile) goes out of the game"
-            ),
-            N_(
-                "{seat} surfaced: closed nothing; {divers} divers home, income {income} coins (now {coins}); "
-                "{row} of the nursery ({n} tiles) goes out of the game"
-            ),
+        text = T_(
+            "{seat} surfaced: closed nothing; {divers} divers home, income {income} coins (now {coins}); "
+            "{row} of the nursery goes out of the game (tiles: {n})",
+            n=n,
             seat=seat,
             divers=divers,
             income=income,
@@ -258,11 +259,11 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
             "plant.tiles_left",
             T_(
                 "every taken tile must be placed or discarded; still in hand: tile {left}",
-                left=", ".join(left),
+                left=listed(left),
             ),
             action=ACTION_PLANT,
         )
-    what = join_texts(pl.said)
+    what = listed(pl.said)
     if pl.discount:
         text = T_("{seat} planted {line} free (discount): {what}", seat=seat, line=pl.line, what=what)
     else:
@@ -285,11 +286,7 @@ def _taken(pl: Planting, i: int, step: Place | Discard, number: int) -> int:
     if number > len(pl.taken):
         raise _fail(
             "place.no_such_tile",
-            _counted(
-                len(pl.taken),
-                N_("you hold {n} taken tile, numbered 1 to {n}"),
-                N_("you hold {n} taken tiles, numbered 1 to {n}"),
-            ),
+            T_("your taken tiles are numbered 1 to {n}", n=len(pl.taken)),
             i,
             step,
             ACTION_PLANT,
@@ -450,7 +447,7 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
     if not how.starts:
         notes.append(T_("reef of {n}", n=len(reef.cells)))
     if notes:
-        pl.said.append(T_("{tile} {at} ({notes})", tile=describe(tile), at=at, notes=", ".join(notes)))
+        pl.said.append(T_("{tile} {at} ({notes})", tile=describe(tile), at=at, notes=listed(notes)))
     else:
         pl.said.append(T_("{tile} {at}", tile=describe(tile), at=at))
     token = work.seabed.pop(at, None)
@@ -460,10 +457,10 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
     if token.startswith("fish-"):
         value = int(token.removeprefix("fish-"))
         work.players[seat] = replace(p, fish=tuple(sorted((*p.fish, value))))
-        what = f"a fish school worth {value}"
+        what = T_("a fish school worth {value}", value=value)
     else:
         work.players[seat] = replace(p, shells=tuple(sorted((*p.shells, token))))
-        what = f"{'an' if token[0] in 'aeiou' else 'a'} {token} shell"
+        what = T_("a shell: {shell}", shell=shell_word(token))
     return [
         Event(
             T_("{seat} took the seabed token at {at}: {what}", seat=seat, at=at, what=what),
@@ -501,7 +498,7 @@ def finish_plant(work: State, chance: Chance, *, station_check: bool = True) -> 
         events.append(
             Event(
                 T_(
-                    "the nursery is refilled with {filled} tiles ({left} left in the bag)",
+                    "the nursery is refilled (tiles: {filled}; left in the bag: {left})",
                     filled=filled,
                     left=sum(work.bag.values()),
                 )

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.i18n import _, comment
+from pbem.i18n import T_, _, comment
 
 from .data import SEA_MAP
 from .scoring import reef_points, ring_full, strengths
 from .state import LINES, NURSERY, State, coral, has_clownfish
 from .turn import affordable_lines, free_start_spaces, line_cost, may_surface_without_reef
+from .words import colour_word, coral_word, shell_word
 
 TERRAIN = {".": "sea", "#": "cave", "S": "station"}
 
@@ -29,7 +30,18 @@ SHELL_EXAMPLES = {
 def _tile(code: str | None) -> dict[str, Any] | None:
     if code is None:
         return None
-    return {"coral": coral(code), "clownfish": has_clownfish(code), "letter": coral(code)[0].upper()}
+    return {
+        "coral": coral_word(coral(code)),
+        "clownfish": has_clownfish(code),
+        "letter": coral(code)[0].upper(),
+    }
+
+
+def _token_word(token: str) -> str:
+    """A seabed token's kind in the reader's words: a shell's term, or a fish school and its value."""
+    if token.startswith("fish-"):
+        return T_("fish school {value}", value=int(token.removeprefix("fish-")))
+    return shell_word(token)
 
 
 def _station(state: State, spot: str) -> dict[str, Any]:
@@ -52,7 +64,7 @@ def _station(state: State, spot: str) -> dict[str, Any]:
 
 
 def view(state: State, seat: str | None) -> dict[str, Any]:
-    colours = {s: state.players[s].colour for s in state.seats}
+    colours = {s: colour_word(state.players[s].colour) for s in state.seats}
     number = {s: i + 1 for i, s in enumerate(state.seats)}
     starts = {q for spot, st in state.stations.items() if st.revealed for q in SEA_MAP.start[spot]}
     rings = {
@@ -90,14 +102,14 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
             {
                 "seat": s,
                 "number": number[s],
-                "colour": p.colour,
+                "colour": colour_word(p.colour),
                 "coins": p.coins,
                 "points": p.points,
                 "divers": state.divers_on_board(s),
                 "reefs": len(state.reefs_of(s)),
-                "shells": list(p.shells),
+                "shells": [shell_word(k) for k in p.shells],
                 "fish": list(p.fish),
-                "used": list(p.used),
+                "used": [shell_word(k) for k in p.used],
                 "discarded": p.discarded,
             }
         )
@@ -116,7 +128,7 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "reefs": [
             {
                 "id": r.id,
-                "coral": r.coral,
+                "coral": coral_word(r.coral),
                 "owner": r.owner,
                 "colour": colours.get(r.owner) if r.owner else None,
                 "size": len(r.cells),
@@ -138,7 +150,9 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "face_down": sorted(state.seabed),
         "final": state.final,
         # the kinds of tokens never taken: shown only once the game is over
-        "face_down_revealed": {k: state.seabed[k] for k in sorted(state.seabed)} if state.over else {},
+        "face_down_revealed": {k: _token_word(state.seabed[k]) for k in sorted(state.seabed)}
+        if state.over
+        else {},
     }
     return out
 
@@ -184,7 +198,7 @@ def template(state: State, seat: str) -> str:
         for kind in sorted(set(p.shells)):
             lines.append(SHELL_EXAMPLES[kind])
     if mine:
-        spaces = ", ".join(f"{min(r.cells)} ({r.coral}, {len(r.cells)})" for r in mine)
+        spaces = ", ".join(f"{min(r.cells)} ({_(coral_word(r.coral))}, {len(r.cells)})" for r in mine)
         lines += [
             *comment(
                 "SURFACE instead: close reefs (one space of each) for points, then income.", lead="  # "

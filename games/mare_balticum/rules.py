@@ -16,9 +16,11 @@ from pydantic import BaseModel
 from pbem.game import Chance, Event, RulesError, choice, draw_from_counts, shuffled
 from pbem.i18n import T_
 
-from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, PORTS, TIME
+from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, GOODS, PORTS, TIME
 from .orders import Contract, Discard, Fish, Sail, Unload, written
-from .state import Player, State, add, as_list, total
+from .state import Player, State, add, total
+from .words import counted, counted_list, goods_list, listed
+from .words import goods as goods_word
 
 #: every demand slot on the board, in board order: (port, slot index)
 SLOTS: tuple[tuple[str, int], ...] = tuple((p, i) for p in PORTS for i in range(len(BOARD.ports[p].slots)))
@@ -181,8 +183,8 @@ class _Turn:
                 self.fail(
                     "sail.new_ship_first",
                     T_(
-                        "{supply} of your ships are still in your supply, so a sail puts a new ship on "
-                        "the board: write `sail: {{to: {to}}}`",
+                        "ships still in your supply: {supply}; so a sail puts a new ship on the board: "
+                        "write `sail: {{to: {to}}}`",
                         supply=player.supply,
                         to=to,
                     ),
@@ -224,7 +226,7 @@ class _Turn:
         if at in BOARD.ports:
             self.fail("fish.port", T_("{at} is a port; ports hold no goods", at=at))
         if not self.state.board[at].get(goods):
-            self.fail("fish.no_goods", T_("there is no {goods} on {at}", goods=goods, at=at))
+            self.fail("fish.no_goods", T_("there is no {goods} on {at}", goods=goods_word(goods), at=at))
         if goods != AMBER and total(player.hold) >= COMPONENTS.hold_limit:
             self.fail(
                 "fish.hold_full", T_("your hold is full (5 fish): discard fish first (`discard: [cod]`)")
@@ -233,10 +235,22 @@ class _Turn:
         add(player.warehouse if goods == AMBER else player.hold, goods)
         if goods == AMBER:
             self.say(
-                T_("{seat} fished {goods} at {at} (into the warehouse)", seat=self.seat, goods=goods, at=at)
+                T_(
+                    "{seat} fished {goods} at {at} (into the warehouse)",
+                    seat=self.seat,
+                    goods=goods_word(goods),
+                    at=at,
+                )
             )
         else:
-            self.say(T_("{seat} fished {goods} at {at} (into the hold)", seat=self.seat, goods=goods, at=at))
+            self.say(
+                T_(
+                    "{seat} fished {goods} at {at} (into the hold)",
+                    seat=self.seat,
+                    goods=goods_word(goods),
+                    at=at,
+                )
+            )
 
     def unload(self, step: Unload) -> None:
         port, fish, slot = step.unload.port, step.unload.fish, step.unload.slot
@@ -250,7 +264,12 @@ class _Turn:
             if player.hold.get(kind, 0) < n:
                 self.fail(
                     "unload.not_in_hold",
-                    T_("your hold has {held} {kind}, not {n}", held=player.hold.get(kind, 0), kind=kind, n=n),
+                    T_(
+                        "too few {kind} in your hold: it has {held}, you named {n}",
+                        held=player.hold.get(kind, 0),
+                        kind=goods_word(kind),
+                        n=n,
+                    ),
                 )
         kinds = list(counts)  # in order of first mention
         slots = state.demand[port]
@@ -269,7 +288,7 @@ class _Turn:
                         T_(
                             "{port} does not take {kind}; it takes {takes}",
                             port=port,
-                            kind=kind,
+                            kind=goods_word(kind),
                             takes=_names(slots),
                         ),
                     )
@@ -287,7 +306,7 @@ class _Turn:
                         T_(
                             "{port} does not take {kind}, and both {kind} demand tokens lie in other ports",
                             port=port,
-                            kind=kind,
+                            kind=goods_word(kind),
                         ),
                     )
             free = [i for i, held in enumerate(slots) if held is None]
@@ -298,7 +317,7 @@ class _Turn:
                         "{port} takes {takes} and has no free slot for {kinds}",
                         port=port,
                         takes=_names(slots),
-                        kinds=" and ".join(new[len(free) :]),
+                        kinds=listed(goods_list(new[len(free) :])),
                     ),
                 )
             if slot is not None and new:
@@ -306,7 +325,10 @@ class _Turn:
                     self.fail(
                         "unload.no_such_slot",
                         T_(
-                            "{port} has no {slot} slot, only {slots}", port=port, slot=slot, slots=list(marks)
+                            "{port} has no {slot} slot, only {slots}",
+                            port=port,
+                            slot=slot,
+                            slots=listed([str(m) for m in marks]),
                         ),
                     )
                 first = marks.index(slot)
@@ -317,7 +339,7 @@ class _Turn:
                             "the {slot} slot of {port} already holds {token}",
                             slot=slot,
                             port=port,
-                            token=slots[first],
+                            token=goods_word(slots[first] or ""),
                         ),
                     )
                 free = [first] + [i for i in free if i != first]
@@ -330,7 +352,7 @@ class _Turn:
                         T_(
                             "the -1 slot of {port} cannot take {kind} when your hold holds only one {kind}",
                             port=port,
-                            kind=kind,
+                            kind=goods_word(kind),
                         ),
                     )
                 placed.append((kind, index))
@@ -341,7 +363,7 @@ class _Turn:
                 T_(
                     "{seat} put a {kind} demand token on the {slot} slot of {port}",
                     seat=self.seat,
-                    kind=kind,
+                    kind=goods_word(kind),
                     slot=marks[index],
                     port=port,
                 )
@@ -357,11 +379,11 @@ class _Turn:
             if lost:
                 add(state.discarded, kind, lost)
             parts.append(
-                T_("{n} {kind} (1 lost to the -1 slot)", n=n, kind=kind)
+                T_("{goods} (one of them lost to the -1 slot)", goods=counted(kind, n))
                 if lost
-                else T_("{n} {kind}", n=n, kind=kind)
+                else counted(kind, n)
             )
-        self.say(T_("{seat} unloaded {goods} at {port}", seat=self.seat, goods=", ".join(parts), port=port))
+        self.say(T_("{seat} unloaded {goods} at {port}", seat=self.seat, goods=listed(parts), port=port))
 
     def discard(self, fish: Sequence[str]) -> None:
         counts = Counter(fish)
@@ -370,9 +392,9 @@ class _Turn:
                 self.fail(
                     "discard.not_in_hold",
                     T_(
-                        "your hold has {held} {kind}, not {n}",
+                        "too few {kind} in your hold: it has {held}, you named {n}",
                         held=self.player.hold.get(kind, 0),
-                        kind=kind,
+                        kind=goods_word(kind),
                         n=n,
                     ),
                 )
@@ -383,7 +405,7 @@ class _Turn:
             T_(
                 "{seat} discarded {fish} from the hold",
                 seat=self.seat,
-                fish=", ".join(as_list(dict(counts), FISH)),
+                fish=counted_list(fish, FISH),
             )
         )
 
@@ -413,8 +435,8 @@ class _Turn:
             self.fail(
                 "contract.list_too_short",
                 T_(
-                    "the other players hold {others} contract card(s), so name at least {k} cards, best "
-                    "first: one of them is then surely in the pile",
+                    "contract cards the other players hold: {others}; so your list must name at least {k}, "
+                    "best first: one of them is then surely in the pile",
                     others=others,
                     k=others + 1,
                 ),
@@ -430,8 +452,8 @@ class _Turn:
             self.say(T_("{seat} took a contract card from the pile", seat=self.seat))
         player.contract = card
         player.pile_seen = seen
-        cards = ", ".join(str(c) for c in seen)
-        goods = ", ".join(COMPONENTS.contracts[card - 1])
+        cards = listed([str(c) for c in seen])
+        goods = counted_list(COMPONENTS.contracts[card - 1], GOODS)
         self.say(
             T_(
                 "the pile held cards {cards}; you took card {card}: {goods}",
@@ -448,7 +470,7 @@ SPACE_ORDER = {space: i for i, space in enumerate((*AREAS, *PORTS))}
 
 def _names(slots: Sequence[str | None]) -> str:
     taken = [s for s in slots if s]
-    return " and ".join(taken) if taken else "nothing yet"
+    return listed(goods_list(taken)) if taken else T_("nothing yet")
 
 
 def play_turn(state: State, seat: str, steps: Sequence[BaseModel], events: list[Event] | None) -> None:

@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from pbem.game import Outcome
-from pbem.i18n import N_
+from pbem.i18n import N_, T_
 
 from .board import AMBER, COMPONENTS, FISH, GOODS
 from .state import State, total
+from .words import listed
 
 
 def score(state: State, seat: str) -> dict[str, Any]:
@@ -65,14 +66,30 @@ def outcome(state: State) -> Outcome:
         counts = {key[s][1] for s in tied}
         if len(counts) == 1:
             tie_breaks.append(
-                f"{', '.join(tied)}: {points} points and {counts.pop()} goods each: a shared place"
+                T_(
+                    "{seats}: equal on points ({points}) and on goods ({goods}): a shared place",
+                    seats=listed(tied),
+                    points=points,
+                    goods=counts.pop(),
+                )
             )
             continue
-        goods = ", ".join(f"{s} {key[s][1]}" for s in tied)
+        goods = listed([T_("{seat}: {n}", seat=s, n=key[s][1]) for s in tied])
         shared = len(counts) < len(tied)
         tie_breaks.append(
-            f"{', '.join(tied)}: {points} points; more goods wins ({goods})"
-            + ("; equal goods share" if shared else "")
+            T_(
+                "{seats}: equal on points ({points}); more goods wins (goods: {goods}); equal goods share",
+                seats=listed(tied),
+                points=points,
+                goods=goods,
+            )
+            if shared
+            else T_(
+                "{seats}: equal on points ({points}); more goods wins (goods: {goods})",
+                seats=listed(tied),
+                points=points,
+                goods=goods,
+            )
         )
     return Outcome(
         reason=N_("winter: the sixth time token and a last full round are over"),

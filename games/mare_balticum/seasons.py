@@ -16,6 +16,8 @@ from pbem.i18n import T_
 from .board import BOARD, COMPONENTS, FISH, GOODS, TIME
 from .orders import CompanyChoice, written
 from .state import State, add, as_list, total
+from .words import counted_list, goods_list, listed, separated
+from .words import goods as goods_word
 
 
 def after_turn(state: State, chance: Chance, events: list[Event]) -> None:
@@ -36,7 +38,7 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
 
     def report() -> None:
         if filled:
-            events.append(Event("refill: " + "; ".join(filled)))
+            events.append(Event(T_("refill: {areas}", areas=separated(filled))))
 
     for area in BOARD.areas[start:]:
         if owed is not None and area.index == start:
@@ -49,7 +51,7 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
         while need:
             if not state.bag:
                 if got:
-                    filled.append(f"{area.name} {', '.join(got)}")
+                    filled.append(_area_got(area.name, got))
                 report()
                 events.append(Event(T_("the bag is empty: refills stop")))
                 state.phase = "turn"
@@ -78,7 +80,7 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
                 )
                 continue
             if got:
-                filled.append(f"{area.name} {', '.join(got)}")
+                filled.append(_area_got(area.name, got))
             report()
             events.append(
                 Event(
@@ -91,7 +93,7 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
             state.phase = "company"
             state.refill_at, state.refill_owed = area.index, need
             return
-        filled.append(f"{area.name} {', '.join(got)}")
+        filled.append(_area_got(area.name, got))
     report()
     state.phase = "turn"
     state.refill_at, state.refill_owed = None, 0
@@ -117,7 +119,10 @@ def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
         fail("company.token_used", T_("you have played your {token} token already", token=token))
     if token != "tax":
         if choice.fish in player.market:
-            fail("company.slot_taken", T_("your {fish} slot already holds a company token", fish=choice.fish))
+            fail(
+                "company.slot_taken",
+                T_("your {fish} slot already holds a company token", fish=goods_word(choice.fish or "")),
+            )
         return
     have = total(player.hold) + total(player.warehouse)
     if len(player.tokens) > 1 and have < 2:
@@ -145,9 +150,10 @@ def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
                 fail(
                     "company.tax_not_in_hold",
                     T_(
-                        "your hold has {have} {kind}, not {n}: write `{example}`",
+                        "too few {kind} in your hold: it has {have}, you named {n}; for the warehouse's, "
+                        "write `{example}`",
                         have=place.get(kind, 0),
-                        kind=kind,
+                        kind=goods_word(kind),
                         n=n,
                         example=f"{{goods: {kind}, from: warehouse}}",
                     ),
@@ -155,11 +161,21 @@ def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
             if where == "hold":
                 fail(
                     "company.tax_not_in_hold",
-                    T_("your hold has {have} {kind}, not {n}", have=place.get(kind, 0), kind=kind, n=n),
+                    T_(
+                        "too few {kind} in your hold: it has {have}, you named {n}",
+                        have=place.get(kind, 0),
+                        kind=goods_word(kind),
+                        n=n,
+                    ),
                 )
             fail(
                 "company.tax_not_owned",
-                T_("you have {owned} {kind} in hold and warehouse, not {n}", owned=owned, kind=kind, n=n),
+                T_(
+                    "too few {kind} in your hold and warehouse: they have {owned}, you named {n}",
+                    owned=owned,
+                    kind=goods_word(kind),
+                    n=n,
+                ),
             )
 
 
@@ -195,11 +211,17 @@ def resolve_company(
             player.market[choice.fish] = choice.token
             events.append(
                 Event(
-                    T_("{seat} put a company token face down on the {fish} slot", seat=seat, fish=choice.fish)
+                    T_(
+                        "{seat} put a company token face down on the {fish} slot",
+                        seat=seat,
+                        fish=goods_word(choice.fish),
+                    )
                 )
             )
             events.append(
-                Event(T_("you put {token} on {fish}", token=choice.token, fish=choice.fish), to=seat)
+                Event(
+                    T_("you put {token} on {fish}", token=choice.token, fish=goods_word(choice.fish)), to=seat
+                )
             )
             continue
         player.tax_paid = True
@@ -214,7 +236,7 @@ def resolve_company(
                 add(player.warehouse, kind, -1)
                 add(from_warehouse, kind)
                 add(player.taxed, kind)
-        fish = ", ".join(as_list(from_hold, FISH))
+        fish = counted_list(as_list(from_hold, FISH), FISH)
         n = total(from_warehouse)
         # whole sentences, one per case, so each reads right in every language
         if from_hold and n == 1:
@@ -244,7 +266,7 @@ def resolve_company(
             said = T_("{seat} played the tax token and discarded nothing (no goods left)", seat=seat)
         events.append(Event(said))
         if from_warehouse:
-            mine = ", ".join(as_list(from_warehouse, GOODS))
+            mine = counted_list(as_list(from_warehouse, GOODS), GOODS)
             events.append(Event(T_("you paid tax with {mine} from your warehouse", mine=mine), to=seat))
     events.append(
         Event(
@@ -256,3 +278,8 @@ def resolve_company(
     )
     assert state.refill_at is not None
     refill(state, state.refill_at, state.refill_owed, chance, events)
+
+
+def _area_got(area: str, got: list[str]) -> str:
+    """One area's part of a refill event: ``skagerrak: salmon and flatfish``."""
+    return T_("{area}: {goods}", area=area, goods=listed(goods_list(got)))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pbem.i18n import comment
+from pbem.i18n import T_, _, comment
 
 from .board import AMBER, BOARD, COMPONENTS, FISH, GOODS, PORTS
 from .rules import fleet_breaks
 from .seasons import tax_due
 from .state import State, as_list, total
+from .words import counted, counted_list, goods_list, listed
 
 
 def template(state: State, seat: str) -> str:
@@ -78,7 +79,7 @@ def _turn(state: State, seat: str) -> list[str]:
     for port in (s for s in player.ships if s in BOARD.ports):
         slots = state.demand[port]
         wanted = [f for f in hold if f in slots]
-        takes = ", ".join(f for f in slots if f)
+        takes = listed(goods_list(f for f in slots if f))  # in the reader's words: a comment
         if takes:
             lines += comment("unload at {port} (takes {takes}):", port=port, takes=takes)
         else:
@@ -112,7 +113,7 @@ def _turn(state: State, seat: str) -> list[str]:
                 k=others + 1,
             )
         for c in cards:
-            lines.append(f"#   {c}: {', '.join(COMPONENTS.contracts[c - 1])}")
+            lines.append(f"#   {c}: {_(counted_list(COMPONENTS.contracts[c - 1], GOODS))}")
         lines.append(f"# - contract: [{', '.join(str(c) for c in cards[: others + 1])}]")
     lines.append("[]  # no action; to act, replace this line by your steps")
     return lines
@@ -157,5 +158,5 @@ def _company(state: State, seat: str) -> list[str]:
 
 
 def _counts(goods: dict[str, int], order: tuple[str, ...]) -> str:
-    """``2 herring, 1 amber``, or ``none``."""
-    return ", ".join(f"{goods[k]} {k}" for k in order if goods.get(k)) or "none"
+    """``herring ×2 and amber ×1``, or ``none``: words for a comment, translated with it."""
+    return listed([counted(k, goods[k]) for k in order if goods.get(k)]) or T_("none")

@@ -15,6 +15,8 @@ from pbem.game import Chance, shuffled
 from .board import AMBER, AREAS, BOARD, COMPONENTS, FISH, GOODS, PORTS, TIME
 from .scoring import score
 from .state import State, as_list, total
+from .words import colour, goods_list
+from .words import goods as goods_word
 
 
 def _space(state: State, name: str) -> dict[str, Any]:
@@ -34,7 +36,7 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
                 "depth": "D" if area.deep else "S",
                 "x": area.x,
                 "y": area.y,
-                "goods": as_list(goods, GOODS),
+                "goods": goods_list(as_list(goods, GOODS)),
                 "adjacent": sorted(BOARD.adjacent[area.name], key=_order.__getitem__),
             }
         )
@@ -46,7 +48,8 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
                 "x": port.x,
                 "y": port.y,
                 "slots": [
-                    {"mark": m, "fish": f} for m, f in zip(port.slots, state.demand[name], strict=True)
+                    {"mark": m, "fish": goods_word(f) if f else f}
+                    for m, f in zip(port.slots, state.demand[name], strict=True)
                 ],
                 "adjacent": sorted(BOARD.adjacent[name], key=_order.__getitem__),
             }
@@ -56,23 +59,23 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         p = state.players[s]
         open_ = over or s == seat
         players[s] = {
-            "colour": p.colour,
+            "colour": colour(p.colour),
             "ships": list(p.ships),
             "supply": p.supply,
-            "hold": as_list(p.hold, FISH),
+            "hold": goods_list(as_list(p.hold, FISH)),
             "warehouse_count": total(p.warehouse),
-            "market_filled": [f for f in FISH if f in p.market],
+            "market_filled": [goods_word(f) for f in FISH if f in p.market],
             "tax_played": p.tax_paid,
             "tokens_left": len(p.tokens),
             "taxed_from_warehouse": total(p.taxed),
             "has_contract": p.contract is not None,
-            "warehouse": as_list(p.warehouse, GOODS) if open_ else None,
-            "market": {f: p.market.get(f) for f in FISH} if open_ else None,
+            "warehouse": goods_list(as_list(p.warehouse, GOODS)) if open_ else None,
+            "market": {goods_word(f): p.market.get(f) for f in FISH} if open_ else None,
             "tokens": list(p.tokens) if open_ else None,
             "contract": _contract(p.contract) if open_ else None,
             # which cards were in the pile when this player last took a contract: their own knowledge
             "pile_seen": list(p.pile_seen) if open_ else None,
-            "score": score(state, s) if over else None,
+            "score": _sheet(state, s) if over else None,
         }
     waiting: list[str] = []
     if state.phase in ("port", "turn"):
@@ -80,7 +83,7 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
     elif state.phase == "company":
         waiting = list(state.order)
     return {
-        "colours": {s: state.players[s].colour for s in state.seats},
+        "colours": {s: colour(state.players[s].colour) for s in state.seats},
         "seats": list(state.seats),
         "order": list(state.order),
         "starting_player": state.order[0],
@@ -96,12 +99,14 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "time_track": state.time_track,
         "time_in_bag": state.bag.get(TIME, 0),
         "bag_size": total(state.bag),
-        "discarded": as_list(state.discarded, FISH),
-        "demand_supply": as_list(state.demand_supply, FISH),
+        "discarded": goods_list(as_list(state.discarded, FISH)),
+        "demand_supply": goods_list(as_list(state.demand_supply, FISH)),
         "contract_pile": len(state.pile),
         "end_after": state.end_after,
         "turns_left": None if state.end_after is None else max(0, state.end_after - state.turns_done),
         "me": seat,
+        # the goods kinds in the reader's words, for a table's headings
+        "goods_kinds": goods_list(GOODS),
         "map": copy.deepcopy(MAP),
     }
 
@@ -124,10 +129,17 @@ def _map() -> dict[str, Any]:
 MAP = _map()
 
 
+def _sheet(state: State, seat: str) -> dict[str, Any]:
+    """``seat``'s score sheet, each line's goods in the reader's words."""
+    sheet = score(state, seat)
+    sheet["lines"] = [{**line, "goods": goods_word(line["goods"])} for line in sheet["lines"]]
+    return sheet
+
+
 def _contract(card: int | None) -> dict[str, Any] | None:
     if card is None:
         return None
-    return {"card": card, "goods": list(COMPONENTS.contracts[card - 1])}
+    return {"card": card, "goods": goods_list(COMPONENTS.contracts[card - 1])}
 
 
 def resample_hidden(state: State, seat: str, chance: Chance) -> State:

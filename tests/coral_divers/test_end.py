@@ -71,9 +71,9 @@ def test_an_unscored_station_gives_its_low_value_to_the_leaders_only() -> None:
     after, events = play(state, {"plant": {"line": "row 1"}}, {"place": {"tile": 1, "at": "f7"}})
     assert after.final is not None
     assert [after.final[s]["stations"] for s in ("red", "blue", "yellow")] == [3 + 2, 3, 0]
-    assert "final scoring, station f5 (low value 3): red 3, blue 3" in events
+    assert "final scoring, station f5 (low value 3): red +3 and blue +3" in events
     # f8 (4/2): red's new tube reef on its start space f7 is alone there
-    assert "final scoring, station f8 (low value 2): red 2" in events
+    assert "final scoring, station f8 (low value 2): red +2" in events
 
 
 def test_a_scored_or_reserved_station_gives_nothing_at_the_end() -> None:
@@ -95,7 +95,7 @@ def test_a_points_tie_goes_to_more_coins() -> None:
     outcome = GAME.outcome(after)
     assert outcome is not None and outcome.scores == {"red": 2, "blue": 2}
     assert outcome.places == {"red": 1, "blue": 2}
-    assert outcome.tie_breaks == ("red and blue tie on 2 points; coins decide (red 4, blue 2)",)
+    assert outcome.tie_breaks == ("red and blue: equal on points (2); coins decide (red: 4 and blue: 2)",)
 
 
 def test_a_tie_on_points_and_coins_shares_the_place() -> None:
@@ -110,5 +110,5 @@ def test_a_tie_on_points_and_coins_shares_the_place() -> None:
     assert outcome is not None
     assert outcome.places == {"red": 1, "blue": 1, "yellow": 3}
     assert outcome.tie_breaks == (
-        "red and blue tie on 2 points; coins decide (red 2, blue 2); equal coins share a place",
+        "red and blue: equal on points (2); coins decide (red: 2 and blue: 2); equal coins share a place",
     )

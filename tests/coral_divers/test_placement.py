@@ -109,7 +109,7 @@ def test_absorbing_a_larger_neutral_reef_is_refused() -> None:
     reefs = [("red", {"f4": "brain", "f3": "brain"}), (None, {"d4": "brain", "d3": "brain", "d2": "brain"})]
     err = refused(plant_one(reefs=reefs), {"plant": {"line": "row 1"}}, {"place": {"tile": 1, "at": "e4"}})
     assert err.code == "place.neutral_too_big"
-    assert "3 tiles" in err.message and "your reef of 2" in err.message
+    assert "reef (tiles: 3)" in err.message and "your reef (tiles: 2)" in err.message
 
 
 def test_every_neutral_reef_joined_must_be_no_larger() -> None:
@@ -148,7 +148,7 @@ def test_a_tile_on_a_seabed_token_takes_it_face_up() -> None:
     after, events = play(state, {"plant": {"line": "row 1"}}, {"place": {"tile": 1, "at": "f3"}})
     assert after.players["red"].shells == ("pearl",)
     assert after.seabed == {"a9": "fish-3"}
-    assert "red took the seabed token at f3: a pearl shell" in events
+    assert "red took the seabed token at f3: a shell: pearl" in events
 
 
 def test_a_fish_school_token_is_kept_for_the_end() -> None:

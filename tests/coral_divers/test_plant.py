@@ -158,7 +158,7 @@ def test_three_or_fewer_left_reveals_a_station_and_refills_the_nursery() -> None
     assert sum(after.bag.values()) == 20 - 13
     assert sum(1 for s in after.stations.values() if s.revealed) == 3
     assert any(e.startswith("a new station is revealed at") for e in events)
-    assert "the nursery is refilled with 13 tiles (7 left in the bag)" in events
+    assert "the nursery is refilled (tiles: 13; left in the bag: 7)" in events
 
 
 def test_four_left_means_no_refill_and_no_station() -> None:

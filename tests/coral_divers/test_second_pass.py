@@ -157,7 +157,7 @@ def test_a_cleared_row_that_leaves_three_tiles_refills_the_nursery() -> None:
     state = position(nursery=nursery, bag={"brain": 20})
     after, events = play(state, {"surface": []})
     assert after.cleared == 4 and after.nursery_count() == 16
-    assert any("refilled with 14 tiles" in e for e in events)
+    assert any("refilled (tiles: 14;" in e for e in events)
     assert sum(after.stations[s].revealed for s in after.stations) == 3
 
 

@@ -49,7 +49,7 @@ def test_most_tiles_take_the_high_value_second_most_the_low() -> None:
         ]
     )
     assert gains == {"red": 6, "blue": 3, "yellow": 0}
-    assert "station f5 (6/3) is surrounded and scores: red 6, blue 3" in events
+    assert "station f5 (6/3) is surrounded and scores: red +6 and blue +3" in events
     assert after.stations["f5"].scored  # type: ignore[attr-defined]
 
 
@@ -78,7 +78,7 @@ def test_a_tie_for_second_gives_all_tied_the_low_value() -> None:
 def test_a_lone_player_takes_the_high_value_only() -> None:
     gains, events, _ = station_check([("blue", {"e5": "fan", "d5": "fan"})])
     assert gains == {"red": 0, "blue": 6, "yellow": 0}
-    assert "station f5 (6/3) is surrounded and scores: blue 6" in events
+    assert "station f5 (6/3) is surrounded and scores: blue +6" in events
 
 
 def test_neutral_reefs_do_not_count() -> None:

@@ -19,7 +19,7 @@ def test_closing_reefs_scores_tiles_and_clownfish_and_makes_them_neutral() -> No
     assert all(r.owner is None and r.diver is None for r in after.reefs.values())
     assert after.divers_on_board("red") == 5
     assert red.coins == 8
-    assert events[0].startswith("red surfaced: closed brain reef at f4 (3 tiles, 4 points)")
+    assert events[0].startswith("red surfaced: closed brain reef at f4 (tiles: 3, points: 4)")
 
 
 def test_closing_some_reefs_only() -> None:
@@ -80,7 +80,7 @@ def test_no_reef_surfaces_even_with_an_affordable_line_and_clears_the_fullest_ro
     after, events = play(state, {"surface": []})
     assert after.players["red"].coins == 12
     assert after.nursery[4:8] == [None] * 4 and after.cleared == 3
-    assert "row 2 of the nursery (3 tiles) goes out of the game" in events[0]
+    assert "row 2 of the nursery goes out of the game (tiles: 3)" in events[0]
 
 
 def test_pearls_and_discounts_count_towards_affording_a_line() -> None:

@@ -9,11 +9,20 @@ from pbem.i18n import N_, Text, placeholders
 from pbem.mail import compose
 
 
-def test_a_closed_reef_is_one_message_per_singular_and_plural() -> None:
-    one = _reef_closed("red", "C4", 1, 1)
-    many = _reef_closed("red", "C4", 3, 6)
-    assert (str(one), str(many)) == ("red reef at C4 (1 tile, 1 point)", "red reef at C4 (3 tiles, 6 points)")
-    assert isinstance(many, Text) and many.msgid == "{coral} reef at {diver} ({tiles} tiles, {points} points)"
+def test_a_closed_reef_is_one_message_for_every_count() -> None:
+    # the counts beside their labels: one message reads right for 1, 3 and 5 in every language (Russian's
+    # three plural forms would not fit English's two)
+    one = _reef_closed("brain", "C4", 1, 1)
+    many = _reef_closed("brain", "C4", 3, 6)
+    assert (str(one), str(many)) == (
+        "brain reef at C4 (tiles: 1, points: 1)",
+        "brain reef at C4 (tiles: 3, points: 6)",
+    )
+    assert (
+        isinstance(many, Text)
+        and one.msgid == many.msgid == "{coral} reef at {diver} (tiles: {tiles}, points: {points})"
+    )
+    assert many.params["coral"].context == "coral"  # the kind is a glossary term, shown in the reader's word
 
 
 def test_a_counted_text_picks_its_form_and_fills_n() -> None:

@@ -70,7 +70,7 @@ def test_report_shows_the_board_holds_and_ports(fmt: str) -> None:
     if fmt == "txt":
         assert re.search(r"gdansk-deep\s+D\s+cod amber\s+red", text)
         assert re.search(r"blue\s+blue\s+1\+4\s+C\s+5\s+\.F\.\.", text)  # public hold, warehouse count
-        assert "Warehouse (3): 3 salmon" in text
+        assert "Warehouse (3): salmon ×3" in text
         assert "Market: salmon=x3" in text
     else:
         assert "<svg" in text and 'id="area-gdansk-deep"' in text

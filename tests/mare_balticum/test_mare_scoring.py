@@ -43,7 +43,9 @@ def test_a_tie_goes_to_more_goods_in_the_warehouse() -> None:
     assert outcome is not None
     assert outcome.scores["red"] == outcome.scores["blue"] == 6
     assert outcome.places["blue"] == 1 and outcome.places["red"] == 2 and outcome.places["green"] == 3
-    assert outcome.tie_breaks == ["red, blue: 6 points; more goods wins (red 2, blue 3)"]
+    assert outcome.tie_breaks == [
+        "red and blue: equal on points (6); more goods wins (goods: red: 2 and blue: 3)"
+    ]
 
 
 def test_still_tied_the_place_is_shared() -> None:
@@ -56,7 +58,8 @@ def test_still_tied_the_place_is_shared() -> None:
     assert outcome is not None
     assert outcome.places == {"green": 1, "blue": 2, "red": 2}
     assert outcome.tie_breaks == [
-        "red, blue, green: 4 points; more goods wins (red 3, blue 3, green 4); equal goods share"
+        "red, blue and green: equal on points (4); more goods wins (goods: red: 3, blue: 3 and green: 4); "
+        "equal goods share"
     ]
 
 
@@ -70,4 +73,4 @@ def test_equal_points_and_goods_share_first_place() -> None:
     outcome = GAME.outcome(state)
     assert outcome is not None
     assert outcome.places == {"red": 1, "blue": 1, "green": 3}
-    assert outcome.tie_breaks == ["red, blue: 3 points and 3 goods each: a shared place"]
+    assert outcome.tie_breaks == ["red and blue: equal on points (3) and on goods (3): a shared place"]

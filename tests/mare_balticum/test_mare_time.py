@@ -99,10 +99,11 @@ def test_tax_discards_two_goods_from_hold_or_warehouse() -> None:
     # the named cod leaves the hold first (ruling), the amber the warehouse
     assert red.hold == {} and red.warehouse == {"amber": 1, "cod": 1}
     assert red.tax_paid and "tax" not in red.tokens
-    assert "red played the tax token and discarded cod from the hold and 1 good from the warehouse" in texts(
-        events
+    assert (
+        "red played the tax token and discarded cod ×1 from the hold and 1 good from the warehouse"
+        in texts(events)
     )
-    assert "you paid tax with amber from your warehouse" in texts(events, "red")
+    assert "you paid tax with amber ×1 from your warehouse" in texts(events, "red")
     assert not any("amber" in t for t in texts(events, "blue"))
 
 

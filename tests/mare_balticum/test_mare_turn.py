@@ -140,7 +140,7 @@ def test_unload_moves_demanded_hold_fish_to_the_warehouse() -> None:
     after, events = turn(state, {"unload": {"port": "gdansk", "fish": ["herring", "herring", "flatfish"]}})
     assert after.players["red"].warehouse == {"herring": 2, "flatfish": 1}
     assert after.players["red"].hold == {}
-    assert "red unloaded 2 herring, 1 flatfish at gdansk" in texts(events)
+    assert "red unloaded herring ×2 and flatfish ×1 at gdansk" in texts(events)
 
 
 def test_unload_refuses_a_fish_the_port_does_not_take() -> None:
@@ -199,7 +199,7 @@ def test_discard_is_free_and_takes_fish_out_of_the_game() -> None:
     )
     assert after.players["red"].hold == {}
     assert after.discarded == {"cod": 4}
-    assert "red discarded cod from the hold" in texts(events)
+    assert "red discarded cod ×1 from the hold" in texts(events)
 
 
 def test_discard_only_fish_in_the_hold() -> None:
@@ -256,7 +256,7 @@ def test_refill_fills_empty_areas_without_ships_in_board_order() -> None:
     assert after.board["skagerrak"] == {"salmon": 1, "cod": 1}
     assert after.board["kattegat"] == {"cod": 1}
     assert after.board["gdansk-deep"] == {}
-    assert "refill: skagerrak salmon, cod; kattegat cod" in texts(events)
+    assert "refill: skagerrak: salmon and cod; kattegat: cod" in texts(events)
 
 
 def test_refills_stop_when_the_bag_is_empty() -> None:

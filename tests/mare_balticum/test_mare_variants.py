@@ -32,7 +32,7 @@ def test_a_demand_token_on_the_minus_one_slot_costs_one_fish() -> None:
     assert after.demand["gdansk"] == [None, "cod"]
     assert after.players["red"].warehouse == {"cod": 2}
     assert after.discarded == {"cod": 1}
-    assert "red unloaded 3 cod (1 lost to the -1 slot) at gdansk" in texts(events)
+    assert "red unloaded cod ×3 (one of them lost to the -1 slot) at gdansk" in texts(events)
 
 
 def test_later_unloading_at_a_minus_one_slot_costs_one_fish_too() -> None:
@@ -115,7 +115,7 @@ def test_contract_takes_the_first_listed_card_still_in_the_pile() -> None:
     assert after.players["red"].contract == 2 and 2 not in after.pile and len(after.pile) == 4
     assert "red took a contract card from the pile" in texts(events, None)
     mine = [t for t in texts(events, "red") if t.startswith("the pile held cards")]
-    assert mine == ["the pile held cards 1, 2, 3, 5, 6; you took card 2: cod, flatfish, amber, amber"]
+    assert mine == ["the pile held cards 1, 2, 3, 5 and 6; you took card 2: flatfish ×1, cod ×1 and amber ×2"]
     # nothing about the pile or the card reaches another seat
     assert not [t for t in texts(events, "blue") if "pile held" in t or "card 2" in t]
     assert after.players["red"].pile_seen == [1, 2, 3, 5, 6]
@@ -136,7 +136,7 @@ def test_a_ranked_list_must_name_more_cards_than_the_others_hold() -> None:
     state.pile = [3, 4, 5, 6]
     err = rules_error(state, "red", [{"contract": [1, 2]}])
     assert err.code == "contract.list_too_short"
-    assert "name at least 3 cards" in err.message
+    assert "must name at least 3, best first" in err.message
     after, _ = turn(state, {"contract": [1, 2, 6]})
     assert after.players["red"].contract == 6
 

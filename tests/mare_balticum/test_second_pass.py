@@ -24,7 +24,7 @@ def test_the_minus_one_slot_takes_one_unloaded_fish_when_the_hold_holds_two() ->
     after, events = turn(state, {"unload": {"port": "gdansk", "fish": ["herring"], "slot": -1}})
     assert after.demand["gdansk"] == [None, "herring"]
     assert after.players["red"].hold == {"herring": 1} and after.players["red"].warehouse == {}
-    assert "red unloaded 1 herring (1 lost to the -1 slot) at gdansk" in texts(events)
+    assert "red unloaded herring ×1 (one of them lost to the -1 slot) at gdansk" in texts(events)
 
 
 def test_the_minus_one_slot_refuses_a_fish_the_hold_holds_only_one_of() -> None:
@@ -48,7 +48,7 @@ def test_tax_may_take_a_fish_from_the_warehouse_though_the_hold_has_one() -> Non
     red = after.players["red"]
     assert red.hold == {"cod": 1} and red.warehouse == {"amber": 1}
     assert "red played the tax token and discarded 2 goods from the warehouse" in texts(events)
-    assert "you paid tax with cod, amber from your warehouse" in texts(events, "red")
+    assert "you paid tax with cod ×1 and amber ×1 from your warehouse" in texts(events, "red")
 
 
 def test_tax_from_the_hold_needs_the_fish_in_the_hold() -> None:
@@ -79,7 +79,9 @@ def test_goods_set_aside_for_a_contract_do_not_count_in_the_tie_break() -> None:
     state.players["blue"].warehouse["amber"] = 4  # 7 points from 5 goods: a tie on points
     result = outcome(state)
     assert result.places["blue"] == 1 and result.places["red"] == 2
-    assert "red, blue: 7 points; more goods wins (red 0, blue 5)" in result.tie_breaks
+    assert (
+        "red and blue: equal on points (7); more goods wins (goods: red: 0 and blue: 5)" in result.tie_breaks
+    )
 
 
 # ------------------------------------------------------------------------------------------ contract pile
@@ -116,7 +118,7 @@ def test_the_template_lists_the_cards_and_a_long_enough_ranking() -> None:
     state.players["blue"].contract = 3
     state.pile.remove(3)
     text = GAME.template(state, "red")
-    assert "#   2: cod, flatfish, amber, amber" in text
+    assert "#   2: flatfish ×1, cod ×1 and amber ×2" in text
     assert "at least 2:" in text and "# - contract: [1, 2]" in text
     after, _ = turn(state, {"contract": [1, 2]})
     assert after.players["red"].contract == 1
