@@ -299,6 +299,29 @@ def join_texts(parts: Sequence[str], separator: str = ", ") -> Text:
     return Text(msgid, {f"p{n}": part for n, part in enumerate(parts)})
 
 
+def listed(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``, each step a message of its own (``{items}, {item}`` and
+    ``{items} and {item}``), so every language writes its own commas and its own "and"."""
+    if not items:
+        return ""
+    head: str = items[0]
+    for item in items[1:-1]:
+        # Translators: a list going on ("ann, bob" + ", cy"); {items} is the list so far
+        head = T_("{items}, {item}", items=head, item=item)
+    # Translators: the end of a list ("ann, bob and cy"); {items} is the list before the last item
+    return head if len(items) == 1 else T_("{items} and {item}", items=head, item=items[-1])
+
+
+def separated(clauses: Sequence[str]) -> str:
+    """Clauses one after another (``a; b; c``), each pair a message (``{items}; {item}``)."""
+    if not clauses:
+        return ""
+    head: str = clauses[0]
+    for clause in clauses[1:]:
+        head = T_("{items}; {item}", items=head, item=clause)
+    return head
+
+
 def _(message: str, /, **params: Any) -> str:
     """``message`` in the current language, its ``{name}`` placeholders filled from ``params``.
 

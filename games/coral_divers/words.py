@@ -7,9 +7,7 @@ events; where a player reads one it is a :func:`~pbem.i18n.P_` term (the glossar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from pbem.i18n import P_, T_, Text
+from pbem.i18n import P_, T_, Text, listed, separated  # noqa: F401 (listed, separated: for the game's modules)
 
 #: each coral kind's word (data.CORALS; terms of data/glossary/)
 CORAL_WORDS: dict[str, Text] = {
@@ -45,23 +43,3 @@ def colour_word(name: str) -> str:
 
 def shell_word(kind: str) -> str:
     return SHELL_WORDS.get(kind, kind)
-
-
-def listed(items: Sequence[str]) -> str:
-    """``a, b and c`` as whole messages (``{items}, {item}`` and ``{items} and {item}``)."""
-    if not items:
-        return ""
-    head: str = items[0]
-    for item in items[1:-1]:
-        head = T_("{items}, {item}", items=head, item=item)
-    return head if len(items) == 1 else T_("{items} and {item}", items=head, item=items[-1])
-
-
-def separated(clauses: Sequence[str]) -> str:
-    """Clauses one after another (``a; b``), each pair a message (``{items}; {item}``)."""
-    if not clauses:
-        return ""
-    head: str = clauses[0]
-    for clause in clauses[1:]:
-        head = T_("{items}; {item}", items=head, item=clause)
-    return head

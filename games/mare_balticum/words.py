@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pbem.i18n import P_, T_, Text
+from pbem.i18n import P_, T_, Text, listed, separated  # noqa: F401 (listed, separated: for the game's modules)
 
 #: each goods kind's word (a term of data/glossary/)
 GOODS_WORDS: dict[str, Text] = {
@@ -46,28 +46,6 @@ def goods_list(kinds: Iterable[str]) -> list[str]:
 def counted(kind: str, n: int) -> Text:
     """``cod ×2``: a count beside a goods word, read alike in every language."""
     return T_("{goods} ×{n}", goods=goods(kind), n=n)
-
-
-def listed(items: Sequence[str]) -> str:
-    """``a, b and c`` as whole messages (``{items}, {item}`` and ``{items} and {item}``)."""
-    if not items:
-        return ""
-    if len(items) == 1:
-        return items[0]
-    head: str = items[0]
-    for item in items[1:-1]:
-        head = T_("{items}, {item}", items=head, item=item)
-    return T_("{items} and {item}", items=head, item=items[-1])
-
-
-def separated(clauses: Sequence[str]) -> str:
-    """Clauses one after another (``a; b; c``), each pair a message (``{items}; {item}``)."""
-    if not clauses:
-        return ""
-    head: str = clauses[0]
-    for clause in clauses[1:]:
-        head = T_("{items}; {item}", items=head, item=clause)
-    return head
 
 
 def counted_list(kinds: Iterable[str], order: Sequence[str]) -> str:

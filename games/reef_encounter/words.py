@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pbem.i18n import P_, T_, Text, join_texts
+from pbem.i18n import P_, T_, Text, join_texts, listed
 
 #: every colour of the game, as a term: the polyps', larvae's and open sea's (grey … yellow), the
 #: algae's (blue … red), the seats' (purple, green, red, yellow). Written out, so extraction finds them.
@@ -36,12 +36,9 @@ def tile(name: str) -> Text:
     return join_texts([colour(part) for part in name.split("-")], "-")
 
 
-def and_list(parts: Sequence[str]) -> Text:
+def and_list(parts: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``: the ``and`` in the reader's words."""
-    if len(parts) == 1:
-        return join_texts(parts)
-    # Translators: the end of a list of seats ("ann, bob and cy"); {first} is the list before the last
-    return T_("{first} and {last}", first=join_texts(parts[:-1]), last=parts[-1])
+    return listed(parts)
 
 
 def counts(numbers: Mapping[str, int]) -> Text:
