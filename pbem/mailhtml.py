@@ -241,7 +241,8 @@ def _layered(
             min(piece.height, image.height - top),
         )
         if crop[0] < crop[2] and crop[1] < crop[3]:
-            image.alpha_composite(piece.crop(crop), (left + crop[0], top + crop[1]))
+            # over an opaque picture, pasting through the piece's alpha is its alpha composite
+            image.paste(piece.crop(crop), (left + crop[0], top + crop[1]), piece.getchannel("A").crop(crop))
     return image
 
 
@@ -261,7 +262,7 @@ def _root_attrs(attrs: dict[str, str]) -> str:
 def _static_image(svg: str, style_sheet: str, width: int, cjk: bool) -> Image.Image:
     """A drawing's static layer as pixels: the same for every turn and game on that board set."""
     with Image.open(io.BytesIO(_draw(svg, style_sheet, width, cjk, background="#ffffff"))) as image:
-        return image.convert("RGBA")
+        return image.convert("RGB")
 
 
 @lru_cache(maxsize=2048)
@@ -287,9 +288,7 @@ def _sprite_image(
 
 def _encode(image: Image.Image) -> bytes:
     """A layered picture as PNG: reduced to a palette as :func:`_quantise` does."""
-    reduced = image.convert("RGB").quantize(
-        colors=128, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
-    )
+    reduced = image.quantize(colors=128, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out = io.BytesIO()
     reduced.save(out, "PNG", compress_level=6)
     return out.getvalue()
@@ -323,6 +322,12 @@ def _quantise(png: bytes) -> bytes:
     out = io.BytesIO()
     reduced.save(out, "PNG", compress_level=6)
     return out.getvalue()
+
+
+def clear_caches() -> None:
+    """Forget every drawn picture and layer (tests: a fresh process's first drawing)."""
+    for cached in (mail_page, _render, _static_image, _sprite_image):
+        cached.cache_clear()
 
 
 def viewable(page: MailPage) -> str:
