@@ -126,7 +126,7 @@ def _render(svg: str, style_sheet: str, name: str) -> Picture:
         if len(png) > QUANTISE_ABOVE:
             png = _quantise(png)
     else:
-        png = _encode(_layered(layers, attrs, natural_w, style_sheet, shown_w * DENSITY, cjk))
+        png = _encode(_layered(layers, attrs, style_sheet, shown_w * DENSITY, cjk))
     slug = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-") or "board"
     return Picture(f"{slug}-{sha256_hex(png)[:16]}@pbem", f"{slug}.png", png, shown_w, shown_h)
 
@@ -210,29 +210,23 @@ def _group_end(svg: str, start: int) -> int | None:
     return None
 
 
-def _layered(
-    layers: Layers, attrs: dict[str, str], natural_w: float, style_sheet: str, width: int, cjk: bool
-) -> Image.Image:
+def _layered(layers: Layers, attrs: dict[str, str], style_sheet: str, width: int, cjk: bool) -> Image.Image:
     """The picture as the static layer's pixels (drawn once, cached) with every piece's pixels
     (each drawn once, cached) laid over them. Each piece is drawn on the picture's own pixel grid (its
     box widened to whole pixels), so it is the same pixels the whole drawing would have there."""
     image = _static_image(layers.static, style_sheet, width, cjk).copy()
-    scale = width / natural_w
+    # where resvg puts the drawing's units on the picture's pixels: it stretches the viewBox over the
+    # whole picture, whose height is rounded to whole pixels (so across and down differ a little)
+    vx, vy, vw, vh = _view_box(attrs)
+    sx, sy = image.width / vw, image.height / vh
     root = _root_attrs(attrs)
     defs = "".join(_DEFS.findall(layers.static))
     for sprite in layers.sprites:
         x, y, w, h = sprite.box
-        left, top = math.floor(x * scale), math.floor(y * scale)
-        right, bottom = math.ceil((x + w) * scale), math.ceil((y + h) * scale)
-        piece = _sprite_image(
-            root,
-            defs,
-            sprite.body,
-            (left / scale, top / scale, (right - left) / scale, (bottom - top) / scale),
-            style_sheet,
-            right - left,
-            cjk,
-        )
+        left, top = math.floor((x - vx) * sx), math.floor((y - vy) * sy)
+        right, bottom = math.ceil((x + w - vx) * sx), math.ceil((y + h - vy) * sy)
+        box = (vx + left / sx, vy + top / sy, (right - left) / sx, (bottom - top) / sy)
+        piece = _sprite_image(root, defs, sprite.body, box, (right - left, bottom - top), style_sheet, cjk)
         # clipped to the picture: a piece's box may reach past the drawing's edge
         crop = (
             max(0, -left),
@@ -271,18 +265,20 @@ def _sprite_image(
     defs: str,
     body: str,
     box: tuple[float, float, float, float],
+    pixels: tuple[int, int],
     style_sheet: str,
-    width: int,
     cjk: bool,
 ) -> Image.Image:
     """One piece as pixels, transparent around it: a piece at the same place looks the same in every
-    turn and game, so it is drawn once."""
+    turn and game, so it is drawn once. Its ``box`` (drawing units) is stretched over exactly ``pixels``:
+    resvg rounds a drawing's own size to whole units before it scales, so the size is given in pixels
+    and the units are mapped by the viewBox."""
     x, y, w, h = box
     svg = (
-        f'<svg xmlns="http://www.w3.org/2000/svg"{root} viewBox="{x:g} {y:g} {w:g} {h:g}" '
-        f'width="{w:g}" height="{h:g}">{defs}{body}</svg>'
+        f'<svg xmlns="http://www.w3.org/2000/svg"{root} viewBox="{x!r} {y!r} {w!r} {h!r}" '
+        f'width="{pixels[0]}" height="{pixels[1]}" preserveAspectRatio="none">{defs}{body}</svg>'
     )
-    with Image.open(io.BytesIO(_draw(svg, style_sheet, width, cjk))) as image:
+    with Image.open(io.BytesIO(_draw(svg, style_sheet, pixels[0], cjk))) as image:
         return image.convert("RGBA")
 
 
@@ -301,6 +297,16 @@ def _size(attrs: dict[str, str]) -> tuple[float, float]:
     except (KeyError, ValueError):
         box = [float(v) for v in attrs.get("viewBox", "0 0 300 150").replace(",", " ").split()]
         return box[2], box[3]
+
+
+def _view_box(attrs: dict[str, str]) -> tuple[float, float, float, float]:
+    """The drawing's viewBox (its units), else its own size."""
+    try:
+        x, y, w, h = (float(v) for v in attrs["viewBox"].replace(",", " ").split())
+        return x, y, w, h
+    except (KeyError, ValueError):
+        w, h = _size(attrs)
+        return 0.0, 0.0, w, h
 
 
 @lru_cache(maxsize=2)

@@ -354,16 +354,17 @@ def test_the_same_board_report_mails_the_same_bytes(settings: MailSettings) -> N
     assert mail_of(settings, seats[0], *pages[0]) == first
 
 
-def test_a_reef_board_drawn_in_layers_is_the_board_drawn_whole() -> None:
+@pytest.mark.parametrize("game_name", ["reef-encounter", "mare-balticum", "coral-divers"])
+def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> None:
     from PIL import ImageChops
 
-    _seats, pages = board_reports("reef-encounter", 4)
+    _seats, pages = board_reports(game_name, 4)
     html = pages[0][1]
     style = "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", html, re.S))
     boards = [m.group(0) for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)]
     layered = [mailhtml.split_layers(svg) for svg in boards]
     assert all(layers is not None for layers in layered)
-    assert sum(len(layers.sprites) for layers in layered if layers) > 4  # polyps and shrimp as pieces
+    assert sum(len(layers.sprites) for layers in layered if layers) > 4  # the pieces, each on its own
     mailhtml.clear_caches()
     for svg in boards:
         with Image.open(io.BytesIO(mailhtml.picture_of(svg, style, "board").png)) as image:
