@@ -48,9 +48,13 @@ def pipeline_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
 
 
 def mail_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
-    png_ms, mail_bytes, turn_ms, cpu_ms, turns = mail_figures(folder, sizes.mail_turns, sizes.png_repeats)
+    png_ms, layered_ms, mail_bytes, turn_ms, cpu_ms, turns = mail_figures(
+        folder, sizes.mail_turns, sizes.png_repeats
+    )
     yield f"{NOTE} mail: {turns} turns of a 4-player Reef Encounter game, every seat's report mail composed"
     yield "report.png_ms_p50", png_ms, "ms"
+    yield f"{NOTE} mail: the same board with its static layer and pieces drawn before (a turn's cost)"
+    yield "report.png_layered_ms_p50", layered_ms, "ms"
     yield "mail.report_bytes_p50", mail_bytes, "B"
     yield "pipeline.turn_with_mail_ms_p50", turn_ms, "ms"
     yield "pipeline.turn_with_mail_cpu_ms_p50", cpu_ms, "ms"

@@ -39,6 +39,7 @@ NAMED = {
     "storage.bytes_per_turn": "B",
     "tick.10000_games_peak_mb": "MB",
     "report.png_ms_p50": "ms",
+    "report.png_layered_ms_p50": "ms",
     "mail.report_bytes_p50": "B",
     "pipeline.turn_with_mail_ms_p50": "ms",
 }

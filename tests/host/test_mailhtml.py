@@ -71,3 +71,84 @@ def test_the_same_page_draws_the_same_bytes() -> None:
     mailhtml._render.cache_clear()
     again = mail_page(page())
     assert again == first and again is not first
+
+
+# ------------------------------------------------------------- a drawing in layers: the board, its pieces
+
+STYLE = ".sq { fill: #2f6fd6 } text.l { font-family: sans-serif; font-weight: bold; font-size: 12px }"
+
+
+def layered(piece_fill: str = "#f08a24", label: str = "3 pieces", last: str = "") -> str:
+    """A board (lines, words) with three pieces drawn last, each a data-sprite group with its box; the
+    third reaches past the drawing's right edge."""
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="150" height="100" viewBox="0 0 150 100" '
+        f'data-picture="b" aria-label="{label}">'
+        '<rect width="150" height="100" fill="#9fc3cf"/>'
+        '<path d="M0,0 L150,100 M0,100 L150,0" stroke="#b89d62" stroke-width="3"/>'
+        '<text x="75" y="96" text-anchor="middle" class="l">board</text>'
+        '<g data-sprite="9 9 32 32"><rect x="10" y="10" width="30" height="30" rx="6" '
+        f'fill="{piece_fill}" stroke="#4b5563"/>'
+        '<text x="25" y="29" text-anchor="middle" class="l">O</text></g>\n'
+        '<g data-sprite="59.5 20.5 21 21"><circle cx="70" cy="31" r="9.5" class="sq" stroke="#fff"/></g>'
+        '<g data-sprite="130 60 30 30"><circle cx="145" cy="75" r="12" fill="#d42a2a"/></g>'
+        f"{last}</svg>"
+    )
+
+
+def pixels(png: bytes) -> Image.Image:
+    with Image.open(io.BytesIO(png)) as image:
+        return image.convert("RGB")
+
+
+def whole(svg: str) -> Image.Image:
+    """The drawing rendered in one piece, as it was before layers (and as the web page shows it)."""
+    return pixels(mailhtml._quantise(mailhtml._draw(svg, STYLE, 300, False, background="#ffffff")))
+
+
+def test_a_drawing_in_layers_is_the_drawing_rendered_whole() -> None:
+    from PIL import ImageChops
+
+    mailhtml.clear_caches()
+    svg = layered()
+    layers = mailhtml.split_layers(svg)
+    assert layers is not None and len(layers.sprites) == 3
+    picture = mailhtml.picture_of(svg, STYLE, "b")
+    drawn, reference = pixels(picture.png), whole(svg)
+    assert drawn.size == reference.size == (300, 200)
+    difference = ImageChops.difference(drawn, reference).convert("L").histogram()
+    # the same picture but for the palette's rounding: no pixel off by more than a shade
+    assert sum(difference[24:]) == 0, [i for i, n in enumerate(difference) if n]
+    assert drawn.getpixel((50, 50)) == reference.getpixel((50, 50))  # a piece, in its colour
+    assert drawn.getpixel((299, 150))[0] > 150  # the piece cut at the edge is drawn up to it
+
+
+def test_the_board_is_drawn_once_and_each_piece_once_across_turns() -> None:
+    mailhtml.clear_caches()
+    first = mailhtml.picture_of(layered(), STYLE, "b")
+    moved = mailhtml.picture_of(layered(piece_fill="#f3a0bf", label="a pink piece"), STYLE, "b")
+    assert mailhtml._static_image.cache_info().misses == 1  # the board without its pieces: once
+    assert mailhtml._static_image.cache_info().hits == 1
+    assert mailhtml._sprite_image.cache_info().misses == 4  # three pieces, then the one that changed
+    # a piece that differs is a picture that differs: no seat is ever sent another's drawing
+    assert moved.png != first.png and moved.cid != first.cid
+
+
+def test_the_same_drawing_with_other_words_is_the_same_picture() -> None:
+    mailhtml.clear_caches()
+    one = mailhtml.picture_of(layered(label="3 pieces"), STYLE, "b")
+    other = mailhtml.picture_of(layered(label="three pieces"), STYLE, "b")
+    assert one.png == other.png
+    mailhtml.clear_caches()
+    assert mailhtml.picture_of(layered(label="3 pieces"), STYLE, "b").png == one.png  # and every time
+
+
+def test_a_drawing_with_anything_after_its_pieces_is_drawn_whole() -> None:
+    # a line over the pieces: drawing them last would put them over it
+    svg = layered(last='<path d="M0,25 L150,25" stroke="#000" stroke-width="4"/>')
+    assert mailhtml.split_layers(svg) is None
+    assert mailhtml.split_layers(BOARD.format(text="Ab")) is None  # no pieces marked
+    mailhtml.clear_caches()
+    drawn = pixels(mailhtml.picture_of(svg, STYLE, "b").png)
+    assert drawn.getpixel((50, 50)) == (0, 0, 0)  # the line over the first piece
+    assert mailhtml._static_image.cache_info().misses == 0

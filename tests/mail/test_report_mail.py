@@ -350,9 +350,31 @@ def test_a_report_mail_carries_its_boards_as_inline_pictures(settings: MailSetti
 def test_the_same_board_report_mails_the_same_bytes(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 2)
     first = mail_of(settings, seats[0], *pages[0])
-    mail_page.cache_clear()
-    mailhtml._render.cache_clear()
+    mailhtml.clear_caches()  # every picture and layer drawn anew
     assert mail_of(settings, seats[0], *pages[0]) == first
+
+
+@pytest.mark.parametrize("game_name", ["reef-encounter", "mare-balticum", "coral-divers"])
+def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> None:
+    from PIL import ImageChops
+
+    _seats, pages = board_reports(game_name, 4)
+    html = pages[0][1]
+    style = "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", html, re.S))
+    boards = [m.group(0) for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)]
+    layered = [mailhtml.split_layers(svg) for svg in boards]
+    assert all(layers is not None for layers in layered)
+    assert sum(len(layers.sprites) for layers in layered if layers) > 4  # the pieces, each on its own
+    mailhtml.clear_caches()
+    for svg in boards:
+        with Image.open(io.BytesIO(mailhtml.picture_of(svg, style, "board").png)) as image:
+            drawn = image.convert("RGB")
+        whole = mailhtml._quantise(mailhtml._draw(svg, style, drawn.width, False, background="#ffffff"))
+        with Image.open(io.BytesIO(whole)) as image:
+            difference = ImageChops.difference(drawn, image.convert("RGB")).convert("L").histogram()
+        assert sum(difference[24:]) == 0, [i for i, n in enumerate(difference) if n]
+    # one static layer per board, however many pieces are on it
+    assert mailhtml._static_image.cache_info().misses <= len(boards)
 
 
 def test_each_drawing_is_rendered_once_for_every_seat_that_sees_it(settings: MailSettings) -> None:
