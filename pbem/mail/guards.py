@@ -25,7 +25,7 @@ from sqlmodel import Session, select
 
 from pbem import guessing, orders
 from pbem.codec import sha256_hex, unpack
-from pbem.i18n import _, language
+from pbem.i18n import _, format_deadline, language
 from pbem.mail import reading
 from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.mail.outbox import begin_write, queue
@@ -129,7 +129,7 @@ def tell_held_seat(
             _(
                 "Until {until}, mail for your seat from any address but yours is refused without its "
                 "password being checked. Your own mail works as always: nothing is asked of you.",
-                until=f"{held.until:%Y-%m-%d %H:%M} UTC",
+                until=format_deadline(held.until),
             ),
             "",
             _(

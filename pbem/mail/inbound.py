@@ -36,7 +36,7 @@ from sqlmodel import Session, select
 
 from pbem import guessing, orders
 from pbem.codec import sha256_hex, unpack
-from pbem.i18n import _, language
+from pbem.i18n import _, format_deadline, language
 from pbem.mail import (
     backscatter,
     bounces,
@@ -255,7 +255,10 @@ def _decide(
         if answer.silent or not answer.ok:
             _tell_if_held(engine, settings, command.envelope_text, at)
         if answer.silent:  # password guessing (a held seat, a sender past its limit): nothing is said
-            return _Plan("command", f"{command.name}: password guessing, not answered")
+            return _Plan(
+                "command",
+                f"{command.name}: password guessing (seat held or sender past its limit), not answered",
+            )
         with language(answer.language):
             # a refusal with a text of its own (a game master's) keeps it
             body = answer.text if answer.ok or answer.text else compose.refused_body(answer.errors)
@@ -282,7 +285,7 @@ def _decide(
                 "These orders are a copy of orders you sent on {when}, which your later orders replaced, "
                 "so they were not taken: your later orders stand. To go back to these orders, change "
                 "anything in them (a comment will do) and send them again.",
-                when=f"{same_zone(first_seen):%Y-%m-%d %H:%M} UTC",
+                when=format_deadline(same_zone(first_seen)),
             )
             + "\n",
         )
