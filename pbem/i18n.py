@@ -312,6 +312,17 @@ def listed(items: Sequence[str]) -> str:
     return head if len(items) == 1 else T_("{items} and {item}", items=head, item=items[-1])
 
 
+def series(items: Sequence[str]) -> str:
+    """``a, b, c`` with no "and": a run of counts or spaces, each comma the ``{items}, {item}`` message
+    of :func:`listed`, so a language writes its own list comma (Chinese 、)."""
+    if not items:
+        return ""
+    head: str = items[0]
+    for item in items[1:]:
+        head = T_("{items}, {item}", items=head, item=item)
+    return head
+
+
 def separated(clauses: Sequence[str]) -> str:
     """Clauses one after another (``a; b; c``), each pair a message (``{items}; {item}``)."""
     if not clauses:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, RootModel
 from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError, choice, shuffled
 from pbem.i18n import N_, T_
 
-from . import bot, turn, views
+from . import bot, scoring, turn, views
 from . import state as st
 from .data import ECONOMY, REVEALED_AT_SETUP, SEA_MAP, STATION_VALUES, TILE_COUNTS, TOKENS
 from .orders import Surface, TurnOrders
@@ -131,7 +131,7 @@ class CoralDivers:
             reason=N_("the nursery is empty and the bag cannot refill it"),
             scores={s: state.final[s]["total"] for s in state.seats},
             places=dict(state.places),
-            tie_breaks=tuple(state.tie_breaks),
+            tie_breaks=tuple(scoring.tie_breaks(state)),
         )
 
     def bot(self, state: State, seat: str, chance: Chance) -> Any:

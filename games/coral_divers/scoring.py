@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbem.game import Event
-from pbem.i18n import N_, T_
+from pbem.i18n import N_, T_, Text
 
 from .data import ECONOMY, SEA_MAP
 from .state import Reef, State
@@ -150,19 +150,7 @@ def final_scoring(state: State) -> list[Event]:
     state.final = parts
     key = {s: (parts[s]["total"], state.players[s].coins) for s in state.seats}
     state.places = {s: 1 + sum(1 for o in state.seats if key[o] > key[s]) for s in state.seats}
-    state.tie_breaks = []
-    for s in state.seats:
-        level = [o for o in state.seats if parts[o]["total"] == parts[s]["total"]]
-        if len(level) > 1 and s == level[0]:
-            who = listed(level)
-            coins = listed([T_("{seat}: {coins}", seat=o, coins=state.players[o].coins) for o in level])
-            shared = len({state.players[o].coins for o in level}) < len(level)
-            message = (
-                N_("{seats}: equal on points ({points}); coins decide ({coins}); equal coins share a place")
-                if shared
-                else N_("{seats}: equal on points ({points}); coins decide ({coins})")
-            )
-            state.tie_breaks.append(T_(message, seats=who, points=parts[s]["total"], coins=coins))
+    state.tie_breaks = tie_breaks(state)
     summary = separated(
         [
             T_(
@@ -176,3 +164,26 @@ def final_scoring(state: State) -> list[Event]:
     )
     events.append(Event(T_("the game is over: {summary}", summary=summary)))
     return events
+
+
+def tie_breaks(state: State) -> list[Text]:
+    """How ties on points were broken, as messages with their parameters. Derived from the final
+    scores whenever shown: the stored copy (``state.tie_breaks``) is plain text after a reload, so it
+    would read in English to every language."""
+    if state.final is None:
+        return []
+    parts = state.final
+    out: list[Text] = []
+    for s in state.seats:
+        level = [o for o in state.seats if parts[o]["total"] == parts[s]["total"]]
+        if len(level) > 1 and s == level[0]:
+            who = listed(level)
+            coins = listed([T_("{seat}: {coins}", seat=o, coins=state.players[o].coins) for o in level])
+            shared = len({state.players[o].coins for o in level}) < len(level)
+            message = (
+                N_("{seats}: equal on points ({points}); coins decide ({coins}); equal coins share a place")
+                if shared
+                else N_("{seats}: equal on points ({points}); coins decide ({coins})")
+            )
+            out.append(T_(message, seats=who, points=parts[s]["total"], coins=coins))
+    return out

@@ -26,11 +26,6 @@ def has_clownfish(tile: str) -> bool:
     return tile.endswith("*")
 
 
-def slot_name(slot: int) -> str:
-    """``row 2 column 3`` for slot 6."""
-    return f"row {slot // NURSERY + 1} column {slot % NURSERY + 1}"
-
-
 def line_slots(line: str) -> list[int]:
     """The nursery slots of ``row 2`` or ``column 3``, in order."""
     kind, _, number = line.partition(" ")

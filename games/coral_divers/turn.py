@@ -17,8 +17,8 @@ from pbem.i18n import N_, T_, Text
 from . import board, scoring
 from .data import ECONOMY, SEA_MAP
 from .orders import Discard, Place, Plant, Shell, Surface
-from .state import NURSERY, State, coral, has_clownfish, line_slots, slot_name
-from .words import coral_word, listed, shell_word
+from .state import NURSERY, State, coral, has_clownfish, line_slots
+from .words import coral_word, line_word, listed, shell_word, slot_word
 
 ACTION_PLANT = "Plant"
 ACTION_SURFACE = "Surface"
@@ -213,7 +213,7 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
             divers=divers,
             income=income,
             coins=coins,
-            row=row,
+            row=line_word(row),
         )
         data["cleared"] = row
     return work, [Event(text, data=data)]
@@ -265,14 +265,16 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
         )
     what = listed(pl.said)
     if pl.discount:
-        text = T_("{seat} planted {line} free (discount): {what}", seat=seat, line=pl.line, what=what)
+        text = T_(
+            "{seat} planted {line} free (discount): {what}", seat=seat, line=line_word(pl.line), what=what
+        )
     else:
         text = _counted(
             pl.cost,
             N_("{seat} planted {line} for {n} coin: {what}"),
             N_("{seat} planted {line} for {n} coins: {what}"),
             seat=seat,
-            line=pl.line,
+            line=line_word(pl.line),
             what=what,
         )
     return work, [Event(text, data={"action": "plant", "line": pl.line}), *events]
@@ -306,14 +308,18 @@ def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> Non
     line = step.plant.line
     if pl.line is not None:
         raise _fail(
-            "plant.twice", T_("you already took {line} this turn", line=pl.line), i, step, ACTION_PLANT
+            "plant.twice",
+            T_("you already took {line} this turn", line=line_word(pl.line)),
+            i,
+            step,
+            ACTION_PLANT,
         )
     if line not in work.choosable_lines():
         raise _fail(
             "plant.rows_only",
             T_(
                 "this game plants rows only (the option 'lines' is 'rows'): choose a row, not {line}",
-                line=line,
+                line=line_word(line),
             ),
             i,
             step,
@@ -324,7 +330,11 @@ def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> Non
     held = [t for t in tiles if t is not None]
     if not held:
         raise _fail(
-            "plant.empty_line", T_("{line} of the nursery holds no tile", line=line), i, step, ACTION_PLANT
+            "plant.empty_line",
+            T_("{line} of the nursery holds no tile", line=line_word(line)),
+            i,
+            step,
+            ACTION_PLANT,
         )
     cost = 0 if pl.discount else len(held)
     p = work.players[seat]
@@ -333,7 +343,7 @@ def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> Non
             "plant.cannot_afford",
             T_(
                 "{line} holds {n} tiles and costs {cost} coins; you have {coins}",
-                line=line,
+                line=line_word(line),
                 n=len(held),
                 cost=cost,
                 coins=p.coins,
@@ -391,7 +401,7 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
         if tile is None:
             raise _fail(
                 "shell.empty_slot",
-                T_("nursery {slot} holds no tile", slot=slot_name(slot)),
+                T_("nursery {slot} holds no tile", slot=slot_word(step.shell.row, step.shell.column)),
                 i,
                 step,
                 ACTION_PLANT,
@@ -403,7 +413,7 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
             said = T_(
                 "used an extra-tile shell ({tile} from {slot}, before the line)",
                 tile=describe(tile),
-                slot=slot_name(slot),
+                slot=slot_word(step.shell.row, step.shell.column),
             )
         else:
             pl.taken.append(tile)
@@ -411,7 +421,7 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
                 "used an extra-tile shell (tile {number}: {tile} from {slot})",
                 number=len(pl.taken),
                 tile=describe(tile),
-                slot=slot_name(slot),
+                slot=slot_word(step.shell.row, step.shell.column),
             )
     pl.usable[kind] -= 1
     shells = list(p.shells)

@@ -90,6 +90,10 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
                     "diver": reef is not None and reef.diver == at,
                     "token": at in state.seabed,
                     "token_kind": state.seabed.get(at) if state.over else None,
+                    # its kind in the reader's words (a shell's term, "fish school 3")
+                    "token_word": _token_word(state.seabed[at])
+                    if state.over and at in state.seabed
+                    else None,
                     "start": at in starts and at not in state.tiles,
                     "ring": at in rings,
                 }

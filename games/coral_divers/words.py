@@ -43,3 +43,20 @@ def colour_word(name: str) -> str:
 
 def shell_word(kind: str) -> str:
     return SHELL_WORDS.get(kind, kind)
+
+
+def line_word(line: str) -> Text:
+    """A nursery line (the order's ``row 2`` / ``column 3``) as words of the reader's language, to sit
+    inside a sentence as one of its parameters."""
+    kind, _, number = line.partition(" ")
+    if kind == "row":
+        # Translators: a row of the nursery, inside a sentence ("row 2 of the nursery holds no tile")
+        return T_("row {n}", n=int(number))
+    # Translators: a column of the nursery, inside a sentence
+    return T_("column {n}", n=int(number))
+
+
+def slot_word(row: int, column: int) -> Text:
+    """One nursery slot (row and column from 1) as words of the reader's language."""
+    # Translators: one slot of the nursery ("the tile from row 2 column 3")
+    return T_("row {row} column {column}", row=row, column=column)

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pbem.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
-from pbem.i18n import N_, T_, Text
+from pbem.i18n import N_, T_, Text, listed
 
 from . import orders as o
 from .data import CORAL_COLOURS
@@ -132,7 +132,7 @@ class ReefEncounter:
         missing = sorted(set(pend) - set(orders))
         if missing:
             raise RulesError(
-                "turn.missing_orders", T_("orders still due from {seats}", seats=", ".join(missing))
+                "turn.missing_orders", T_("orders still due from {seats}", seats=listed(missing))
             )
         if state.phase == "setup":
             new = state.clone()

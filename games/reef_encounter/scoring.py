@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbem.game import Outcome
-from pbem.i18n import N_, T_, TN_, Text, join_texts
+from pbem.i18n import N_, T_, TN_, Text, series
 
 from .reef import protected_polyps, values
 from .state import State
@@ -53,7 +53,7 @@ def outcome(state: State) -> Outcome | None:
             group = [s, *tied]
             for depth, name in enumerate(TIE_BREAKS, start=1):
                 if len({keys[t][: depth + 1] for t in group}) > 1:
-                    detail = join_texts([f"{t} {keys[t][depth]}" for t in group])
+                    detail = series([f"{t} {keys[t][depth]}" for t in group])
                     notes.append(
                         TN_(
                             "{seats} tied on {n} point; broken by {tie_break}: {detail}",

@@ -7,7 +7,7 @@ caller has already checked legality with the matching ``*_problem`` function.
 from __future__ import annotations
 
 from pbem.game import Chance, draw_from_counts
-from pbem.i18n import T_, TN_, Text, join_texts
+from pbem.i18n import T_, TN_, Text, join_texts, series
 
 from .data import OPEN_SEA, TILES
 from .reef import Problem, coral, face
@@ -231,7 +231,7 @@ def take(state: State, seat: str, space: str, chance: Chance) -> tuple[Text, Tex
             target.polyps[colour] += 1
             drawn.append(T_("{colour} to {space}", colour=w(colour), space=w(name)))
     refill = (
-        T_("the open sea was refilled: {draws}", draws=join_texts(drawn))
+        T_("the open sea was refilled: {draws}", draws=series(drawn))
         if drawn
         else T_("the open sea was refilled: no polyp needed")
     )

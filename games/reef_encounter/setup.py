@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pbem.game import Chance, Event, GameError, RulesError, choice, coin, draw_from_counts, shuffled
-from pbem.i18n import T_
+from pbem.i18n import T_, listed
 
 from .data import (
     BOARD_LETTERS,
@@ -38,7 +38,7 @@ def new_game(seats: Sequence[str], advanced: bool, starting_player: str | None, 
             T_(
                 "starting_player {starting_player} is not one of the seats {seats}",
                 starting_player=starting_player,
-                seats=", ".join(seats),
+                seats=listed(seats),
             ),
         )
     players = {s: Player(s, SHRIMP_COLOURS[i]) for i, s in enumerate(seats)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pbem.game import Chance, Event, RulesError
-from pbem.i18n import T_, TN_, Text, join_texts
+from pbem.i18n import T_, TN_, Text, join_texts, series
 
 from . import orders as o
 from .data import BOARDS, NEIGHBOURS, SHRIMP_PER_PLAYER, TILES
@@ -80,7 +80,7 @@ class TurnRunner:
         was placed before it is told, and the larva is told with its first polyps)."""
         if self.larva_action is None or (not self.placed and (self.announced or not closing)):
             return
-        n, seat, colour, spaces = len(self.placed), self.seat, w(self.larva_colour), join_texts(self.placed)
+        n, seat, colour, spaces = len(self.placed), self.seat, w(self.larva_colour), series(self.placed)
         if self.announced:
             self.say(
                 TN_(

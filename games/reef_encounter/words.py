@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pbem.i18n import P_, T_, Text, join_texts, listed
+from pbem.i18n import P_, T_, Text, join_texts, listed, series
 
 #: every colour of the game, as a term: the polyps', larvae's and open sea's (grey … yellow), the
 #: algae's (blue … red), the seats' (purple, green, red, yellow). Written out, so extraction finds them.
@@ -45,4 +45,4 @@ def counts(numbers: Mapping[str, int]) -> Text:
     """``1 grey, 2 white`` (colours by their English name, as ever), or ``none``."""
     # Translators: a count of polyps of one colour in a list ("1 grey, 2 white")
     parts = [T_("{n} {colour}", n=n, colour=colour(c)) for c, n in sorted(numbers.items()) if n]
-    return join_texts(parts) if parts else T_("none")
+    return series(parts) if parts else T_("none")

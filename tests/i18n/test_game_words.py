@@ -98,7 +98,7 @@ def test_the_report_tables_show_goods_and_colours_in_the_readers_words(
     english = render("mare-balticum", "txt", context(state, "red"))
     stand_in(monkeypatch, HUNGARIAN, HUNGARIAN_TERMS)
     text = render("mare-balticum", "txt", context(state, "red"))
-    assert "Report for red (playing piros)" in text  # the template's words: the real catalog's
+    assert "Report for red (colour: piros)" in text  # the template's words: the real catalog's
     assert "gdansk-deep            D  tőkehal borostyán" in text  # the area id stays: orders name it
     assert "lazac ×3" in text and "salmon ×3" in english
     assert "Market: lazac=x3" in text

@@ -118,7 +118,7 @@ def test_a_larva_action_with_an_attack_is_said_whole(catalog: None) -> None:
 def test_the_report_tables_say_the_colours_and_tiles_in_the_readers_words(catalog: None) -> None:
     state = make_state()
     text = render("reef-encounter", "txt", context(state, "purple"))
-    assert "(playing lila)" in text  # the header: the seat's colour
+    assert "(colour: lila)" in text  # the header: the seat's colour
     sea = text.split("OPEN SEA", 1)[1].split("CORAL TILES", 1)[0]
     assert "rózsaszín" in sea and "szürke" in sea
     tiles = text.split("CORAL TILES", 1)[1].split("COLOUR VALUES", 1)[0]
@@ -126,7 +126,7 @@ def test_the_report_tables_say_the_colours_and_tiles_in_the_readers_words(catalo
     values = text.split("COLOUR VALUES", 1)[1].split("\n", 1)[0]
     assert "szürke" in values and "grey" not in values
     html = render("reef-encounter", "html", context(state, "purple"))
-    assert "fehér-sárga" in html and "(playing lila)" in html
+    assert "fehér-sárga" in html and "(colour: lila)" in html
 
 
 def test_the_words_stay_english_for_orders_and_hashes() -> None:
