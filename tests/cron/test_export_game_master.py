@@ -26,8 +26,8 @@ from tests.cron.test_export_roundtrip import other_url, pbem  # noqa: F401  (the
 def test_the_game_master_moves_with_the_game(
     engine: Engine,
     db_url: str,
-    other_url: str,
-    tmp_path: Path,  # noqa: F811
+    other_url: str,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     new_game(engine, "g", seats=("red", "blue"), rounds=3)
     old_password = set_game_master(engine, "g", "GM@Example.org")
@@ -71,8 +71,8 @@ def test_the_game_master_moves_with_the_game(
 def test_without_a_game_master_nothing_is_added(
     engine: Engine,
     db_url: str,
-    other_url: str,
-    tmp_path: Path,  # noqa: F811
+    other_url: str,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     new_game(engine, "h", seats=("red", "blue"), rounds=3)
     assert json.loads(pbem("status", "h", "--json", "--db", db_url)[1])["game_master"] is False
