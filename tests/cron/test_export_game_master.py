@@ -15,11 +15,12 @@ from sqlmodel import Session
 
 from pbem import archive, passwords
 from pbem.db import connect
+from pbem.demo import play_bots
 from pbem.errors import UserError
 from pbem.mail.gm import set_game_master
 from pbem.migrations import upgrade
 from pbem.models import GameMasterRow
-from tests.cron.conftest import new_game
+from tests.cron.conftest import _register_pearl_dive, new_game
 from tests.cron.test_export_roundtrip import other_url, pbem  # noqa: F401  (the fixture)
 
 
@@ -103,3 +104,12 @@ def test_a_bad_game_master_address_is_refused_by_name(engine: Engine, db_url: st
 @pytest.fixture(autouse=True)
 def _no_config(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PBEM_CONFIG", "")
+
+
+def test_a_finished_games_public_archive_names_no_game_master(engine: Engine) -> None:
+    _register_pearl_dive()
+    play_bots(engine, "pearl-dive", "f", 2, 5)
+    set_game_master(engine, "f", "gm@example.org")
+    assert yaml.safe_load(archive.export(engine, "f", None))["game_master"] == "gm@example.org"
+    public = archive.public_archive(engine, "f")
+    assert "gm@example.org" not in public and "game_master" not in yaml.safe_load(public)
