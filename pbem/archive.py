@@ -1,13 +1,15 @@
 """Archives: one self-contained file per game (YAML or JSON), and importing one on another host.
 
 An archive holds the game type, engine version, seed, options, the players (no password hashes), every
-turn's orders (no passwords), draws and state hashes. Importing replays it all, checking every hash,
-before anything is written; the seats get new passwords, shown once.
+turn's orders (no passwords), draws and state hashes, and the game master's address when the game has
+one (never the password's hash). Importing replays it all, checking every hash, before anything is
+written; the seats and the game master get new passwords, shown once.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -17,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import clock, presslog, zones
+from pbem import addresses, clock, passwords, presslog, zones
 from pbem.archive_store import (
     OPTIONAL_GAME,
     OPTIONAL_SEAT,
@@ -32,7 +34,7 @@ from pbem.cron.models import ClockRow
 from pbem.errors import UserError
 from pbem.history import TurnRecord, game_row, seat_rows, settle
 from pbem.i18n import _
-from pbem.models import GameOriginRow, GameRow, ObserverRow
+from pbem.models import GameMasterRow, GameOriginRow, GameRow, ObserverRow
 from pbem.orderfile import OrderFileError, decode, load
 from pbem.presslog import PressEntry
 from pbem.replay import GameRecord, TurnEntry, from_database, game_for, replay, undone_entries
@@ -71,6 +73,8 @@ class Archive(BaseModel):
     observers: list[str] = []
     undone_turns: list[UndoneEntry] = []
     press: list[PressEntry] = []  # what the players wrote each other (issue 14)
+    # the game master's address, as a seat's is kept: the password's hash stays on the host it was set on
+    game_master: str | None = None
 
     def record(self) -> GameRecord:
         try:
@@ -155,6 +159,7 @@ def build_archive(engine: Engine, game_id: str, *, include_secrets: bool = False
         )
         # a finished game's, or a running one's moved with its secrets: private press is one of them
         press = presslog.archived(session, game_id)
+        master = session.get(GameMasterRow, game_id)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -166,6 +171,7 @@ def build_archive(engine: Engine, game_id: str, *, include_secrets: bool = False
             {**t.model_dump(mode="json"), "undone": True} for t in undone_entries(engine, game_id)
         ],
         "press": press,
+        **({"game_master": master.email} if master is not None else {}),
     }
 
 
@@ -187,6 +193,7 @@ def public_archive(engine: Engine, game_id: str) -> str:
     for player in data["players"]:
         player["email"] = ""
     data["observers"] = []
+    data.pop("game_master", None)
     return dump(data)
 
 
@@ -233,18 +240,42 @@ def read_archive(path: str, data: Any = None) -> Archive:
     return archive
 
 
+@dataclass
+class Imported:
+    """What an import stored: the game's id, each seat's new password and, when the archive names a game
+    master, the game master's address and new password (all to be shown once)."""
+
+    id: str
+    seats: dict[str, str]
+    game_master: str | None = None
+    game_master_password: str | None = None
+
+
 def import_archive(
     engine: Engine, path: str, *, game_id: str | None = None, now: datetime | None = None
 ) -> tuple[str, dict[str, str]]:
     """Replay the archive at ``path``, checking every hash, then store it as ``game_id`` (default the
-    archive's id). Returns the id and each seat's new password. A *record* of a game played elsewhere
-    (``docs/records.md``: no hashes) is replayed through the rules instead (:mod:`pbem.records`)."""
+    archive's id). Returns the id and each seat's new password (:func:`import_game` also says the game
+    master's). A *record* of a game played elsewhere (``docs/records.md``: no hashes) is replayed
+    through the rules instead (:mod:`pbem.records`)."""
+    done = import_game(engine, path, game_id=game_id, now=now)
+    return done.id, done.seats
+
+
+def import_game(
+    engine: Engine, path: str, *, game_id: str | None = None, now: datetime | None = None
+) -> Imported:
+    """:func:`import_archive`, with the game master: an archive naming one stores that address with a
+    new password, as the seats get theirs."""
     from pbem import records  # records import from create, as this module does; kept apart
 
     data = _read_data(path)
     if records.is_record(data):
-        return records.import_record(engine, path, records.parse_record(data, path), game_id=game_id, now=now)
+        return Imported(
+            *records.import_record(engine, path, records.parse_record(data, path), game_id=game_id, now=now)
+        )
     archive = read_archive(path, data)
+    master = _game_master(archive.game_master, path)
     record = archive.record()
     new_id = game_id or record.id
     check_game_id(new_id)
@@ -296,6 +327,13 @@ def import_archive(
                 game_id=new_id, recorded_elsewhere=record.recorded_elsewhere, has_seed=record.seed is not None
             )
         )
+    master_password = passwords.generate() if master else None
+    if master and master_password:
+        extra.append(
+            GameMasterRow(
+                game_id=new_id, email=master, password_hash=passwords.hash_password(master_password)
+            )
+        )
     note = _("This game was recorded elsewhere and imported.") if record.recorded_elsewhere else None
     try:
         issued = store_imported(
@@ -311,7 +349,18 @@ def import_archive(
         )
     except UserError as exc:
         raise UserError(f"{exc}; import it under another id (--id)") from None
-    return new_id, issued
+    return Imported(new_id, issued, master, master_password)
+
+
+def _game_master(email: str | None, path: str) -> str | None:
+    """The archive's game master address as the host stores it; refused by name before anything is
+    stored when it is not an address."""
+    if email is None or not email.strip():
+        return None
+    try:
+        return addresses.normalise(email)
+    except addresses.AddressError as exc:
+        raise UserError(f"{path}: the game master address {email!r}: {exc}") from None
 
 
 def _stored(

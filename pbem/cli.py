@@ -527,16 +527,21 @@ def import_command(
 ) -> None:
     """Replay an archive, checking every hash, and store it; each seat gets a new password, shown once.
     A record of a game played elsewhere (no hashes) is replayed through the rules, every order checked."""
-    new_id, issued = archive.import_archive(connect(db), file, game_id=game_id)
+    done = archive.import_game(connect(db), file, game_id=game_id)
+    new_id, issued = done.id, done.seats
     welcomed = [] if no_welcome else _welcome(db, new_id, issued, None)
+    master = {"gm": {"email": done.game_master, "password": done.game_master_password}}
     if as_json:
-        typer.echo(
-            json.dumps({"id": new_id, "seats": [{"seat": s, "password": p} for s, p in issued.items()]})
-        )
+        seats = [{"seat": s, "password": p} for s, p in issued.items()]
+        typer.echo(json.dumps({"id": new_id, "seats": seats, **(master if done.game_master else {})}))
         return
     typer.echo(f"imported {new_id}; new passwords, shown this once:")
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {password}")
+    if done.game_master:
+        typer.echo(
+            f"game master {done.game_master}; new password, shown this once: {done.game_master_password}"
+        )
     _said_welcome(welcomed)
 
 

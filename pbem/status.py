@@ -12,7 +12,7 @@ from pbem import clock, presslog
 from pbem.dice import report_data
 from pbem.errors import UserError
 from pbem.history import accepted_orders, current_state, game_of, recorded_elsewhere, seat_rows
-from pbem.models import GameRow, SubmissionRow
+from pbem.models import GameMasterRow, GameRow, SubmissionRow
 
 
 def status(engine: Engine, game_id: str | None = None) -> list[dict[str, Any]]:
@@ -60,6 +60,8 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
         # how many press messages each seat sent: counts only, never to whom or what (issue 14)
         "press": row.press,
         "press_sent": presslog.counts(session, row.id),
+        # whether a game master may mail commands; status shows no addresses, so not whose (issue 14)
+        "game_master": session.get(GameMasterRow, row.id) is not None,
     }
     dice = report_data(row.dice, row.seed, row.status == "finished")
     if dice is not None:  # the commitment always; the seed only once the game is over
@@ -89,9 +91,11 @@ def describe(entry: dict[str, Any]) -> str:
         if "seed" in entry:
             over += f"\n  dice: seed {entry['seed']}, committed as {entry['dice_commitment']}"
         return over
+    master = "\n  game master by mail: yes" if entry.get("game_master") else ""
     if entry["status"] == "paused":
         return (
             f"{head}\n  paused by the game master: no orders are taken and no deadline runs until it resumes"
+            + master
         )
     lines = [head, f"  awaiting orders from: {', '.join(entry['awaited']) or 'nobody'}"]
     if entry["orders_in"]:
@@ -105,4 +109,4 @@ def describe(entry: dict[str, Any]) -> str:
         lines.append(f"  press ({entry['press']}) sent: {sent}")
     if entry.get("unreachable"):
         lines.append(f"  unreachable (mail bounces): {', '.join(entry['unreachable'])}")
-    return "\n".join(lines)
+    return "\n".join(lines) + master

@@ -199,6 +199,9 @@ TABLES = {
     # without its turn: a press mail whose claim a killed tick held (ten minutes) is handled after the
     # turn that the same tick then resolves, and is filed under the turn being played when it is handled
     "press": "SELECT game_id, sender, to_all, recipients_json, text FROM press",
+    # a game master's mailed command (issue 14): its effect (the deadline moved once) and its record
+    "gm_deadlines": "SELECT id, status, deadline_at FROM game WHERE id LIKE 'crash-gm-%'",
+    "gm_actions": "SELECT game_id, action, detail FROM cron_gm_action WHERE action NOT IN ('gm')",
 }
 
 
@@ -237,7 +240,7 @@ def _kinds(rows: collections.Counter[Any]) -> collections.Counter[str]:
     """Outbox rows by the kind their key starts with (``report``, ``welcome``, ``reply``, ``reminder``…)."""
     out: collections.Counter[str] = collections.Counter()
     for row, count in rows.items():
-        out[str(row[0]).split(":")[0]] += count
+        out[str(row[0]).split(":")[0].split("-")[0]] += count  # shift-TIME: a calendar notice
     return out
 
 
@@ -278,6 +281,7 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
     figures.set("crash.mails_expected", sum(expected["mails"].values()))
     figures.set("crash.turns_expected", sum(expected["turns"].values()))
     figures.set("crash.press_expected", sum(expected["press"].values()))
+    figures.set("crash.gm_actions_expected", sum(expected["gm_actions"].values()))
     for kind, count in sorted(_kinds(expected["outbox"]).items()):
         figures.set(f"crash.mails_expected.{kind}", count)
     bounced = sum(c for row, c in expected["outbox"].items() if row[-1] == "bounced")
@@ -308,7 +312,8 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
         lost_or_doubled = {
             k: v
             for k, v in diff.items()
-            if k in ("mails", "submissions", "turns", "outbox", "inbound", "press")
+            if k
+            in ("mails", "submissions", "turns", "outbox", "inbound", "press", "gm_deadlines", "gm_actions")
         }
         if lost_or_doubled:
             figures.add("crash.lost_or_doubled", sum(a + b for a, b in lost_or_doubled.values()))

@@ -9,7 +9,12 @@ does, so that the SIGKILLs also land while it is done:
 - **bounce**: a welcome that went out before, and a DSN for it in the inbound Maildir: the tick marks
   that outbox mail bounced (:mod:`pbem.mail.bounces`);
 - **reminder**: a game whose deadline is within the reminding window with orders missing: the tick
-  mails the seats that owe them (:mod:`pbem.cron.notices`).
+  mails the seats that owe them (:mod:`pbem.cron.notices`);
+- **game master**: a game of each game type with a game master (:mod:`pbem.mail.gm`) and an ``extend``
+  mail from them in the inbound Maildir: the tick moves the deadline once, answers the game master and
+  mails each seat its calendar event moved. Games of their own, whose turn does not resolve at the
+  tick: a mail whose claim a killed tick held is handled ten minutes later, and an extension applied
+  after a turn resolved would move the next turn's deadline instead (a true difference, not a crash's).
 
 The uninterrupted and the killed runs are compared as for the rest (:func:`proof.crash.differences`):
 every outbox row (its key, recipient, subject and status, ``bounced`` included) and every delivered mail.
@@ -34,6 +39,7 @@ from sqlmodel import Session, select
 
 from pbem.create import create_game
 from pbem.mail import outbox
+from pbem.mail.gm import set_game_master
 from pbem.mail.settings import load_settings
 from pbem.mail.transport import MaildirTransport
 from pbem.mail.welcome import queue_welcomes
@@ -135,12 +141,51 @@ def reminders(engine: Engine, games: dict[str, dict[str, str]], inbox: Path) -> 
     return 1
 
 
-#: each family's work put into the template, in this order (press and game-master mail go here)
+GM_ADDRESS = "gm@example.org"
+
+
+def game_masters(engine: Engine, games: dict[str, dict[str, str]], inbox: Path) -> int:
+    """For each game type, a game begun an hour before the tick with a day per turn and no orders in
+    (its deadline far off: no turn resolves, no reminder is due), a game master, and an ``extend`` mail
+    from them; how many mails."""
+    with Session(engine) as session:
+        rows = [session.get(GameRow, game_id) for game_id in sorted(games)]
+        types: dict[str, list[str]] = {}
+        for row in rows:
+            assert row is not None
+            if row.game_type not in types:
+                seats = session.exec(select(SeatRow).where(SeatRow.game_id == row.id)).all()
+                types[row.game_type] = [s.name for s in sorted(seats, key=lambda s: s.position)]
+    for game_type, seats in sorted(types.items()):
+        game_id = f"crash-gm-{game_type}"
+        create_game(
+            engine,
+            game_type,
+            game_id,
+            [(s, f"{s}.{game_type}@example.org") for s in seats],
+            seed=91,
+            turn_seconds=86400,
+            now=NOW - timedelta(hours=1),
+        )
+        password = set_game_master(engine, game_id, GM_ADDRESS)
+        msg = EmailMessage()
+        msg["From"] = GM_ADDRESS
+        msg["To"] = HOST_ADDRESS
+        msg["Subject"] = "extend"
+        msg["Date"] = format_datetime(NOW - timedelta(minutes=20))
+        msg["Message-ID"] = make_msgid(idstring=f"gm-{game_id}", domain="example.org")
+        msg.set_content(f"extend\ngame: {game_id}\ngm: {GM_ADDRESS}\npassword: {password}\nby: 1d\n")
+        _mail(inbox, f"gm-{game_id}", bytes(msg))
+    return len(types)
+
+
+#: each family's work put into the template, in this order (press mail is built in proof.crash)
 FAMILIES: dict[str, Callable[[Engine, dict[str, dict[str, str]], Path], int]] = {
     "bounce": bounces,  # first: it sends its game's welcomes before the others are queued
     "welcome": welcomes,
     "password_reset": password_resets,
     "reminder": reminders,
+    "game_master": game_masters,
 }
 
 

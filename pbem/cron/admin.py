@@ -37,14 +37,44 @@ def _clock(session: Session, game: GameRow) -> ClockRow:
     return session.get(ClockRow, game.id) or ClockRow(game_id=game.id, epoch=game.epoch, turn=game.turn)
 
 
-def _note(session: Session, game_id: str, action: str, detail: str, now: datetime, ref: str = "") -> None:
-    """The record of a command; ``ref`` names the mail that asked for it (:func:`done_by_mail`)."""
-    mark = f" {MAIL_MARK.format(ref=ref)}" if ref else ""
+def _note(
+    session: Session, game_id: str, action: str, detail: str, now: datetime, ref: str = "", was: str = ""
+) -> None:
+    """The record of a command; ``ref`` names the mail that asked for it (:func:`done_by_mail`) and
+    ``was`` where the deadline stood before it (:func:`_was`), so that a run that died after this record
+    and before the calendar notices were queued can queue them on recovery (:func:`deadline_before`)."""
+    mark = f" {WAS_MARK.format(was=was) if was else ''}{MAIL_MARK.format(ref=ref)}" if ref else ""
     session.add(GmActionRow(game_id=game_id, at=now, action=action, detail=detail[: 1000 - len(mark)] + mark))
 
 
 #: how a command's record names the mail that asked for it
 MAIL_MARK = "[mail {ref}]"
+#: how it keeps where the deadline stood before it: epoch/due turn/ISO time or ``-`` (none ran)
+WAS_MARK = "[was {was}] "
+
+
+def _was(game: GameRow) -> str:
+    """Where ``game``'s deadline stands, as :func:`pbem.cron.notices.deadline_now` sees it, for the record."""
+    running = game.status == "active" and game.deadline_at is not None
+    at = aware(game.deadline_at).isoformat() if running else "-"  # type: ignore[union-attr]
+    return f"{game.epoch}/{game.turn + 1}/{at}"
+
+
+def deadline_before(engine: Engine, game_id: str, ref: str) -> tuple[int, int, datetime | None] | None:
+    """Where the deadline stood before the command the mail ``ref`` asked for, as its record keeps it
+    (epoch, due turn, time or ``None``); ``None`` without such a record or one that kept nothing."""
+    with Session(engine) as session:
+        detail = session.exec(
+            select(GmActionRow.detail).where(
+                GmActionRow.game_id == game_id,
+                GmActionRow.detail.endswith(MAIL_MARK.format(ref=ref)),  # type: ignore[attr-defined]
+            )
+        ).first()
+    head = "[was "
+    if detail is None or head not in detail:
+        return None
+    epoch, turn, at = detail[detail.rindex(head) + len(head) :].split("]", 1)[0].split("/", 2)
+    return int(epoch), int(turn), None if at == "-" else datetime.fromisoformat(at)
 
 
 def done_by_mail(engine: Engine, game_id: str, ref: str) -> bool:
@@ -65,6 +95,7 @@ def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
     The time left on the deadline is kept and given back on resume."""
     with Session(engine) as session:
         game = _game(session, game_id)
+        was = _was(game)
         if game.status != "active":
             raise UserError(f"game {game_id} is {game.status}, not active: only an active game can be paused")
         clock = _clock(session, game)
@@ -75,7 +106,7 @@ def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
         game.status, game.deadline_at = "paused", None
         session.add_all([game, clock])
         said = f"paused with {show_duration(left)} left" if left is not None else "paused"
-        _note(session, game_id, "pause", said, now, ref)
+        _note(session, game_id, "pause", said, now, ref, was)
         session.commit()
     return f"game {game_id} {said}"
 
@@ -84,6 +115,7 @@ def resume(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str
     """Start the clock again: the deadline gets back the time it had left when paused."""
     with Session(engine) as session:
         game = _game(session, game_id)
+        was = _was(game)
         if game.status != "paused":
             raise UserError(f"game {game_id} is {game.status}, not paused")
         clock = _clock(session, game)
@@ -95,7 +127,7 @@ def resume(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str
         clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, None
         session.add_all([game, clock])
         said = f"resumed; deadline in {show_duration(left)}" if left is not None else "resumed"
-        _note(session, game_id, "resume", said, now, ref)
+        _note(session, game_id, "resume", said, now, ref, was)
         session.commit()
     return f"game {game_id} {said}"
 
@@ -106,6 +138,7 @@ def extend(engine: Engine, game_id: str, seconds: int, now: datetime, *, ref: st
         raise UserError("an extension must be more than zero")
     with Session(engine) as session:
         game = _game(session, game_id)
+        was = _was(game)
         if game.status == "finished":
             raise UserError(f"game {game_id} is finished: there is no deadline to extend")
         clock = _clock(session, game)
@@ -118,7 +151,7 @@ def extend(engine: Engine, game_id: str, seconds: int, now: datetime, *, ref: st
             clock.epoch, clock.turn = game.epoch, game.turn
             said = f"deadline extended by {show_duration(seconds)} to {game.deadline_at:%Y-%m-%d %H:%M} UTC"
         session.add_all([game, clock])
-        _note(session, game_id, "extend", said, now, ref)
+        _note(session, game_id, "extend", said, now, ref, was)
         session.commit()
     return f"game {game_id}: {said}"
 
@@ -158,6 +191,7 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
     """
     with Session(engine) as session:
         game = _game(session, game_id)
+        was = _was(game)
         if not 0 <= to_turn < game.turn:
             raise UserError(
                 f"game {game_id} is at turn {game.turn}: roll back to a turn from 0 to {game.turn - 1}"
@@ -181,7 +215,7 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
             .values(status="superseded")
             .execution_options(synchronize_session=False)
         )
-        was = game.turn
+        turn_was = game.turn
         rules = game_of(game)
         state = rules.load_state(unpack_json(target.state_z))
         game.turn, game.epoch = to_turn, game.epoch + 1
@@ -198,11 +232,19 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
         session.add_all([game, clock])
         session.flush()
         said = (
-            f"The game master rolled the game back to turn {to_turn}: turns {to_turn + 1} to {was} are "
+            f"The game master rolled the game back to turn {to_turn}: turns {to_turn + 1} to {turn_was} are "
             "undone (kept in the archive). Orders for them are set aside: send orders for the turn below."
         )
         write_reports(session, rules, game, state, to_turn, [Event(said)])
-        _note(session, game_id, "rollback", f"to turn {to_turn} from {was}; {undone} turns undone", now, ref)
+        _note(
+            session,
+            game_id,
+            "rollback",
+            f"to turn {to_turn} from {turn_was}; {undone} turns undone",
+            now,
+            ref,
+            was,
+        )
         epoch = game.epoch
         session.commit()
     kept = "1 turn" if undone == 1 else f"{undone} turns"

@@ -190,6 +190,11 @@ def send_notice(
             session.add(
                 NoticeRow(game_id=game_id, epoch=epoch, turn=turn, seat=seat_name, kind=kind, created_at=now)
             )
+            try:  # now, not at the outbox's first query (an autoflush): done already is no error
+                session.flush()
+            except IntegrityError:
+                session.rollback()
+                return False
             if seat.email and not addresses.is_valid(seat.email):
                 # stored by an older pbem that did not check addresses: the notice is recorded, and the
                 # operator told, instead of the whole reminder step failing for every seat
@@ -279,9 +284,25 @@ def calendar_updates(
     cancels the undone turn's event and publishes the new turn's."""
     before = deadline_now(engine, game_id)
     said = change()
-    after = deadline_now(engine, game_id)
+    return said, calendar_notices(
+        engine, game_id, now, before, deadline_now(engine, game_id), settings=settings
+    )
+
+
+def calendar_notices(
+    engine: Engine,
+    game_id: str,
+    now: datetime,
+    before: Deadline | None,
+    after: Deadline | None,
+    *,
+    settings: MailSettings | None = None,
+) -> list[str]:
+    """The mails of :func:`calendar_updates` for a deadline moved from ``before`` to ``after``; the seats
+    this call mailed. Each is queued once (:func:`send_notice`), so a run recovering a game master's
+    command may call it again and queue only what the dead run did not."""
     if before is None or after is None or before == after:
-        return said, []
+        return []
     settings = settings or load_settings()
     with Session(engine) as session:
         game = session.get(GameRow, game_id)
@@ -317,7 +338,7 @@ def calendar_updates(
             calendars=parts,
         ):
             told.append(seat.name)
-    return said, told
+    return told
 
 
 def told_line(seats: list[str]) -> str:

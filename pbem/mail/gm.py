@@ -24,9 +24,11 @@ The password is never written anywhere but as its hash: not in the answer, a log
 
 Once: the command's record (``cron_gm_action``, written in the command's own transaction) names the
 mail (a digest of its sender, words and the moment it was first read), so a run that died after the
-command and is recovered answers "carried out already" instead of extending twice. Two identical
-mails read in the same fetch count as one. A pause, resume, extension or rollback mails each seat its
-calendar event updated (:func:`pbem.cron.notices.calendar_updates`), as the CLI does.
+command and is recovered answers "carried out already" instead of extending twice. The record also
+keeps where the deadline stood before, so that when the run died after the record but before the
+calendar notices were queued, the recovery queues those still missing (each notice is queued once).
+Two identical mails read in the same fetch count as one. A pause, resume, extension or rollback
+mails each seat its calendar event updated (:func:`pbem.cron.notices.calendar_updates`), as the CLI does.
 """
 
 from __future__ import annotations
@@ -169,7 +171,8 @@ def run(
             game=game_id,
             command=command.name,
         )
-        return Answer(True, subject, said + "\n", game_id=game_id, seat=THREAD)
+        told = _recovered_notices(engine, game_id, ref[:24], settings, moment)
+        return Answer(True, subject, said + notices.told_line(told) + "\n", game_id=game_id, seat=THREAD)
     try:
         said = _carry_out(engine, command.name, game_id, envelope, settings, moment, ref[:24])
     except UserError as exc:
@@ -207,6 +210,20 @@ def _carry_out(
         change = lambda: admin.rollback(engine, game_id, turn, now, ref=ref)  # noqa: E731
     said, told = notices.calendar_updates(engine, game_id, now, change, settings=settings)
     return said + notices.told_line(told)
+
+
+def _recovered_notices(
+    engine: Engine, game_id: str, ref: str, settings: MailSettings | None, now: datetime
+) -> list[str]:
+    """The calendar notices a run that died after the command's record (its own transaction) did not
+    queue: from where the record says the deadline stood to where it stands. Each notice is queued once,
+    so those the dead run queued are not queued again; the seats mailed now."""
+    was = admin.deadline_before(engine, game_id, ref)
+    if was is None:  # a command that moves no deadline (replace, observe)
+        return []
+    return notices.calendar_notices(
+        engine, game_id, now, notices.Deadline(*was), notices.deadline_now(engine, game_id), settings=settings
+    )
 
 
 def _replace(

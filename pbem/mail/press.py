@@ -36,7 +36,7 @@ import yaml
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem import away, orderfile
+from pbem import away, clock, orderfile
 from pbem.codec import sha256_hex
 from pbem.errors import UserError
 from pbem.i18n import _, language
@@ -224,7 +224,9 @@ def run(
     if not isinstance(envelope, dict):
         return commands._refused(_("after 'press', give the lines game:, player:, password: and to:"))
     try:
-        game_id, seat = commands._authenticate(engine, envelope, from_address)
+        game_id, seat = commands._authenticate(engine, envelope, from_address, clock.utc(now))
+    except commands._Held:  # held against password guessing: no answer, as for every seat command
+        return commands.Answer(False, "", "", silent=True)
     except UserError as exc:
         return commands._refused(str(exc))
     lang = reader_language(engine, game_id, seat)

@@ -22,6 +22,10 @@ def test_killed_ticks_lose_and_double_nothing(tmp_path: Path) -> None:
     for kind in ("welcome", "password", "reminder", "reply", "report"):
         assert figures.values[f"crash.mails_expected.{kind}"] > 0, kind
     assert figures.values["crash.outbox_bounced_expected"] == figures.values["crash.work.bounce"] == 1
+    # a game master's extend mail per game type: carried out once, answered, every seat's calendar moved
+    assert figures.values["crash.work.game_master"] == 3
+    assert figures.values["crash.gm_actions_expected"] == 3
+    assert figures.values["crash.mails_expected.shift"] > 0
     assert not figures.findings
 
 
