@@ -58,7 +58,9 @@ def baltic_facts(view: dict[str, Any], seat: str) -> list[str]:
     me = view["players"][seat]
     for goods in (me["hold"], me["warehouse"]):
         for good in set(goods):
-            facts.append(f"{goods.count(good)} {good}")
+            facts.append(
+                f"{good} ×{goods.count(good)}"
+            )  # "cod ×2": a count beside the word reads in every language
     facts += [fish for fish in me["market"]]
     facts.append(", ".join(me["tokens"]) or "none")
     return facts

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import archive, archive_page, orders, status, turns
+from pbem import archive, archive_page, i18n, orders, status, turns
 from pbem.cli import main
 from pbem.db import connect
 from pbem.envelope import PASSWORD_PLACEHOLDER
@@ -156,7 +156,10 @@ def test_private_press_reaches_the_named_seat_signed_with_the_seat_and_no_addres
     raw = outbox.unpack_message(row.message_z)
     assert row.to_addr == SEATS["bo"] and msg["To"].addresses[0].addr_spec == SEATS["bo"]  # type: ignore[union-attr]
     assert_no_address_of(msg, raw, SEATS["ann"])
-    assert str(msg["Subject"]) == "[pbem] pr-1 · press from ann"
+    with i18n.language("hu"):  # the frame's words are bo's: the subject and the signature
+        subject, signed = i18n._("press from {seat}", seat="ann"), i18n._("seat {seat}", seat="ann")
+    assert subject != "press from ann"
+    assert str(msg["Subject"]) == f"[pbem] pr-1 · {subject}"
     assert str(msg["References"]).split()[0] == thread_root(SETTINGS, "pr-1", "bo")
     assert str(msg["In-Reply-To"]) == thread_root(SETTINGS, "pr-1", "bo")
     assert msg["Content-Language"] == "hu"
@@ -164,7 +167,7 @@ def test_private_press_reaches_the_named_seat_signed_with_the_seat_and_no_addres
     assert "Bo, shall we leave the gold pearls alone?" in said
     assert "[address removed]" in said  # the sender's own address, written in the text, is not passed on
     assert "an old report quoted below" not in said and "wrote:" not in said
-    assert "seat ann" in said
+    assert signed in said
 
     (receipt,) = replies(db)
     assert "went to: bo" in receipt
