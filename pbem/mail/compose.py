@@ -321,9 +321,13 @@ def _break(line: str, width: int) -> list[str]:
 
 
 def set_text(msg: EmailMessage, text: str) -> None:
-    """``text`` as the message's plain-text body, format=flowed."""
+    """``text`` as the message's plain-text body, format=flowed. The ``Content-Language`` written with
+    the headers (:func:`header_fields`) is kept: ``set_content`` drops every ``Content-*`` header."""
+    language = msg["Content-Language"]
     body = flowed(text)
     msg.set_content(body, cte=_cte(body), params={"format": "flowed"})
+    if language is not None:
+        with_language(msg, str(language))
 
 
 def reply_message(

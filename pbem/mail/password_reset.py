@@ -22,13 +22,14 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem import passwords
-from pbem.i18n import _
+from pbem.i18n import _, language
 from pbem.mail.commands import Answer
 from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
 from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.models import GameRow, SeatRow
+from pbem.reports import reader_language
 
 #: how long after one reset mail the next may be sent
 RESET_INTERVAL = timedelta(days=1)
@@ -60,7 +61,8 @@ def request(
             ],
         )
     game_id, seat_name = str(envelope["game"]), str(envelope["player"])
-    _send(engine, settings or load_settings(), game_id, seat_name, utcnow(now))
+    with language(reader_language(engine, game_id, seat_name)):  # the seat's words, not the sender's
+        _send(engine, settings or load_settings(), game_id, seat_name, utcnow(now))
     text = _(
         "If game {game} has a seat {seat} with a registered address, a new password is on its way to "
         "that address (never to any other, and at most one a day). The old password keeps working "

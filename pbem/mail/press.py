@@ -47,7 +47,6 @@ from pbem.mail.compose import (
     set_text,
     subject_line,
     thread_root,
-    with_language,
 )
 from pbem.mail.outbox import queue, utcnow
 from pbem.mail.settings import MailSettings, load_settings
@@ -160,7 +159,7 @@ class Press:
             )
         )
         set_text(message, self.body(delivery.seat))
-        return with_language(message)  # set_text drops every Content-* header
+        return message
 
     def body(self, reader: str) -> str:
         """The press mail's text for ``reader`` (a seat, or ``""`` for an observer): the frame in the

@@ -22,12 +22,13 @@ from pbem.dice import report_data
 from pbem.envelope import PASSWORD_PLACEHOLDER
 from pbem.errors import UserError
 from pbem.history import current_state, game_of
-from pbem.i18n import _
+from pbem.i18n import _, language
 from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.mail.outbox import begin_write, queue, utcnow
 from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.models import GameRow, ReportRow, SeatRow
+from pbem.reports import reader_languages
 
 
 def welcome_key(game_id: str, seat: SeatRow) -> str:
@@ -69,6 +70,7 @@ def queue_welcomes(
         seats = list(
             session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position))
         )
+        languages = reader_languages(session, game_id)
         reports = {
             r.seat: r
             for r in session.exec(
@@ -87,22 +89,23 @@ def queue_welcomes(
             address = seat.email.strip().lower()
             if seat.name not in issued or not is_address(address):
                 continue
-            report = reports.get(seat.name)
-            text = _body(gm.title, game, seat.name, names, issued[seat.name], report, waiting)
-            key = welcome_key(game_id, seat)
-            root = thread_root(settings, game_id, seat.name)
-            message = new_message(
-                header_fields(
-                    settings,
-                    to=address,
-                    subject=subject_line(game_id, _("welcome, {seat}", seat=seat.name)),
-                    key=key,
-                    now=now,
-                    thread=root,
-                    message_id=None if replaced else root,
+            with language(languages.get(seat.name)):  # the seat's words, its mail's Content-Language
+                report = reports.get(seat.name)
+                text = _body(gm.title, game, seat.name, names, issued[seat.name], report, waiting)
+                key = welcome_key(game_id, seat)
+                root = thread_root(settings, game_id, seat.name)
+                message = new_message(
+                    header_fields(
+                        settings,
+                        to=address,
+                        subject=subject_line(game_id, _("welcome, {seat}", seat=seat.name)),
+                        key=key,
+                        now=now,
+                        thread=root,
+                        message_id=None if replaced else root,
+                    )
                 )
-            )
-            set_text(message, text)
+                set_text(message, text)
             if queue(session, key=key, to=address, message=message, now=now, game_id=game_id):
                 welcomed.append(seat.name)
                 if report is not None and not report.mail_queued:

@@ -104,3 +104,15 @@ def test_a_reminder_is_written_in_the_seats_language(engine: Engine, known_words
     reminders = {m["To"]: m for m in sent(engine)[before:]}
     assert reminders["bob@example.org"]["Content-Language"] == "zh"
     assert reminders["ann@example.org"]["Content-Language"] == "en"
+
+
+def test_a_new_password_mail_says_its_language_too(engine: Engine) -> None:
+    # a mail with a text part only (the new password, a welcome, a held seat's notice) keeps the
+    # Content-Language its headers were written with: setting the text must not drop it
+    game = new_game(engine)
+    ask(engine, f"language: zh\ngame: {game.id}\nplayer: blue\npassword: {game.passwords['blue']}\n")
+    before = len(sent(engine))
+    ask(engine, f"password\ngame: {game.id}\nplayer: blue\n", frm="Bob <bob@example.org>")
+    new = [m for m in sent(engine)[before:] if game.id in str(m["Subject"])]
+    assert new, "the new password is mailed"
+    assert [m["Content-Language"] for m in new] == ["zh"] * len(new)

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import markers, orders
+from pbem import i18n, markers, orders
 from pbem.cli import main
 from pbem.cron.notices import send_notice
 from pbem.db import connect
@@ -88,6 +88,21 @@ def text(msg: EmailMessage) -> str:
     part = msg.get_body(preferencelist=("plain",))
     assert part is not None and part.get_param("format") == "flowed"
     return reading.unflow(str(part.get_content()).replace("\r\n", "\n"))
+
+
+def test_each_welcome_is_written_in_its_seats_language(
+    db: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    issued = new(capsys, "--lang", "hu", "--lang", "blue=zh")
+    by_seat = {row.to_addr: parsed(row) for row in rows(db)}
+    for seat, lang in (("red", "hu"), ("blue", "zh")):
+        msg = by_seat[SEATS[seat]]
+        with i18n.language(lang):
+            subject = i18n._("welcome, {seat}", seat=seat)
+        assert subject != f"welcome, {seat}"  # the catalogs have it
+        assert msg["Content-Language"] == lang
+        assert msg["Subject"] == f"[pbem] w-1 · {subject}"
+        assert issued[seat] in text(msg)
 
 
 def test_new_queues_each_seat_a_welcome_with_its_password_and_a_filled_template(
