@@ -91,12 +91,20 @@ def order_template(
     schema = f"# yaml-language-server: $schema={game_name}.schema.json\n" if game_name else ""
     # framed by the marker lines, so the document is found in any mail it travels in (pbem.markers);
     # the editor's schema line inside them, so it travels with the document
+    heading = _(
+        "{title} · game {game} · turn {turn} · orders of {seat}",
+        title=title,
+        game=game_id,
+        turn=turn,
+        seat=seat,
+    )
+    password_note = _("the password you were given when the game began")
     return markers.frame(
-        f"{schema}# {title} · game {game_id} · turn {turn} · orders of {seat}\n"
+        f"{schema}# {heading}\n"
         f"# {decision.prompt}\n"
         f"game: {scalar_flow(game_id)}\n"
         f"player: {scalar_flow(seat)}\n"
         f"turn: {turn}\n"
-        f"password: {PASSWORD_PLACEHOLDER}   # the password you were given when the game began\n"
+        f"password: {PASSWORD_PLACEHOLDER}   # {password_note}\n"
         f"orders:\n{indent(body)}"
     )
