@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import time
-import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import policy
@@ -21,6 +20,7 @@ from email.message import EmailMessage
 from io import BytesIO
 from typing import Any
 
+from isal import isal_zlib
 from sqlalchemy import Engine, String, and_, cast, exists, false, func, insert, literal, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
@@ -95,15 +95,18 @@ def message_bytes(msg: EmailMessage) -> bytes:
 
 
 def pack_message(msg: EmailMessage | bytes) -> bytes:
-    """A mail as the outbox stores it. Level 1: a report mail (some 70 KB, mostly its HTML page) packs
-    to 11 KB in a quarter of the time level 6 takes to reach 9 KB, and a host packs one per seat per
-    turn."""
+    """A mail as the outbox stores it: a zlib stream, written by ISA-L (``isal``) at its level 2. A
+    report mail is some 80 KB, two thirds of it base64 pictures that hardly shrink; the stdlib's zlib
+    at level 1 took 1.3 ms a mail over them (a host packs one per seat per turn), ISA-L takes 0.16 ms
+    for the same 46 KB. The stream is an ordinary zlib one: rows packed before by the stdlib read the
+    same, and any zlib reads these."""
     raw = msg if isinstance(msg, bytes) else message_bytes(msg)
-    return zlib.compress(raw, 1)
+    return isal_zlib.compress(raw, 2)
 
 
 def unpack_message(blob: bytes) -> bytes:
-    return zlib.decompress(blob)
+    """The exact bytes :func:`pack_message` packed (or the stdlib's zlib, before it)."""
+    return isal_zlib.decompress(blob)
 
 
 def queue(

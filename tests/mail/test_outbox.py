@@ -45,6 +45,19 @@ def test_a_dedupe_key_is_queued_once(engine: Engine, settings: MailSettings) -> 
     assert [r.dedupe_key for r in rows(engine)] == ["reply:1"]
 
 
+def test_a_packed_mail_is_an_ordinary_zlib_stream_of_its_exact_bytes() -> None:
+    import os
+    import zlib
+
+    # a report mail's shape: text that packs well, then base64 pictures that hardly do
+    raw = b"Subject: turn 3\r\n\r\n" + b"<p>the reef</p>\r\n" * 500 + os.urandom(30_000).hex().encode()
+    blob = outbox.pack_message(raw)
+    assert len(blob) < len(raw) * 0.75
+    assert outbox.unpack_message(blob) == raw
+    assert zlib.decompress(blob) == raw  # any zlib reads what the outbox stores
+    assert outbox.unpack_message(zlib.compress(raw, 1)) == raw  # and rows packed by the stdlib still read
+
+
 def test_send_delivers_each_due_mail_once_and_marks_it_sent(
     engine: Engine, settings: MailSettings, smtp: SmtpServer
 ) -> None:
