@@ -31,6 +31,7 @@ import html as htmllib
 import io
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -57,9 +58,7 @@ FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/op
 LATIN_FONTS = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf")
 CJK_FONTS = ("NotoSansCJK-Regular.ttc", "NotoSansCJK-Bold.ttc")
 
-_SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", re.S)
-_WEB_STYLE = re.compile(r"<style\b[^>]*\bdata-web\b[^>]*>.*?</style>\s*", re.S)
-_STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
+_WEB_ATTR = re.compile(r"\sdata-web\b")
 _ATTR = re.compile(r'\s([a-zA-Z_:][-a-zA-Z0-9_:.]*)="([^"]*)"')
 _SPRITE = re.compile(r'<g\b[^>]*?\bdata-sprite="([^"]*)"[^>]*>')
 _G_TAG = re.compile(r"<(/?)g\b[^>]*?(/?)>")
@@ -84,15 +83,207 @@ class MailPage:
     pictures: tuple[Picture, ...]
 
 
+#: the wrapper of a report's table (``templates/base.html.j2``): the part of the page every seat of a
+#: turn mostly shares, made mail once (:func:`_mail_segment`)
+TABLE_OPEN = '<div class="block" data-table>'
+_DIV_TAG = re.compile(r"<(/?)div\b[^>]*>")
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)\b[^>]*?(/?)>")
+_HTML_TAG = re.compile(r"<html\b[^>]*>", re.I)
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_CSS_BLOCK = re.compile(r"\{[^{}]*\}")
+_COMBINATOR = re.compile(r"\s*([+~>])\s*|\s+")
+#: plain text standing in the page for its table while the rest is made mail (the inliner writes text
+#: back as it is); a page that holds it is made mail whole
+_MARK = "pbem-mail-table-b0d6c3e1"
+_HOLE, _BEGIN, _END = _MARK + "-hole", _MARK + "-begin", _MARK + "-end"
+
+
 @lru_cache(maxsize=64)
 def mail_page(page: str) -> MailPage:
     """The mail rendering of the web report ``page`` (see the module's docstring). Cached: the public
-    report goes to every observer."""
-    all_styles = "\n".join(_STYLE.findall(page))
-    pictures: dict[str, Picture] = {}
+    report goes to every observer.
 
-    def replace(match: re.Match[str]) -> str:
-        svg = match.group(0)
+    The page's table (inside ``<div class="block" data-table>``) is most of it, and the same string in
+    every seat's page of a turn while each page is another (its own block), so the table is made mail
+    once (:func:`_mail_segment`, cached by what it depends on) and the rest of each page around it.
+    The table is inlined inside the elements that enclose it in the page (the frame, the wrapper), so
+    a selector that reaches into it from them (``td.frame p``) styles it as in the whole page; a
+    selector that depends on siblings or positions (``+``, ``~``, ``:first-child``) could not be told
+    apart that way, and a page whose CSS has one is made mail whole. ``tests/mail/test_report_mail.py``
+    checks the two ways agree for every game."""
+    start = page.find(TABLE_OPEN)
+    inner = start + len(TABLE_OPEN)
+    close = _div_close(page, inner) if start >= 0 else None
+    segment = page[inner:close] if close is not None else ""
+    if close is None or "<style" in segment or _MARK in page:
+        return _mail_whole(page)  # no table marked, or one with CSS of its own
+    before, after = page[:inner], page[close:]
+    all_styles = "\n".join([*_styles(before), *_styles(after)])
+    before, after = _without_web_styles(before), _without_web_styles(after)
+    css = "\n".join([*_styles(before), *_styles(after)])  # what the inliner takes from the page
+    pictures: dict[str, Picture] = {}
+    before = _replace_svgs(before, _picture_tag(all_styles, pictures))
+    enclosing = _open_elements(before)
+    if enclosing is None or not _context_free(css, enclosing):
+        return _mail_whole(page)
+    table = _mail_segment(segment, enclosing, all_styles, css)
+    for picture in table.pictures:
+        pictures.setdefault(picture.cid, picture)
+    after = _replace_svgs(after, _picture_tag(all_styles, pictures))
+    inlined = _inliner().inline(before + _HOLE + after)
+    return MailPage(inlined.rstrip("\n").replace(_HOLE, table.html) + "\n", tuple(pictures.values()))
+
+
+def _mail_whole(page: str) -> MailPage:
+    """The mail rendering of ``page`` in one piece: its boards drawn, its icons dropped, its CSS
+    inlined over the whole page."""
+    all_styles = "\n".join(_styles(page))
+    pictures: dict[str, Picture] = {}
+    body = _replace_svgs(_without_web_styles(page), _picture_tag(all_styles, pictures))
+    return MailPage(_inliner().inline(body).rstrip("\n") + "\n", tuple(pictures.values()))
+
+
+def _elements(html: str, name: str) -> Iterator[tuple[int, int, int]]:
+    """(start, end of the open tag, end) of each ``<name …>…</name>`` of ``html`` in turn, as the
+    pattern ``<name\\b[^>]*>.*?</name>`` finds them: the first end tag ends it (neither SVG nor CSS
+    nests). Found with ``str.find``: the pattern's lazy scan took half a millisecond over a page."""
+    opening, closing = "<" + name, "</" + name + ">"
+    at = 0
+    while (start := html.find(opening, at)) >= 0:
+        follows = html[start + len(opening) : start + len(opening) + 1]
+        if follows.isalnum() or follows == "_":
+            at = start + len(opening)  # another tag whose name starts the same
+            continue
+        tag_end = html.find(">", start) + 1
+        end = html.find(closing, tag_end) if tag_end else -1
+        if end < 0:
+            return
+        yield start, tag_end, end + len(closing)
+        at = end + len(closing)
+
+
+def _styles(html: str) -> list[str]:
+    """The content of every ``<style>`` of ``html``."""
+    return [html[tag_end : end - len("</style>")] for _start, tag_end, end in _elements(html, "style")]
+
+
+def _without_web_styles(html: str) -> str:
+    """``html`` without its ``<style data-web>`` blocks (and the white space after each)."""
+    pieces, at = [], 0
+    for start, tag_end, end in _elements(html, "style"):
+        if _WEB_ATTR.search(html, start, tag_end):
+            pieces.append(html[at:start])
+            at = len(html) - len(html[end:].lstrip())
+    return "".join(pieces) + html[at:] if pieces else html
+
+
+def _replace_svgs(html: str, replace: Callable[[str], str]) -> str:
+    """``html`` with each ``<svg>…</svg>`` replaced by ``replace(it)``."""
+    pieces, at = [], 0
+    for start, _tag_end, end in _elements(html, "svg"):
+        pieces += [html[at:start], replace(html[start:end])]
+        at = end
+    return "".join(pieces) + html[at:] if pieces else html
+
+
+@lru_cache(maxsize=16)
+def _mail_segment(segment: str, enclosing: str, all_styles: str, css: str) -> MailPage:
+    """A piece of a page (its table) made mail: its boards as pictures (drawn with the page's
+    ``all_styles``), its icons dropped, the mail CSS ``css`` inlined into it as it stands inside the
+    ``enclosing`` elements (their open tags, as the page writes them).
+
+    Shared by the seats of a turn, and safe to: the result is a function of these four strings only
+    (each is in the key), and a seat whose table differs (the table reads a view that differs) has
+    another ``segment``, so another key; nothing of one seat's page outside its table is in it."""
+    pictures: dict[str, Picture] = {}
+    body = _replace_svgs(segment, _picture_tag(all_styles, pictures))
+    root = enclosing.index(">") + 1  # the page's <html> tag, then its head (the CSS alone)
+    document = f"{enclosing[:root]}<head><style>{css}</style></head>{enclosing[root:]}"
+    inlined = _inliner().inline(document + _BEGIN + body + _END)
+    html = inlined[inlined.index(_BEGIN) + len(_BEGIN) : inlined.index(_END)]
+    return MailPage(html, tuple(pictures.values()))
+
+
+def _open_elements(html: str) -> str | None:
+    """The open tags, as written, of the elements that enclose the end of ``html`` (a page up to some
+    point), outermost first; ``None`` unless that is certain: every element closed by its own end tag,
+    no comment."""
+    root = _HTML_TAG.search(html)
+    body = html.find("</head>")
+    if root is None or body < 0 or "<!--" in html[body:]:
+        return None
+    stack: list[tuple[str, str]] = []
+    for tag in _TAG.finditer(html, body + len("</head>")):
+        closing, name = tag.group(1), tag.group(2).lower()
+        if closing:
+            if not stack or stack[-1][0] != name:
+                return None  # an element closed by another's end: the parser's rules, not ours
+            stack.pop()
+        elif not tag.group(3) and name not in _VOID:
+            stack.append((name, tag.group(0)))
+    return root.group(0) + "".join(text for _name, text in stack)
+
+
+@lru_cache(maxsize=64)
+def _context_free(css: str, enclosing: str) -> bool:
+    """Whether ``css`` styles what is inside the ``enclosing`` elements (open tags) the same with and
+    without the rest of the page around them: no selector of an element inside asks of one of those
+    elements where it stands among its siblings (``td.frame:first-child p``, ``h1 + div p``). The
+    siblings of anything inside are inside too, and the enclosing elements' own style is taken from
+    the page, so ``section h2 + div`` is fine. Conservative: an at-rule, or a positional part of a
+    selector (not its last) that could match an enclosing element, says no."""
+    positional = _positional(css)
+    if positional is None:
+        return False
+    elements = [_element(tag.group(0)) for tag in _TAG.finditer(enclosing)]
+    return not any(_may_match(part, element) for part in positional for element in elements)
+
+
+def _positional(css: str) -> tuple[str, ...] | None:
+    """The compound selectors of ``css`` that depend on siblings or position; ``None`` for CSS with an
+    at-rule (not followed here)."""
+    selectors = _CSS_BLOCK.sub(",", _CSS_COMMENT.sub(" ", css))
+    if "@" in selectors or "{" in selectors or "}" in selectors:
+        return None
+    found: list[str] = []
+    for selector in selectors.split(","):
+        parts = _COMBINATOR.split(selector.strip())  # compound, combinator (None: a space), compound…
+        for at in range(0, len(parts) - 2, 2):  # not the last: the element styled, whose own style
+            # is taken from the page around it when it encloses the table
+            if ":" in parts[at] or (at and parts[at - 1] in ("+", "~")):
+                found.append(parts[at])
+    return tuple(found)
+
+
+def _element(tag: str) -> tuple[str, frozenset[str], str]:
+    """(name, classes, id) of an open tag."""
+    attrs = dict(_ATTR.findall(tag))
+    name = _TAG.match(tag).group(2).lower()  # type: ignore[union-attr]
+    return name, frozenset(attrs.get("class", "").split()), attrs.get("id", "")
+
+
+def _may_match(compound: str, element: tuple[str, frozenset[str], str]) -> bool:
+    """Whether the compound selector could select ``element``: its type, classes and id do not rule it
+    out (attribute tests and pseudo-classes are taken as matching)."""
+    name, classes, ident = element
+    plain = compound.split(":", 1)[0]
+    kind = re.match(r"[a-zA-Z][\w-]*", plain)
+    if kind and kind.group(0).lower() != name:
+        return False
+    if not set(re.findall(r"\.([\w-]+)", plain)) <= classes:
+        return False
+    ids = re.findall(r"#([\w-]+)", plain)
+    return not ids or ids == [ident]
+
+
+def _picture_tag(all_styles: str, pictures: dict[str, Picture]) -> Callable[[str], str]:
+    """The replacement of one ``<svg>``: a board's picture tag (its picture added to ``pictures``),
+    or nothing for an icon."""
+
+    def replace(svg: str) -> str:
         attrs = dict(_ATTR.findall(svg[: svg.index(">") + 1]))
         name = attrs.get("data-picture")
         if not name:
@@ -106,9 +297,30 @@ def mail_page(page: str) -> MailPage:
             f'height:auto;border:0;margin:0 auto">'
         )
 
-    body = _SVG.sub(replace, _WEB_STYLE.sub("", page))
-    inlined = css_inline.CSSInliner(keep_style_tags=False, load_remote_stylesheets=False).inline(body)
-    return MailPage(inlined.rstrip("\n") + "\n", tuple(pictures.values()))
+    return replace
+
+
+def _div_close(html: str, start: int) -> int | None:
+    """Where the end tag of the ``<div>`` whose content begins at ``start`` is."""
+    depth = 1
+    opening, close = html.find("<div", start), html.find("</div>", start)
+    while close >= 0:
+        if 0 <= opening < close:
+            follows = html[opening + 4 : opening + 5]
+            depth += 0 if follows.isalnum() or follows in "_-" else 1  # not <divider>
+            opening = html.find("<div", opening + 4)
+        else:
+            depth -= 1
+            if depth == 0:
+                return close
+            close = html.find("</div>", close + len("</div>"))
+    return None
+
+
+@lru_cache(maxsize=1)
+def _inliner() -> css_inline.CSSInliner:
+    """The mail's CSS inliner: the page's own ``<style>`` only (nothing fetched), none left."""
+    return css_inline.CSSInliner(keep_style_tags=False, load_remote_stylesheets=False)
 
 
 def picture_of(svg: str, style_sheet: str, name: str) -> Picture:
@@ -340,7 +552,7 @@ def _quantise(png: bytes) -> bytes:
 
 def clear_caches() -> None:
     """Forget every drawn picture and layer (tests: a fresh process's first drawing)."""
-    for cached in (mail_page, _render, _static_image, _sprite_image):
+    for cached in (mail_page, _mail_segment, _render, _static_image, _sprite_image):
         cached.cache_clear()
 
 

@@ -416,3 +416,60 @@ def test_the_pictures_boundary_and_the_outer_one_do_not_start_each_other(setting
     assert len(parsed.get_body(("related",)).get_payload()) == 2  # type: ignore[union-attr]
     plain = mail_of(settings, seats[0], "text", f"<p>{board}</p>\n")
     assert b"Content-Transfer-Encoding: 7bit\r\n\r\n<html>" in plain  # without it: 7bit, as before
+
+
+# ------------------------------------------------------------ the table made mail once for every seat
+
+
+@pytest.mark.parametrize("game_name", ["reef-encounter", "mare-balticum", "coral-divers"])
+def test_the_table_made_mail_once_is_the_page_made_mail_whole(game_name: str) -> None:
+    seats, pages = board_reports(game_name, 4)
+    mailhtml.clear_caches()
+    for _text, html in pages:
+        assert mailhtml.TABLE_OPEN in html
+        split, whole = mail_page(html), mailhtml._mail_whole(html)
+        assert split.html == whole.html
+        assert [p.cid for p in split.pictures] == [p.cid for p in whole.pictures]
+    # made mail in pieces (not the whole page again), and the seats' shared table once
+    info = mailhtml._mail_segment.cache_info()
+    assert info.misses >= 1 and info.hits + info.misses == len(seats)
+
+
+# each rule reaches into the table from the page around it: from an enclosing element (the table is
+# then still made mail on its own, inside those elements), or by siblings or a position of one (the page
+# is then made mail whole)
+@pytest.mark.parametrize(
+    ("rule", "on_its_own"),
+    [
+        ("td.frame h2 { color: #ab0001 }", True),
+        ("body > table.frame div.block p { letter-spacing: 1px }", True),
+        ("header ~ div.block h2 { color: #ab0002 }", False),
+        ("div.block ~ div table { color: #ab0003 }", False),
+        ("td.frame > div:nth-child(3) p { color: #ab0004 }", False),
+    ],
+)
+def test_a_selector_from_outside_the_table_styles_it_as_in_the_whole_page(
+    rule: str, on_its_own: bool
+) -> None:
+    _seats, pages = board_reports("reef-encounter", 2)
+    html = pages[0][1].replace("</style>", rule + "\n</style>", 1)
+    mailhtml.clear_caches()
+    split, whole = mail_page(html), mailhtml._mail_whole(html)
+    assert split.html == whole.html
+    table = whole.html.split('data-table=""', 1)[1].split('<section class="block private"', 1)[0]
+    assert rule.split("{")[1].split(":")[1].strip(" }") in table  # the rule does style the table
+    assert mailhtml._mail_segment.cache_info().misses == (1 if on_its_own else 0)
+
+
+def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
+    _seats, pages = board_reports("reef-encounter", 2)
+    first, second = pages[0][1], pages[1][1]
+    start = first.index(mailhtml.TABLE_OPEN) + len(mailhtml.TABLE_OPEN)
+    # the same table but for one word: another key, so neither seat's table reaches the other
+    second = second[:start] + "<p>only-bob-sees-this</p>" + first[start:].split("</div>\n\n", 1)[0]
+    second += "</div>\n\n" + pages[1][1].split(mailhtml.TABLE_OPEN, 1)[1].split("</div>\n\n", 1)[1]
+    mailhtml.clear_caches()
+    one, other = mail_page(first).html, mail_page(second).html
+    assert "only-bob-sees-this" in other and "only-bob-sees-this" not in one
+    assert other == mailhtml._mail_whole(second).html
+    assert mailhtml._mail_segment.cache_info().misses == 2
