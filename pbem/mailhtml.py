@@ -47,11 +47,13 @@ MAX_WIDTH = 560
 #: pixels per shown pixel: sharp on a phone's or laptop's dense screen
 DENSITY = 2
 #: a picture heavier than this is reduced to a palette (flat colours: it looks the same, weighs half or
-#: less: a Reef Encounter board 18 KB -> 8.5 KB, the Mare Balticum map 160 KB -> 60 KB). The reduction
-#: costs 8 ms a board, once per drawing; the bytes it saves are carried, base64'd and packed in every
-#: seat's mail (packing a Reef Encounter mail took 1.9 ms at 110 KB), and a tick mails far more than it
-#: draws.
+#: less: the Mare Balticum map 160 KB -> 60 KB). The reduction costs 1 to 2 ms a board, once per
+#: drawing (:func:`_reduced`); the bytes it saves are carried, base64'd and packed in every seat's mail,
+#: and a tick mails far more than it draws.
 QUANTISE_ABOVE = 8_000
+#: the most pixels a picture may have to be packed by zlib's fast level 3 (:func:`_png`): a Reef
+#: Encounter board has 270,000, the Mare Balticum map 1.2 million
+FAST_PNG_PIXELS = 400_000
 #: fonts handed to resvg: loading the system's hundreds of fonts took most of a render. DejaVu covers
 #: Latin, Greek and Cyrillic; Noto CJK is added only for a picture that writes Chinese (it is 20 MB).
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/opentype/noto"))
@@ -504,9 +506,28 @@ def _sprite_image(
 
 def _encode(image: Image.Image) -> bytes:
     """A layered picture as PNG: reduced to a palette as :func:`_quantise` does."""
-    reduced = image.quantize(colors=128, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    return _png(_reduced(image))
+
+
+def _reduced(image: Image.Image) -> Image.Image:
+    """``image`` with at most 128 colours, undithered: a board's flat fills and their anti-aliased
+    edges. The palette is the fast octree's of the picture at half its size, each 2 × 2 pixels
+    averaged (a quarter of the pixels, and the octree's cost is per pixel: 2.7 ms over a whole Reef
+    Encounter board; the averages stand for the edges' blends), and each pixel takes the nearest of
+    its colours: on the games' boards no pixel is further off than with the octree's own mapping of
+    every pixel (at most 24 shades where that was 35)."""
+    sample = image.reduce(2) if min(image.size) >= 2 else image
+    palette = sample.quantize(colors=128, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    return image.quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def _png(image: Image.Image) -> bytes:
+    """``image`` as PNG. zlib level 3 (the last of its fast levels) for a picture of up to
+    :data:`FAST_PNG_PIXELS`: a Reef Encounter board in 1.1 ms where level 6 took 1.7, at 10.5 KB where
+    8.5. A larger one (a map) at level 6: there the fifth more bytes would be 10 KB a picture, carried
+    in every seat's mail, toward the limit of what a mail may weigh."""
     out = io.BytesIO()
-    reduced.save(out, "PNG", compress_level=6)
+    image.save(out, "PNG", compress_level=3 if image.width * image.height <= FAST_PNG_PIXELS else 6)
     return out.getvalue()
 
 
@@ -541,13 +562,9 @@ def _fonts(cjk: bool) -> list[str]:
 
 
 def _quantise(png: bytes) -> bytes:
-    """The picture with at most 128 colours, undithered: a board's flat fills and their anti-aliased
-    edges, at 40 % of the weight. zlib level 6: level 9 saved 5 % more and took seven times longer."""
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    reduced = image.quantize(colors=128, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    reduced.save(out, "PNG", compress_level=6)
-    return out.getvalue()
+    """The picture reduced to a palette (:func:`_reduced`): at 40 % of the weight, looking the same."""
+    with Image.open(io.BytesIO(png)) as image:
+        return _png(_reduced(image.convert("RGB")))
 
 
 def clear_caches() -> None:
