@@ -130,15 +130,23 @@ def report_parts(
 
 
 def parts_for_reports(
-    session: Session, game_id: str, reports: Sequence[tuple[int, str, int]], now: datetime, organizer: str
+    session: Session,
+    game_id: str,
+    reports: Sequence[tuple[int, str, int]],
+    now: datetime,
+    organizer: str,
+    *,
+    game: GameRow | None = None,
+    seats: Sequence[SeatRow] | None = None,
 ) -> dict[int, list[str]]:
     """The calendar parts of one game's reports ``(report id, seat, turn)``, by report id; the public
-    report (seat ``""``) has none."""
+    report (seat ``""``) has none. ``game`` and ``seats``: the game's rows when the caller has read
+    them already (else they are read here)."""
     wanted = [r for r in reports if r[1]]
     if not wanted:
         return {}
-    game = game_row(session, game_id)
-    seats = {s.name: s for s in seat_rows(session, game_id)}
+    game = game if game is not None else game_row(session, game_id)
+    seats = {s.name: s for s in (seats if seats is not None else seat_rows(session, game_id))}
     return {
         report_id: report_parts(game, seats[name], turn, now, organizer)
         for report_id, name, turn in wanted

@@ -28,14 +28,14 @@ from sqlmodel import Session, select
 from pbem import fencing
 from pbem.calendar import parts_for_reports
 from pbem.codec import unpack
+from pbem.history import game_row, seat_rows
 from pbem.i18n import language
 from pbem.mail.compose import report_mail, report_subject
 from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.mail.transport import DeliveryError, Transport
 from pbem.markers import BEGIN
-from pbem.models import ObserverRow, OutboxRow, ReportRow, SeatRow
-from pbem.reports import reader_languages
+from pbem.models import GameRow, ObserverRow, OutboxRow, ReportRow, SeatRow
 
 #: how long a sender owns a row it is delivering; after a crash the row is due again then
 CLAIM_SECONDS = 600
@@ -205,9 +205,12 @@ def enqueue_reports(
             reports = _claim_reports(session, game_id, lock=locking)
             if not reports:
                 return queued
-            wanted = _addressed(session, reports)
-            languages = reader_languages(session, reports[0].game_id)
-            calendars = _calendars(session, reports[0].game_id, wanted, now, settings)
+            # the game and its seats read once, for the addresses, the languages and the calendars
+            game = game_row(session, reports[0].game_id)
+            seats = seat_rows(session, game.id)
+            wanted = _addressed(session, reports, seats)
+            languages = {seat.name: seat.language or game.language for seat in seats} | {"": game.language}
+            calendars = _calendars(session, game, seats, wanted, now, settings)
             if not locking:
                 session.commit()  # no transaction while composing
             mails = _compose(settings, wanted, now, languages, calendars)
@@ -226,29 +229,30 @@ def enqueue_reports(
 def _claim_reports(session: Session, game_id: str | None, *, lock: bool) -> list[ReportRow]:
     """The unqueued reports of ``game_id`` (else of the game with the oldest one); with ``lock``,
     locked for this transaction, skipping those another pass holds. Empty when none is left."""
+    of_game = select(ReportRow).where(ReportRow.mail_queued == false()).order_by(ReportRow.id)  # type: ignore[arg-type]
     if game_id is None:
         first = (
             select(ReportRow.game_id).where(ReportRow.mail_queued == false()).order_by(ReportRow.id).limit(1)
         )
         if lock:
-            first = first.with_for_update(skip_locked=True)
-        game_id = session.exec(first).first()
-        if game_id is None:
-            return []
-    of_game = (
-        select(ReportRow)
-        .where(ReportRow.mail_queued == false(), ReportRow.game_id == game_id)
-        .order_by(ReportRow.id)  # type: ignore[arg-type]
-    )
+            game_id = session.exec(first.with_for_update(skip_locked=True)).first()
+            if game_id is None:
+                return []
+        else:  # nothing to skip: the oldest report's game found in the same statement
+            return list(session.exec(of_game.where(ReportRow.game_id == first.scalar_subquery())))
+    of_game = of_game.where(ReportRow.game_id == game_id)
     if lock:
         of_game = of_game.with_for_update(skip_locked=True)
     return list(session.exec(of_game))
 
 
-def _addressed(session: Session, reports: list[ReportRow]) -> list[tuple[ReportRow, str, str]]:
-    """(report, dedupe key, address) of every mail one game's ``reports`` owe, less those queued."""
+def _addressed(
+    session: Session, reports: list[ReportRow], seats: list[SeatRow]
+) -> list[tuple[ReportRow, str, str]]:
+    """(report, dedupe key, address) of every mail one game's ``reports`` owe its ``seats`` and
+    observers, less those queued."""
     game_id = reports[0].game_id
-    emails = dict(session.exec(select(SeatRow.name, SeatRow.email).where(SeatRow.game_id == game_id)).all())
+    emails = {seat.name: seat.email for seat in seats}
     observers: list[str] = []
     if any(r.seat == "" for r in reports):
         observers = list(session.exec(select(ObserverRow.email).where(ObserverRow.game_id == game_id)))
@@ -273,7 +277,8 @@ def _present(session: Session, keys: list[str]) -> set[str]:
 
 def _calendars(
     session: Session,
-    game_id: str,
+    game: GameRow,
+    seats: list[SeatRow],
     wanted: list[tuple[ReportRow, str, str]],
     now: datetime,
     settings: MailSettings,
@@ -281,7 +286,7 @@ def _calendars(
     """Each seat's report's calendar parts (its resolved turn's deadline cancelled, the next one set)."""
     reports = {row.id: (row.id, row.seat, row.turn) for row, _key, _address in wanted if row.seat}
     organizer = settings.from_addr or "pbem@localhost"
-    return parts_for_reports(session, game_id, list(reports.values()), now, organizer)  # type: ignore[arg-type]
+    return parts_for_reports(session, game.id, list(reports.values()), now, organizer, game=game, seats=seats)  # type: ignore[arg-type]
 
 
 def _compose(
