@@ -9,6 +9,8 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from PIL import Image
 from sqlalchemy import Engine
 from sqlmodel import Session, select
@@ -473,3 +475,24 @@ def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
     assert "only-bob-sees-this" in other and "only-bob-sees-this" not in one
     assert other == mailhtml._mail_whole(second).html
     assert mailhtml._mail_segment.cache_info().misses == 2
+
+
+# --------------------------------------------------------------- headers written without the policy
+
+
+@given(
+    name=st.sampled_from(["To", "Subject", "Message-ID", "References", "Content-Language", "X-Loop"]),
+    value=st.text(alphabet=st.characters(min_codepoint=9, max_codepoint=126), max_size=90)
+    | st.text(max_size=40),
+)
+def test_a_header_is_folded_as_the_email_policy_folds_it(name: str, value: str) -> None:
+    value = value.replace("\r", "").replace("\n", " ")  # header_fields keeps values on one line
+    assert compose._folded(name, value) == compose._HEADER_POLICY.fold_binary(
+        name, compose._header_value(name, value)
+    )
+
+
+def test_a_header_of_exactly_a_line_is_left_and_one_longer_folded() -> None:
+    for length in (76, 77, 78):
+        value = "x" * (length - len("Subject: ") - 10) + " " + "y" * 9
+        assert compose._folded("Subject", value) == compose._HEADER_POLICY.fold_binary("Subject", value)
