@@ -482,11 +482,11 @@ def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
 
 @given(
     name=st.sampled_from(["To", "Subject", "Message-ID", "References", "Content-Language", "X-Loop"]),
-    value=st.text(alphabet=st.characters(min_codepoint=9, max_codepoint=126), max_size=90)
-    | st.text(max_size=40),
+    # what header_fields writes: one line of printable text, ASCII or not (tabs too)
+    value=st.text(alphabet=st.sampled_from([chr(c) for c in range(32, 127)] + ["\t"]), max_size=90)
+    | st.text(max_size=40).filter(str.isprintable),
 )
 def test_a_header_is_folded_as_the_email_policy_folds_it(name: str, value: str) -> None:
-    value = value.replace("\r", "").replace("\n", " ")  # header_fields keeps values on one line
     assert compose._folded(name, value) == compose._HEADER_POLICY.fold_binary(
         name, compose._header_value(name, value)
     )
