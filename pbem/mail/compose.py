@@ -257,6 +257,13 @@ def _folded(name: str, value: str) -> bytes:
     millisecond over a report mail's dozen headers); anything else is folded by the policy."""
     if len(name) + len(value) <= 76 and value.isascii() and value.isprintable():  # no control character
         return f"{name}: {value}\r\n".encode("ascii")
+    return _policy_folded(name, value)
+
+
+@lru_cache(maxsize=256)
+def _policy_folded(name: str, value: str) -> bytes:
+    """The policy's folding of one header: the same subject (words beyond ASCII: encoded words) goes
+    to the seats of a turn, and the folding is a function of the name and value alone."""
     return _HEADER_POLICY.fold_binary(name, _header_value(name, value))
 
 
