@@ -219,6 +219,10 @@ def enqueue_reports(
             try:
                 queued += _store(session, reports, mails)
                 session.commit()
+                if game_id is not None:
+                    # every unqueued report of the game was claimed at once (on PostgreSQL less those
+                    # another pass holds, which it queues): asking again would find none
+                    return queued
             except IntegrityError:  # another host queued one of them between our look and our write
                 session.rollback()
                 if failed_on == reports[0].id:
