@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from bench.play import median, new_game, order_files, play_turn
-from pbem import mailhtml
+from pbem import mailhtml, mailpictures
 from pbem.codec import unpack
 from pbem.db import connect
 from pbem.mail import outbox
@@ -54,10 +54,10 @@ def mail_figures(folder: Path, turns: int, repeats: int) -> tuple[float, float, 
     for _ in range(repeats):
         mailhtml.clear_caches()  # a first drawing: the board's static layer and every piece drawn
         start = time.perf_counter()
-        mailhtml._render(board.group(0), style, "board")
+        mailpictures._render(board.group(0), style, "board")
         png_s.append(time.perf_counter() - start)
         start = time.perf_counter()
-        mailhtml._render.__wrapped__(board.group(0), style, "board")  # its layers drawn before: a turn's
+        mailpictures._render.__wrapped__(board.group(0), style, "board")  # its layers drawn before: a turn's
         layered_s.append(time.perf_counter() - start)
     return (
         median(png_s) * 1000,

@@ -23,7 +23,8 @@ from pbem.codec import sha256_hex
 from pbem.i18n import N_, _, current_language, format_number
 from pbem.mail.calendar_part import attach_calendars
 from pbem.mail.settings import MailSettings
-from pbem.mailhtml import Picture, mail_page
+from pbem.mailhtml import mail_page
+from pbem.mailpictures import Picture
 
 
 def _domain(addr: str) -> str:

@@ -6,7 +6,7 @@ import io
 
 from PIL import Image
 
-from pbem import mailhtml
+from pbem import mailhtml, mailpictures
 from pbem.mailhtml import mail_page
 
 BOARD = (
@@ -53,7 +53,7 @@ def test_a_picture_has_twice_the_pixels_it_is_shown_at_and_the_page_css() -> Non
 
 
 def test_chinese_text_is_drawn_with_a_font_that_has_it() -> None:
-    assert len(mailhtml._fonts(True)) > len(mailhtml._fonts(False))
+    assert len(mailpictures._fonts(True)) > len(mailpictures._fonts(False))
 
     def drawn(text: str) -> bytes:
         [picture] = mail_page(page(text)).pictures
@@ -68,7 +68,7 @@ def test_chinese_text_is_drawn_with_a_font_that_has_it() -> None:
 def test_the_same_page_draws_the_same_bytes() -> None:
     first = mail_page(page())
     mail_page.cache_clear()
-    mailhtml._render.cache_clear()
+    mailpictures._render.cache_clear()
     again = mail_page(page())
     assert again == first and again is not first
 
@@ -103,7 +103,7 @@ def pixels(png: bytes) -> Image.Image:
 
 def whole(svg: str) -> Image.Image:
     """The drawing rendered in one piece, as it was before layers (and as the web page shows it)."""
-    return pixels(mailhtml._quantise(mailhtml._draw(svg, STYLE, 300, False, background="#ffffff")))
+    return pixels(mailpictures._quantise(mailpictures._draw(svg, STYLE, 300, False, background="#ffffff")))
 
 
 def test_a_drawing_in_layers_is_the_drawing_rendered_whole() -> None:
@@ -111,9 +111,9 @@ def test_a_drawing_in_layers_is_the_drawing_rendered_whole() -> None:
 
     mailhtml.clear_caches()
     svg = layered()
-    layers = mailhtml.split_layers(svg)
+    layers = mailpictures.split_layers(svg)
     assert layers is not None and len(layers.sprites) == 3
-    picture = mailhtml.picture_of(svg, STYLE, "b")
+    picture = mailpictures.picture_of(svg, STYLE, "b")
     drawn, reference = pixels(picture.png), whole(svg)
     assert drawn.size == reference.size == (300, 200)
     difference = ImageChops.difference(drawn, reference).convert("L").histogram()
@@ -125,30 +125,30 @@ def test_a_drawing_in_layers_is_the_drawing_rendered_whole() -> None:
 
 def test_the_board_is_drawn_once_and_each_piece_once_across_turns() -> None:
     mailhtml.clear_caches()
-    first = mailhtml.picture_of(layered(), STYLE, "b")
-    moved = mailhtml.picture_of(layered(piece_fill="#f3a0bf", label="a pink piece"), STYLE, "b")
-    assert mailhtml._static_image.cache_info().misses == 1  # the board without its pieces: once
-    assert mailhtml._static_image.cache_info().hits == 1
-    assert mailhtml._sprite_image.cache_info().misses == 4  # three pieces, then the one that changed
+    first = mailpictures.picture_of(layered(), STYLE, "b")
+    moved = mailpictures.picture_of(layered(piece_fill="#f3a0bf", label="a pink piece"), STYLE, "b")
+    assert mailpictures._static_image.cache_info().misses == 1  # the board without its pieces: once
+    assert mailpictures._static_image.cache_info().hits == 1
+    assert mailpictures._sprite_image.cache_info().misses == 4  # three pieces, then the one that changed
     # a piece that differs is a picture that differs: no seat is ever sent another's drawing
     assert moved.png != first.png and moved.cid != first.cid
 
 
 def test_the_same_drawing_with_other_words_is_the_same_picture() -> None:
     mailhtml.clear_caches()
-    one = mailhtml.picture_of(layered(label="3 pieces"), STYLE, "b")
-    other = mailhtml.picture_of(layered(label="three pieces"), STYLE, "b")
+    one = mailpictures.picture_of(layered(label="3 pieces"), STYLE, "b")
+    other = mailpictures.picture_of(layered(label="three pieces"), STYLE, "b")
     assert one.png == other.png
     mailhtml.clear_caches()
-    assert mailhtml.picture_of(layered(label="3 pieces"), STYLE, "b").png == one.png  # and every time
+    assert mailpictures.picture_of(layered(label="3 pieces"), STYLE, "b").png == one.png  # and every time
 
 
 def test_a_drawing_with_anything_after_its_pieces_is_drawn_whole() -> None:
     # a line over the pieces: drawing them last would put them over it
     svg = layered(last='<path d="M0,25 L150,25" stroke="#000" stroke-width="4"/>')
-    assert mailhtml.split_layers(svg) is None
-    assert mailhtml.split_layers(BOARD.format(text="Ab")) is None  # no pieces marked
+    assert mailpictures.split_layers(svg) is None
+    assert mailpictures.split_layers(BOARD.format(text="Ab")) is None  # no pieces marked
     mailhtml.clear_caches()
-    drawn = pixels(mailhtml.picture_of(svg, STYLE, "b").png)
+    drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
     assert drawn.getpixel((50, 50)) == (0, 0, 0)  # the line over the first piece
-    assert mailhtml._static_image.cache_info().misses == 0
+    assert mailpictures._static_image.cache_info().misses == 0

@@ -15,7 +15,7 @@ from PIL import Image
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import mailhtml
+from pbem import mailhtml, mailpictures
 from pbem.codec import unpack
 from pbem.create import create_game
 from pbem.mail import compose, outbox, reading
@@ -364,31 +364,33 @@ def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> Non
     html = pages[0][1]
     style = "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", html, re.S))
     boards = [m.group(0) for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)]
-    layered = [mailhtml.split_layers(svg) for svg in boards]
+    layered = [mailpictures.split_layers(svg) for svg in boards]
     assert all(layers is not None for layers in layered)
     assert sum(len(layers.sprites) for layers in layered if layers) > 4  # the pieces, each on its own
     mailhtml.clear_caches()
     for svg in boards:
-        with Image.open(io.BytesIO(mailhtml.picture_of(svg, style, "board").png)) as image:
+        with Image.open(io.BytesIO(mailpictures.picture_of(svg, style, "board").png)) as image:
             drawn = image.convert("RGB")
-        whole = mailhtml._quantise(mailhtml._draw(svg, style, drawn.width, False, background="#ffffff"))
+        whole = mailpictures._quantise(
+            mailpictures._draw(svg, style, drawn.width, False, background="#ffffff")
+        )
         with Image.open(io.BytesIO(whole)) as image:
             difference = ImageChops.difference(drawn, image.convert("RGB")).convert("L").histogram()
         assert sum(difference[24:]) == 0, [i for i, n in enumerate(difference) if n]
     # one static layer per board, however many pieces are on it
-    assert mailhtml._static_image.cache_info().misses <= len(boards)
+    assert mailpictures._static_image.cache_info().misses <= len(boards)
 
 
 def test_each_drawing_is_rendered_once_for_every_seat_that_sees_it(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 4)
     mail_page.cache_clear()
-    mailhtml._render.cache_clear()
+    mailpictures._render.cache_clear()
     for seat, (text, html) in zip(seats, pages, strict=True):
         mail_of(settings, seat, text, html)
     boards = {
         m.group(0) for _t, html in pages for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)
     }
-    assert mailhtml._render.cache_info().misses == len(boards) == 4  # four boards, each drawn once
+    assert mailpictures._render.cache_info().misses == len(boards) == 4  # four boards, each drawn once
 
 
 def test_a_four_player_reef_encounter_turn_mails_under_300_kb_each(settings: MailSettings) -> None:
