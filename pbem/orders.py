@@ -78,6 +78,7 @@ class _Verdict:
     game: Game | None = None
     state: Any = None
     seat: str | None = None
+    seat_row: SeatRow | None = None
     orders_json: str | None = None
 
 
@@ -131,7 +132,7 @@ def _examine(
         ]
         return verdict
     assert seat is not None
-    verdict.row, verdict.seat = row, seat.name
+    verdict.row, verdict.seat, verdict.seat_row = row, seat.name, seat
     if row.require_from_match and from_address is not None and not _same_address(from_address, seat):
         verdict.errors = [
             f"from: game {row.id} takes {seat.name}'s orders only from the address the seat was given "
@@ -267,7 +268,9 @@ def submit(
     when = clock.utc(now)
     data, read_error = _parse(text)
     claimed = _claimed(data, "game")
-    with Session(engine) as session:
+    # expire_on_commit=False: the receipt is made of what this transaction wrote and read; expired,
+    # each attribute read after the commit would load its row again in a transaction of its own
+    with Session(engine, expire_on_commit=False) as session:
         if claimed is not None:
             # The game's write lock first: a turn cannot resolve between our checks and our insert.
             lock_game(session, claimed)
@@ -282,7 +285,8 @@ def submit(
             else None
         )
         if accepted and row is not None:
-            away.back(session, row.id, verdict.seat or "", when)  # orders from a seat away end its absence
+            # orders from a seat away end its absence (the seat's row is the one the password was checked on)
+            away.back(session, row.id, verdict.seat or "", when, seat=verdict.seat_row)
             session.execute(
                 update(SubmissionRow)
                 .where(accepted_orders(row.id, row.epoch, row.turn + 1), SubmissionRow.seat == verdict.seat)
