@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem import fencing, registry
@@ -200,7 +201,11 @@ def record_turn(
         )
         if result.rowcount != 1:
             raise TurnConflict(f"game {row.id} is no longer at turn {turn.number - 1}")
-        session.expire(row)
+        # the row as this update left it, without reading it back: the caller goes on with it (the
+        # turn driver asks whether the next turn is ready, cron's clock moves), and expired, its next
+        # attribute read would load the whole row again, state and all
+        for key, value in values.items():
+            set_committed_value(row, key, value)
     else:
         for key, value in values.items():
             setattr(row, key, value)

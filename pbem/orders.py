@@ -22,7 +22,7 @@ from sqlmodel import Session
 from pbem import away, clock, guessing, passwords, redaction, seatpass
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
-from pbem.db import lock_game
+from pbem.db import locked_game
 from pbem.envelope import (
     PASSWORD_PLACEHOLDER,
     Envelope,
@@ -272,8 +272,10 @@ def submit(
     # each attribute read after the commit would load its row again in a transaction of its own
     with Session(engine, expire_on_commit=False) as session:
         if claimed is not None:
-            # The game's write lock first: a turn cannot resolve between our checks and our insert.
-            lock_game(session, claimed)
+            # The game's write lock first: a turn cannot resolve between our checks and our insert. The
+            # row comes back with it, so reading the game below sends nothing more (kept referenced
+            # here: the session's identity map holds its rows weakly).
+            held = locked_game(session, claimed)  # noqa: F841
         verdict = (
             _Verdict(errors=read_error) if read_error else _examine(session, data, from_address, text, when)
         )

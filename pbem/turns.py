@@ -26,7 +26,7 @@ from pbem import clock
 from pbem.away import away_notes
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
-from pbem.db import lock_game
+from pbem.db import locked_game
 from pbem.dice import orders_digest
 from pbem.envelope import orders_yaml
 from pbem.errors import UserError
@@ -188,10 +188,9 @@ def _write(
     """Write a prepared turn under the game's lock; ``None`` when the game moved since the snapshot."""
     number = p.record.number
     with Session(engine) as session:
-        if not lock_game(session, p.row.id):
+        row = locked_game(session, p.row.id)  # the lock, and the game as it stands under it
+        if row is None:
             raise UserError(f"there is no game {p.row.id!r}")
-        row = session.get(GameRow, p.row.id)
-        assert row is not None
         standing = session.exec(
             select(SubmissionRow.id).where(accepted_orders(row.id, row.epoch, number))
         ).all()

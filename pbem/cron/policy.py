@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from functools import lru_cache
 
-from sqlalchemy import Engine, exists, or_
+from sqlalchemy import Engine, exists, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -212,9 +212,17 @@ def clock_turn(session: Session, game: GameRow, turn: int) -> None:
     :func:`pbem.turns.process` as ``after_turn``): the turn's deadline is the one the turn driver set,
     counted from this very moment, so :func:`sync_clock` would find nothing else to do, and the tick
     saves a write transaction per turn."""
-    clock = session.get(ClockRow, game.id) or ClockRow(game_id=game.id)
-    clock.epoch, clock.turn = game.epoch, turn
-    session.add(clock)
+    # written without reading it first (a game's clock row is there from its first tick on)
+    moved = session.execute(
+        update(ClockRow)
+        .where(ClockRow.game_id == game.id)  # type: ignore[arg-type]
+        .values(epoch=game.epoch, turn=turn)
+        .execution_options(synchronize_session=False)
+    )
+    if moved.rowcount != 1:  # type: ignore[attr-defined]
+        clock = session.get(ClockRow, game.id) or ClockRow(game_id=game.id)
+        clock.epoch, clock.turn = game.epoch, turn
+        session.add(clock)
 
 
 def _due_since(session: Session, game: GameRow) -> datetime:

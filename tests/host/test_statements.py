@@ -16,6 +16,7 @@ from host.conftest import SEATS, T0, Table
 from pbem.create import create_game
 from pbem.db import connect
 from pbem.orders import submit
+from pbem.turns import process
 
 
 @contextmanager
@@ -51,14 +52,33 @@ def any_table(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Table]:
     engine.dispose()
 
 
-def test_an_accepted_order_file_reads_the_game_and_its_seats_once_and_nothing_after_writing(
+def _locks(sent: list[str]) -> list[str]:
+    return [s for s in sent if s.startswith("UPDATE game SET turn=game.turn") and "RETURNING" in s]
+
+
+def test_an_accepted_order_file_reads_the_game_with_its_lock_and_nothing_after_writing(
     any_table: Table,
 ) -> None:
     text = any_table.orders("red")
     with recorded(any_table.engine) as sent:
         receipt = submit(any_table.engine, text)
     assert receipt.accepted and receipt.submission_id is not None
-    assert len(_reads_of(sent, "game")) == 1
+    first = next(s for s in sent if s != "BEGIN")
+    assert _locks(sent) == [first]  # the write lock first, and the game row comes back with it
+    assert _reads_of(sent, "game") == []
     assert len(_reads_of(sent, "seat")) == 1  # the seat whose absence ends is the one checked
     last_write = max(i for i, s in enumerate(sent) if s.startswith(("INSERT", "UPDATE")))
     assert not [s for s in sent[last_write:] if s.startswith("SELECT")]  # no row read again for the receipt
+
+
+def test_a_turn_reads_the_game_once_for_its_snapshot_and_once_with_its_lock(any_table: Table) -> None:
+    for seat, _email in SEATS:
+        assert submit(any_table.engine, any_table.orders(seat)).accepted
+    with recorded(any_table.engine) as sent:
+        assert process(any_table.engine, any_table.game_id) == [1]
+    [lock] = _locks(sent)
+    assert len(_reads_of(sent, "game")) == 1  # the snapshot, before the lock
+    assert sent.index(_reads_of(sent, "game")[0]) < sent.index(lock)
+    assert len(_reads_of(sent, "seat")) == 1
+    written = [s for s in sent if s.startswith("UPDATE game SET") and s is not lock]
+    assert len(written) == 1  # the turn's compare-and-set, and the row is not read back after it
