@@ -85,17 +85,12 @@ def due(session: Session, game: GameRow, now: datetime | None = None) -> Due:
         session.exec(select(SubmissionRow.seat).where(accepted_orders(game.id, game.epoch, turn))).all()
     )
     missing = tuple(seat for seat in waiting if seat not in sent)
-    abandoned = set(
-        session.exec(select(SeatRow.name).where(SeatRow.game_id == game.id, SeatRow.abandoned)).all()
-    )
-    away_until = dict(
-        session.exec(
-            select(SeatRow.name, SeatRow.away_until).where(
-                SeatRow.game_id == game.id,
-                SeatRow.away_until.is_not(None),  # type: ignore[union-attr]
-            )
-        ).all()
-    )
+    # every seat's two marks in one statement (a game has a handful of seats)
+    marks = session.exec(
+        select(SeatRow.name, SeatRow.abandoned, SeatRow.away_until).where(SeatRow.game_id == game.id)
+    ).all()
+    abandoned = {name for name, gone, _until in marks if gone}
+    away_until = {name: until for name, _gone, until in marks if until is not None}
     moment = aware(now) if now is not None else datetime.now(UTC)
     away = {s: aware(t) for s, t in away_until.items() if s in missing and aware(t) > moment}  # type: ignore[operator]
     return Due(
@@ -169,6 +164,31 @@ def next_step(game: GameRow, where: Due, now: datetime, remind_before: int) -> S
     if deadline is not None and (deadline - aware(now)).total_seconds() <= remind_before:  # type: ignore[operator]
         return Step.REMIND
     return Step.NOTHING
+
+
+def standing(engine: Engine, game_id: str, now: datetime) -> tuple[GameRow, Due] | None:
+    """:func:`sync_clock` and then :func:`due`: the game as it stands and who owes orders. When the
+    clock is right already (most ticks), both are read in one transaction, the game and its clock in
+    one statement; else the clock is given its deadline under the game's lock first, as
+    :func:`sync_clock` does. ``None`` when there is no such game."""
+    with Session(engine) as session:
+        found = session.exec(
+            select(GameRow, ClockRow)
+            .outerjoin(ClockRow, ClockRow.game_id == GameRow.id)  # type: ignore[arg-type]
+            .where(GameRow.id == game_id)
+        ).first()
+        if found is None:
+            return None
+        game, clock = found
+        if clock is not None and (clock.epoch, clock.turn) == (game.epoch, game.turn):
+            where = due(session, game, now)
+            session.expunge(game)
+            return game, where
+    synced = sync_clock(engine, game_id, now)
+    if synced is None:
+        return None
+    with Session(engine) as session:
+        return synced, due(session, synced, now)
 
 
 def sync_clock(engine: Engine, game_id: str, now: datetime) -> GameRow | None:

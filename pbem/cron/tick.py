@@ -87,11 +87,10 @@ def advance(
     added to ``result`` as it happens, so a failure later in the game still leaves it counted."""
     result = GameResult() if result is None else result
     for _ in range(MAX_STEPS):
-        game = policy.sync_clock(engine, game_id, now)
-        if game is None:
+        found = policy.standing(engine, game_id, now)  # the clock synced, and who owes orders
+        if found is None:
             break
-        with Session(engine) as session:
-            where = policy.due(session, game, now)
+        game, where = found
         step = policy.next_step(game, where, now, settings.remind_before)
         if step is policy.Step.NOTHING:
             break
