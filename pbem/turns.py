@@ -123,7 +123,12 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         if not pending:
             return None
         number = row.turn + 1
-        waiting = list(session.exec(select(SubmissionRow).where(accepted_orders(game_id, row.epoch, number))))
+        # the three columns read, not whole rows (each with its raw file) made into ORM objects
+        waiting = session.exec(
+            select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.orders_json).where(
+                accepted_orders(game_id, row.epoch, number)
+            )
+        ).all()
         seat_list = seat_rows(session, game_id)
         languages = {seat.name: seat.language for seat in seat_list}
         seats = list(languages)
@@ -176,7 +181,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         game=game,
         row=row,
         record=record,
-        statuses={sub.id: "consumed" if sub.seat in pending else "superseded" for sub in waiting},  # type: ignore[misc]
+        statuses={sub.id: "consumed" if sub.seat in pending else "superseded" for sub in waiting},
         bot_orders=bots,
         reports=report_rows(game_id, row.epoch, number, rendered),
     )
