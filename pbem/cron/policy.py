@@ -21,6 +21,7 @@ from enum import Enum
 from functools import lru_cache
 
 from sqlalchemy import Engine, exists, or_, update
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -243,6 +244,15 @@ def clock_turn(session: Session, game: GameRow, turn: int) -> None:
         clock = session.get(ClockRow, game.id) or ClockRow(game_id=game.id)
         clock.epoch, clock.turn = game.epoch, turn
         session.add(clock)
+
+
+def detached_copy(game: GameRow) -> GameRow:
+    """A copy of ``game``'s columns as they stand in its session, belonging to no session: it can be
+    read after that session commits (which expires the row itself) or closes."""
+    return GameRow(**{column.key: getattr(game, column.key) for column in _GAME_COLUMNS})
+
+
+_GAME_COLUMNS = sa_inspect(GameRow).column_attrs
 
 
 def _due_since(session: Session, game: GameRow) -> datetime:

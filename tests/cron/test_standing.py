@@ -7,13 +7,16 @@ import re
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import Engine, event
 from sqlmodel import Session, select
 
 from pbem.cron import policy
-from pbem.cron.models import ClockRow
+from pbem.cron.models import ClockRow, NoticeRow
+from pbem.cron.tick import TickSettings, tick
+from pbem.mail.settings import MailSettings
 from pbem.models import SeatRow
-from tests.cron.conftest import START, new_game, send_orders
+from tests.cron.conftest import START, new_game, owes, send_orders
 
 H = timedelta(hours=1)
 
@@ -67,3 +70,32 @@ def test_a_game_whose_clock_is_behind_gets_it_synced_first(engine: Engine) -> No
 
 def test_no_game_no_standing(engine: Engine) -> None:
     assert policy.standing(engine, "nothing-here", START) is None
+
+
+def test_after_a_turn_the_tick_goes_on_from_the_turns_own_transaction_and_still_reminds(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The look at the game after its turn is read in the turn's transaction: the tick asks
+    policy.standing once (before the turn), and what it read then is right: the new turn's deadline
+    is within the reminder's reach, so every seat it waits for is reminded at once."""
+    passwords = new_game(engine, "g")  # a day a turn
+    policy.sync_clock(engine, "g", START)
+    for name in ("red", "blue"):
+        send_orders(engine, "g", name, passwords[name], START + H)
+    asked: list[str] = []
+    real = policy.standing
+    monkeypatch.setattr(policy, "standing", lambda *a: asked.append(a[1]) or real(*a))
+    settings = TickSettings(host="test", remind_before=2 * 86400, outage_after=30 * 86400)
+    summary = tick(engine, START + 2 * H, settings=settings, mail=MailSettings(from_addr="host@example.org"))
+    waited_for = owes(engine, "g")
+    assert waited_for and (summary.turns_resolved, summary.reminders, summary.errors) == (
+        1,
+        len(waited_for),
+        0,
+    )
+    assert asked == ["g"]
+    with Session(engine) as session:
+        clock = session.get(ClockRow, "g")
+        assert clock is not None and clock.turn == 1
+        reminded = session.exec(select(NoticeRow.seat).where(NoticeRow.kind == "reminder")).all()
+    assert sorted(reminded) == sorted(waited_for)
