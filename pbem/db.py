@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from alembic.util.exc import CommandError
-from sqlalchemy import Engine, create_engine, event, make_url, text, update
+from sqlalchemy import Engine, bindparam, create_engine, event, make_url, text, update
 from sqlalchemy.exc import DatabaseError, DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import Session
 
@@ -187,9 +187,18 @@ def locked_game(session: Session, game_id: str) -> models.GameRow | None:
     SQLite 3.35 and PostgreSQL alike): the row as it stands once the lock is ours, in ``session``'s
     identity map (a ``session.get`` of it then sends nothing). ``None`` when there is no such game.
     Like :func:`lock_game`, it must be the transaction's first statement."""
-    game = models.GameRow
     found = session.execute(
-        update(game).where(game.id == game_id).values(turn=game.turn).returning(game),  # type: ignore[arg-type]
+        _LOCK_AND_READ,
+        {"of_game": game_id},
         execution_options={"synchronize_session": False, "populate_existing": True},
     )
     return found.scalars().first()
+
+
+# built once (building it cost more than running it)
+_LOCK_AND_READ = (
+    update(models.GameRow)
+    .where(models.GameRow.id == bindparam("of_game"))  # type: ignore[arg-type]
+    .values(turn=models.GameRow.turn)
+    .returning(models.GameRow)
+)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, update
+from sqlalchemy import ColumnElement, and_, bindparam, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -42,7 +42,7 @@ def game_of(row: GameRow) -> Game:
 
 
 def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
-    return list(session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position)))
+    return list(session.exec(_SEATS, params={"of_game": game_id}))
 
 
 def recorded_elsewhere(session: Session, game_id: str) -> bool:
@@ -60,6 +60,24 @@ def accepted_orders(game_id: Any, epoch: Any, turn: Any) -> ColumnElement[bool]:
         SubmissionRow.turn == turn,
         SubmissionRow.status == "accepted",
     )
+
+
+# Statements run once or more in every order intake, turn and tick, built once with bound parameters
+# and run with each game's values: building a statement anew each time cost SQLAlchemy more than
+# running it (a turn's seats with orders: 200 us of CPU built each time, 80 us prebuilt, SQLite).
+_OF_TURN = accepted_orders(bindparam("of_game"), bindparam("of_epoch"), bindparam("of_turn"))
+#: the seats whose orders stand for a turn (params: :func:`of_turn`)
+SEATS_WITH_ORDERS = select(SubmissionRow.seat).where(_OF_TURN)
+#: the ids of the orders standing for a turn
+ORDER_IDS = select(SubmissionRow.id).where(_OF_TURN)
+#: the orders standing for a turn: id, seat and the orders themselves
+STANDING_ORDERS = select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.orders_json).where(_OF_TURN)
+_SEATS = select(SeatRow).where(SeatRow.game_id == bindparam("of_game")).order_by(SeatRow.position)  # type: ignore[arg-type]
+
+
+def of_turn(game_id: str, epoch: int, turn: int) -> dict[str, Any]:
+    """The parameters of :data:`SEATS_WITH_ORDERS`, :data:`ORDER_IDS` and :data:`STANDING_ORDERS`."""
+    return {"of_game": game_id, "of_epoch": epoch, "of_turn": turn}
 
 
 def current_state(game: Game, row: GameRow) -> Any:

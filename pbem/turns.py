@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Engine, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from pbem import clock
 from pbem.away import away_notes
@@ -32,12 +32,15 @@ from pbem.envelope import orders_yaml
 from pbem.errors import UserError
 from pbem.game import Game, GameError
 from pbem.history import (
+    ORDER_IDS,
+    SEATS_WITH_ORDERS,
+    STANDING_ORDERS,
     TurnConflict,
     TurnRecord,
-    accepted_orders,
     after_turn_values,
     current_state,
     game_of,
+    of_turn,
     record_turn,
     seat_rows,
     settle,
@@ -124,11 +127,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
             return None
         number = row.turn + 1
         # the three columns read, not whole rows (each with its raw file) made into ORM objects
-        waiting = session.exec(
-            select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.orders_json).where(
-                accepted_orders(game_id, row.epoch, number)
-            )
-        ).all()
+        waiting = session.exec(STANDING_ORDERS, params=of_turn(game_id, row.epoch, number)).all()
         seat_list = seat_rows(session, game_id)
         languages = {seat.name: seat.language for seat in seat_list}
         seats = list(languages)
@@ -196,9 +195,7 @@ def _write(
         row = locked_game(session, p.row.id)  # the lock, and the game as it stands under it
         if row is None:
             raise UserError(f"there is no game {p.row.id!r}")
-        standing = session.exec(
-            select(SubmissionRow.id).where(accepted_orders(row.id, row.epoch, number))
-        ).all()
+        standing = session.exec(ORDER_IDS, params=of_turn(row.id, row.epoch, number)).all()
         if (row.status, row.epoch, row.turn) != ("active", p.row.epoch, number - 1) or set(standing) != set(
             p.statuses
         ):
@@ -229,7 +226,7 @@ def _all_orders_in(session: Session, game: Game, row: GameRow, state: Any, numbe
     pending = game.pending(state)
     if not pending:
         return False
-    sent = session.exec(select(SubmissionRow.seat).where(accepted_orders(row.id, row.epoch, number))).all()
+    sent = session.exec(SEATS_WITH_ORDERS, params=of_turn(row.id, row.epoch, number)).all()
     return set(pending) <= set(sent)
 
 

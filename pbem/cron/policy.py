@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from functools import lru_cache
 
-from sqlalchemy import Engine, exists, or_, update
+from sqlalchemy import Engine, bindparam, exists, or_, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
@@ -29,8 +29,8 @@ from pbem.codec import unpack_json
 from pbem.cron.deadlines import aware, has_passed, next_deadline, periods_missed
 from pbem.cron.models import ClockRow, NoticeRow
 from pbem.db import lock_game
-from pbem.history import accepted_orders
-from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
+from pbem.history import SEATS_WITH_ORDERS, accepted_orders, of_turn
+from pbem.models import GameRow, SeatRow, TurnRow
 from pbem.registry import games, get_game
 from pbem.zones import deadline_after
 
@@ -77,19 +77,32 @@ class Step(Enum):
     EXTEND = "extend"  # deadline passed, the seats missing are away, absence policy extend: wait for them
 
 
+# built once, run with each game's values (see pbem.history's statements)
+_SEAT_MARKS = select(SeatRow.name, SeatRow.abandoned, SeatRow.away_until).where(
+    SeatRow.game_id == bindparam("of_game")  # type: ignore[arg-type]
+)
+_GAME_AND_CLOCK = (
+    select(GameRow, ClockRow)
+    .outerjoin(ClockRow, ClockRow.game_id == GameRow.id)  # type: ignore[arg-type]
+    .where(GameRow.id == bindparam("of_game"))  # type: ignore[arg-type]
+)
+_MOVE_CLOCK = (
+    update(ClockRow)
+    .where(ClockRow.game_id == bindparam("of_game"))  # type: ignore[arg-type]
+    .values(epoch=bindparam("to_epoch"), turn=bindparam("to_turn"))
+    .execution_options(synchronize_session=False)
+)
+
+
 def due(session: Session, game: GameRow, now: datetime | None = None) -> Due:
     """Who owes orders now: the game's pending seats less those with accepted orders for the due turn;
     which of the missing are away at ``now`` (default: the present)."""
     waiting = _waiting(game.game_type, game.state_z)
     turn = game.turn + 1
-    sent = set(
-        session.exec(select(SubmissionRow.seat).where(accepted_orders(game.id, game.epoch, turn))).all()
-    )
+    sent = set(session.exec(SEATS_WITH_ORDERS, params=of_turn(game.id, game.epoch, turn)).all())
     missing = tuple(seat for seat in waiting if seat not in sent)
     # every seat's two marks in one statement (a game has a handful of seats)
-    marks = session.exec(
-        select(SeatRow.name, SeatRow.abandoned, SeatRow.away_until).where(SeatRow.game_id == game.id)
-    ).all()
+    marks = session.exec(_SEAT_MARKS, params={"of_game": game.id}).all()
     abandoned = {name for name, gone, _until in marks if gone}
     away_until = {name: until for name, _gone, until in marks if until is not None}
     moment = aware(now) if now is not None else datetime.now(UTC)
@@ -173,11 +186,7 @@ def standing(engine: Engine, game_id: str, now: datetime) -> tuple[GameRow, Due]
     one statement; else the clock is given its deadline under the game's lock first, as
     :func:`sync_clock` does. ``None`` when there is no such game."""
     with Session(engine) as session:
-        found = session.exec(
-            select(GameRow, ClockRow)
-            .outerjoin(ClockRow, ClockRow.game_id == GameRow.id)  # type: ignore[arg-type]
-            .where(GameRow.id == game_id)
-        ).first()
+        found = session.exec(_GAME_AND_CLOCK, params={"of_game": game_id}).first()
         if found is None:
             return None
         game, clock = found
@@ -234,12 +243,7 @@ def clock_turn(session: Session, game: GameRow, turn: int) -> None:
     counted from this very moment, so :func:`sync_clock` would find nothing else to do, and the tick
     saves a write transaction per turn."""
     # written without reading it first (a game's clock row is there from its first tick on)
-    moved = session.execute(
-        update(ClockRow)
-        .where(ClockRow.game_id == game.id)  # type: ignore[arg-type]
-        .values(epoch=game.epoch, turn=turn)
-        .execution_options(synchronize_session=False)
-    )
+    moved = session.execute(_MOVE_CLOCK, {"of_game": game.id, "to_epoch": game.epoch, "to_turn": turn})
     if moved.rowcount != 1:  # type: ignore[attr-defined]
         clock = session.get(ClockRow, game.id) or ClockRow(game_id=game.id)
         clock.epoch, clock.turn = game.epoch, turn
