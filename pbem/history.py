@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, update
+from sqlalchemy import ColumnElement, and_, bindparam, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -194,21 +194,27 @@ def record_turn(
     # a tick that lost its claim on the game writes no turn of it (pbem.fencing), whatever the turn
     fencing.check(session, row.id)
     packed = pack_json(turn.state_data)
-    session.add(
-        TurnRow(
-            game_id=row.id,
-            epoch=row.epoch,
-            number=turn.number,
-            state_z=packed,
-            state_sha256=turn.state_sha256,
-            orders_z=pack_json(dict(turn.orders)),
-            by_bot_json=canonical_json(sorted(turn.by_bot)),
-            events_z=pack_json(dump_events(turn.events)),
-            chance_json=canonical_json(turn.chance),
-            resolved_at=now,
-        )
+    # one Core INSERT (after the session's pending rows, flushed first): the ORM's unit of work for a
+    # row nothing reads back cost more than the statement. The unique (game, epoch, number) speaks
+    # here: a second writer of the turn stops at it.
+    session.execute(
+        insert(TurnRow),
+        [
+            {
+                "game_id": row.id,
+                "epoch": row.epoch,
+                "number": turn.number,
+                "state_z": packed,
+                "state_sha256": turn.state_sha256,
+                "orders_z": pack_json(dict(turn.orders)),
+                "by_bot_json": canonical_json(sorted(turn.by_bot)),
+                "events_z": pack_json(dump_events(turn.events)),
+                "chance_json": canonical_json(turn.chance),
+                "resolved_at": now,
+                "undone": False,
+            }
+        ],
     )
-    session.flush()  # the unique (game, epoch, number) speaks first: a second writer stops here
     values = {**after_turn_values(game, row, turn, now), "state_z": packed}
     if turn.number > 0:
         result = session.execute(
