@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, bindparam, update
 from sqlmodel import Session
 
 from pbem import away, clock, guessing, passwords, redaction, seatpass
@@ -34,7 +34,7 @@ from pbem.envelope import (
 from pbem.errors import UserError
 from pbem.explain import step_errors
 from pbem.game import Game, GameError, RulesError
-from pbem.history import accepted_orders, current_state, game_of, game_row, seat_rows
+from pbem.history import accepted_orders, current_state, game_of, game_row, of_turn, seat_rows
 from pbem.i18n import _
 from pbem.models import GameRow, SeatRow, SubmissionRow
 from pbem.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
@@ -255,6 +255,19 @@ def _claimed(data: Any, key: str) -> str | None:
     return str(value) if isinstance(value, str | int) else None
 
 
+# the seat's earlier orders for the turn set aside: built once, run with each submission's values
+# (building the statement cost SQLAlchemy more than running it)
+_SUPERSEDE = (
+    update(SubmissionRow)
+    .where(
+        accepted_orders(bindparam("of_game"), bindparam("of_epoch"), bindparam("of_turn")),
+        SubmissionRow.seat == bindparam("of_seat"),  # type: ignore[arg-type]
+    )
+    .values(status="superseded")
+    .execution_options(synchronize_session=False)
+)
+
+
 def submit(
     engine: Engine,
     text: str | bytes,
@@ -289,12 +302,7 @@ def submit(
         if accepted and row is not None:
             # orders from a seat away end its absence (the seat's row is the one the password was checked on)
             away.back(session, row.id, verdict.seat or "", when, seat=verdict.seat_row)
-            session.execute(
-                update(SubmissionRow)
-                .where(accepted_orders(row.id, row.epoch, row.turn + 1), SubmissionRow.seat == verdict.seat)
-                .values(status="superseded")
-                .execution_options(synchronize_session=False)
-            )
+            session.execute(_SUPERSEDE, {**of_turn(row.id, row.epoch, row.turn + 1), "of_seat": verdict.seat})
         password = envelope.password if envelope else _claimed(data, "password")
         submission = SubmissionRow(
             game_id=row.id if row else None,
