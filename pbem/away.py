@@ -104,9 +104,15 @@ def end_absence(seat: SeatRow, now: datetime) -> bool:
     return unused > 0
 
 
-def back(session: Session, game_id: str, seat_name: str, now: datetime) -> bool:
-    """A mail or orders from the seat: its absence ends, in the caller's transaction."""
-    seat = session.exec(select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)).first()
+def back(
+    session: Session, game_id: str, seat_name: str, now: datetime, *, seat: SeatRow | None = None
+) -> bool:
+    """A mail or orders from the seat: its absence ends, in the caller's transaction. ``seat``: the
+    seat's row as this transaction read it already (spares reading it again)."""
+    if seat is None or (seat.game_id, seat.name) != (game_id, seat_name):
+        seat = session.exec(
+            select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
+        ).first()
     if seat is None or seat.away_until is None:
         return False
     ended = end_absence(seat, now)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from alembic.util.exc import CommandError
-from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy import Engine, bindparam, create_engine, event, make_url, text, update
 from sqlalchemy.exc import DatabaseError, DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import Session
 
@@ -180,3 +180,25 @@ def lock_game(session: Session, game_id: str) -> bool:
     """
     result = session.connection().execute(text("UPDATE game SET turn = turn WHERE id = :id"), {"id": game_id})
     return result.rowcount == 1
+
+
+def locked_game(session: Session, game_id: str) -> models.GameRow | None:
+    """:func:`lock_game` and the game row read under it, in one statement (``UPDATE … RETURNING``,
+    SQLite 3.35 and PostgreSQL alike): the row as it stands once the lock is ours, in ``session``'s
+    identity map (a ``session.get`` of it then sends nothing). ``None`` when there is no such game.
+    Like :func:`lock_game`, it must be the transaction's first statement."""
+    found = session.execute(
+        _LOCK_AND_READ,
+        {"of_game": game_id},
+        execution_options={"synchronize_session": False, "populate_existing": True},
+    )
+    return found.scalars().first()
+
+
+# built once (building it cost more than running it)
+_LOCK_AND_READ = (
+    update(models.GameRow)
+    .where(models.GameRow.id == bindparam("of_game"))  # type: ignore[arg-type]
+    .values(turn=models.GameRow.turn)
+    .returning(models.GameRow)
+)

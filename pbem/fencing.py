@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
 from pbem.models import GameRow
@@ -55,11 +55,15 @@ def check(session: Session, game_id: str | None) -> None:
     if held is None or game_id is None or held[0] != game_id:
         return
     _, generation = held
-    result = session.execute(  # type: ignore[call-overload]
-        update(GameRow)
-        .where(GameRow.id == game_id, GameRow.claim_generation == generation)  # type: ignore[arg-type]
-        .values(claim_generation=GameRow.claim_generation)
-        .execution_options(synchronize_session=False)
-    )
-    if result.rowcount != 1:
+    result = session.execute(_CHECK, {"of_game": game_id, "generation": generation})
+    if result.rowcount != 1:  # type: ignore[attr-defined]
         raise ClaimLost(game_id, generation)
+
+
+# built once, run with each claim's values (building it cost SQLAlchemy more than running it)
+_CHECK = (
+    update(GameRow)
+    .where(GameRow.id == bindparam("of_game"), GameRow.claim_generation == bindparam("generation"))  # type: ignore[arg-type]
+    .values(claim_generation=GameRow.claim_generation)
+    .execution_options(synchronize_session=False)
+)

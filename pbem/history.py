@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, update
+from sqlalchemy import ColumnElement, and_, bindparam, insert, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem import fencing, registry
@@ -41,7 +42,7 @@ def game_of(row: GameRow) -> Game:
 
 
 def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
-    return list(session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position)))
+    return list(session.exec(_SEATS, params={"of_game": game_id}))
 
 
 def recorded_elsewhere(session: Session, game_id: str) -> bool:
@@ -59,6 +60,24 @@ def accepted_orders(game_id: Any, epoch: Any, turn: Any) -> ColumnElement[bool]:
         SubmissionRow.turn == turn,
         SubmissionRow.status == "accepted",
     )
+
+
+# Statements run once or more in every order intake, turn and tick, built once with bound parameters
+# and run with each game's values: building a statement anew each time cost SQLAlchemy more than
+# running it (a turn's seats with orders: 200 us of CPU built each time, 80 us prebuilt, SQLite).
+_OF_TURN = accepted_orders(bindparam("of_game"), bindparam("of_epoch"), bindparam("of_turn"))
+#: the seats whose orders stand for a turn (params: :func:`of_turn`)
+SEATS_WITH_ORDERS = select(SubmissionRow.seat).where(_OF_TURN)
+#: the ids of the orders standing for a turn
+ORDER_IDS = select(SubmissionRow.id).where(_OF_TURN)
+#: the orders standing for a turn: id, seat and the orders themselves
+STANDING_ORDERS = select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.orders_json).where(_OF_TURN)
+_SEATS = select(SeatRow).where(SeatRow.game_id == bindparam("of_game")).order_by(SeatRow.position)  # type: ignore[arg-type]
+
+
+def of_turn(game_id: str, epoch: int, turn: int) -> dict[str, Any]:
+    """The parameters of :data:`SEATS_WITH_ORDERS`, :data:`ORDER_IDS` and :data:`STANDING_ORDERS`."""
+    return {"of_game": game_id, "of_epoch": epoch, "of_turn": turn}
 
 
 def current_state(game: Game, row: GameRow) -> Any:
@@ -175,21 +194,27 @@ def record_turn(
     # a tick that lost its claim on the game writes no turn of it (pbem.fencing), whatever the turn
     fencing.check(session, row.id)
     packed = pack_json(turn.state_data)
-    session.add(
-        TurnRow(
-            game_id=row.id,
-            epoch=row.epoch,
-            number=turn.number,
-            state_z=packed,
-            state_sha256=turn.state_sha256,
-            orders_z=pack_json(dict(turn.orders)),
-            by_bot_json=canonical_json(sorted(turn.by_bot)),
-            events_z=pack_json(dump_events(turn.events)),
-            chance_json=canonical_json(turn.chance),
-            resolved_at=now,
-        )
+    # one Core INSERT (after the session's pending rows, flushed first): the ORM's unit of work for a
+    # row nothing reads back cost more than the statement. The unique (game, epoch, number) speaks
+    # here: a second writer of the turn stops at it.
+    session.execute(
+        insert(TurnRow),
+        [
+            {
+                "game_id": row.id,
+                "epoch": row.epoch,
+                "number": turn.number,
+                "state_z": packed,
+                "state_sha256": turn.state_sha256,
+                "orders_z": pack_json(dict(turn.orders)),
+                "by_bot_json": canonical_json(sorted(turn.by_bot)),
+                "events_z": pack_json(dump_events(turn.events)),
+                "chance_json": canonical_json(turn.chance),
+                "resolved_at": now,
+                "undone": False,
+            }
+        ],
     )
-    session.flush()  # the unique (game, epoch, number) speaks first: a second writer stops here
     values = {**after_turn_values(game, row, turn, now), "state_z": packed}
     if turn.number > 0:
         result = session.execute(
@@ -200,7 +225,11 @@ def record_turn(
         )
         if result.rowcount != 1:
             raise TurnConflict(f"game {row.id} is no longer at turn {turn.number - 1}")
-        session.expire(row)
+        # the row as this update left it, without reading it back: the caller goes on with it (the
+        # turn driver asks whether the next turn is ready, cron's clock moves), and expired, its next
+        # attribute read would load the whole row again, state and all
+        for key, value in values.items():
+            set_committed_value(row, key, value)
     else:
         for key, value in values.items():
             setattr(row, key, value)

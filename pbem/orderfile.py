@@ -335,8 +335,35 @@ class Positions:
         return _("line {line}, ", line=line) if line else ""
 
 
+class _Later(Positions):
+    """:class:`Positions` found only when a message first asks for one. Finding them parses the file a
+    second time, and a file that is accepted (most of them) is never quoted by line."""
+
+    def __init__(self, raw: str | bytes) -> None:  # the dataclass's fields are the properties below
+        self._raw = raw
+        self._found: Positions | None = None
+
+    def _read(self) -> Positions:
+        if self._found is None:
+            self._found = _positions(self._raw)
+        return self._found
+
+    @property  # type: ignore[override]
+    def keys(self) -> dict[str, int]:
+        return self._read().keys
+
+    @property  # type: ignore[override]
+    def steps(self) -> list[int]:
+        return self._read().steps
+
+
 def positions(raw: str | bytes) -> Positions:
-    """The :class:`Positions` of a file :func:`load` has read (so it is small and safe to read again)."""
+    """The :class:`Positions` of a file :func:`load` has read (so it is small and safe to read again),
+    read when first asked for."""
+    return _Later(raw)
+
+
+def _positions(raw: str | bytes) -> Positions:
     found = Positions()
     try:
         text = decode(raw, max_bytes=len(raw) + 1)

@@ -16,13 +16,13 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, bindparam, update
 from sqlmodel import Session
 
 from pbem import away, clock, guessing, passwords, redaction, seatpass
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
-from pbem.db import lock_game
+from pbem.db import locked_game
 from pbem.envelope import (
     PASSWORD_PLACEHOLDER,
     Envelope,
@@ -34,7 +34,7 @@ from pbem.envelope import (
 from pbem.errors import UserError
 from pbem.explain import step_errors
 from pbem.game import Game, GameError, RulesError
-from pbem.history import accepted_orders, current_state, game_of, game_row, seat_rows
+from pbem.history import accepted_orders, current_state, game_of, game_row, of_turn, seat_rows
 from pbem.i18n import _
 from pbem.models import GameRow, SeatRow, SubmissionRow
 from pbem.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
@@ -78,6 +78,7 @@ class _Verdict:
     game: Game | None = None
     state: Any = None
     seat: str | None = None
+    seat_row: SeatRow | None = None
     orders_json: str | None = None
 
 
@@ -131,7 +132,7 @@ def _examine(
         ]
         return verdict
     assert seat is not None
-    verdict.row, verdict.seat = row, seat.name
+    verdict.row, verdict.seat, verdict.seat_row = row, seat.name, seat
     if row.require_from_match and from_address is not None and not _same_address(from_address, seat):
         verdict.errors = [
             f"from: game {row.id} takes {seat.name}'s orders only from the address the seat was given "
@@ -254,6 +255,19 @@ def _claimed(data: Any, key: str) -> str | None:
     return str(value) if isinstance(value, str | int) else None
 
 
+# the seat's earlier orders for the turn set aside: built once, run with each submission's values
+# (building the statement cost SQLAlchemy more than running it)
+_SUPERSEDE = (
+    update(SubmissionRow)
+    .where(
+        accepted_orders(bindparam("of_game"), bindparam("of_epoch"), bindparam("of_turn")),
+        SubmissionRow.seat == bindparam("of_seat"),  # type: ignore[arg-type]
+    )
+    .values(status="superseded")
+    .execution_options(synchronize_session=False)
+)
+
+
 def submit(
     engine: Engine,
     text: str | bytes,
@@ -267,10 +281,14 @@ def submit(
     when = clock.utc(now)
     data, read_error = _parse(text)
     claimed = _claimed(data, "game")
-    with Session(engine) as session:
+    # expire_on_commit=False: the receipt is made of what this transaction wrote and read; expired,
+    # each attribute read after the commit would load its row again in a transaction of its own
+    with Session(engine, expire_on_commit=False) as session:
         if claimed is not None:
-            # The game's write lock first: a turn cannot resolve between our checks and our insert.
-            lock_game(session, claimed)
+            # The game's write lock first: a turn cannot resolve between our checks and our insert. The
+            # row comes back with it, so reading the game below sends nothing more (kept referenced
+            # here: the session's identity map holds its rows weakly).
+            held = locked_game(session, claimed)  # noqa: F841
         verdict = (
             _Verdict(errors=read_error) if read_error else _examine(session, data, from_address, text, when)
         )
@@ -282,13 +300,9 @@ def submit(
             else None
         )
         if accepted and row is not None:
-            away.back(session, row.id, verdict.seat or "", when)  # orders from a seat away end its absence
-            session.execute(
-                update(SubmissionRow)
-                .where(accepted_orders(row.id, row.epoch, row.turn + 1), SubmissionRow.seat == verdict.seat)
-                .values(status="superseded")
-                .execution_options(synchronize_session=False)
-            )
+            # orders from a seat away end its absence (the seat's row is the one the password was checked on)
+            away.back(session, row.id, verdict.seat or "", when, seat=verdict.seat_row)
+            session.execute(_SUPERSEDE, {**of_turn(row.id, row.epoch, row.turn + 1), "of_seat": verdict.seat})
         password = envelope.password if envelope else _claimed(data, "password")
         submission = SubmissionRow(
             game_id=row.id if row else None,

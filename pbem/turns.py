@@ -20,24 +20,27 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Engine, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from pbem import clock
 from pbem.away import away_notes
 from pbem.chance import Recorder
 from pbem.codec import canonical_json, pack, sha256_hex
-from pbem.db import lock_game
+from pbem.db import locked_game
 from pbem.dice import orders_digest
 from pbem.envelope import orders_yaml
 from pbem.errors import UserError
 from pbem.game import Game, GameError
 from pbem.history import (
+    ORDER_IDS,
+    SEATS_WITH_ORDERS,
+    STANDING_ORDERS,
     TurnConflict,
     TurnRecord,
-    accepted_orders,
     after_turn_values,
     current_state,
     game_of,
+    of_turn,
     record_turn,
     seat_rows,
     settle,
@@ -123,7 +126,8 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         if not pending:
             return None
         number = row.turn + 1
-        waiting = list(session.exec(select(SubmissionRow).where(accepted_orders(game_id, row.epoch, number))))
+        # the three columns read, not whole rows (each with its raw file) made into ORM objects
+        waiting = session.exec(STANDING_ORDERS, params=of_turn(game_id, row.epoch, number)).all()
         seat_list = seat_rows(session, game_id)
         languages = {seat.name: seat.language for seat in seat_list}
         seats = list(languages)
@@ -176,7 +180,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         game=game,
         row=row,
         record=record,
-        statuses={sub.id: "consumed" if sub.seat in pending else "superseded" for sub in waiting},  # type: ignore[misc]
+        statuses={sub.id: "consumed" if sub.seat in pending else "superseded" for sub in waiting},
         bot_orders=bots,
         reports=report_rows(game_id, row.epoch, number, rendered),
     )
@@ -188,13 +192,10 @@ def _write(
     """Write a prepared turn under the game's lock; ``None`` when the game moved since the snapshot."""
     number = p.record.number
     with Session(engine) as session:
-        if not lock_game(session, p.row.id):
+        row = locked_game(session, p.row.id)  # the lock, and the game as it stands under it
+        if row is None:
             raise UserError(f"there is no game {p.row.id!r}")
-        row = session.get(GameRow, p.row.id)
-        assert row is not None
-        standing = session.exec(
-            select(SubmissionRow.id).where(accepted_orders(row.id, row.epoch, number))
-        ).all()
+        standing = session.exec(ORDER_IDS, params=of_turn(row.id, row.epoch, number)).all()
         if (row.status, row.epoch, row.turn) != ("active", p.row.epoch, number - 1) or set(standing) != set(
             p.statuses
         ):
@@ -225,7 +226,7 @@ def _all_orders_in(session: Session, game: Game, row: GameRow, state: Any, numbe
     pending = game.pending(state)
     if not pending:
         return False
-    sent = session.exec(select(SubmissionRow.seat).where(accepted_orders(row.id, row.epoch, number))).all()
+    sent = session.exec(SEATS_WITH_ORDERS, params=of_turn(row.id, row.epoch, number)).all()
     return set(pending) <= set(sent)
 
 

@@ -20,7 +20,8 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from functools import lru_cache
 
-from sqlalchemy import Engine, exists, or_
+from sqlalchemy import Engine, bindparam, exists, or_, update
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -28,8 +29,8 @@ from pbem.codec import unpack_json
 from pbem.cron.deadlines import aware, has_passed, next_deadline, periods_missed
 from pbem.cron.models import ClockRow, NoticeRow
 from pbem.db import lock_game
-from pbem.history import accepted_orders
-from pbem.models import GameRow, SeatRow, SubmissionRow, TurnRow
+from pbem.history import SEATS_WITH_ORDERS, accepted_orders, of_turn
+from pbem.models import GameRow, SeatRow, TurnRow
 from pbem.registry import games, get_game
 from pbem.zones import deadline_after
 
@@ -76,26 +77,34 @@ class Step(Enum):
     EXTEND = "extend"  # deadline passed, the seats missing are away, absence policy extend: wait for them
 
 
+# built once, run with each game's values (see pbem.history's statements)
+_SEAT_MARKS = select(SeatRow.name, SeatRow.abandoned, SeatRow.away_until).where(
+    SeatRow.game_id == bindparam("of_game")  # type: ignore[arg-type]
+)
+_GAME_AND_CLOCK = (
+    select(GameRow, ClockRow)
+    .outerjoin(ClockRow, ClockRow.game_id == GameRow.id)  # type: ignore[arg-type]
+    .where(GameRow.id == bindparam("of_game"))  # type: ignore[arg-type]
+)
+_MOVE_CLOCK = (
+    update(ClockRow)
+    .where(ClockRow.game_id == bindparam("of_game"))  # type: ignore[arg-type]
+    .values(epoch=bindparam("to_epoch"), turn=bindparam("to_turn"))
+    .execution_options(synchronize_session=False)
+)
+
+
 def due(session: Session, game: GameRow, now: datetime | None = None) -> Due:
     """Who owes orders now: the game's pending seats less those with accepted orders for the due turn;
     which of the missing are away at ``now`` (default: the present)."""
     waiting = _waiting(game.game_type, game.state_z)
     turn = game.turn + 1
-    sent = set(
-        session.exec(select(SubmissionRow.seat).where(accepted_orders(game.id, game.epoch, turn))).all()
-    )
+    sent = set(session.exec(SEATS_WITH_ORDERS, params=of_turn(game.id, game.epoch, turn)).all())
     missing = tuple(seat for seat in waiting if seat not in sent)
-    abandoned = set(
-        session.exec(select(SeatRow.name).where(SeatRow.game_id == game.id, SeatRow.abandoned)).all()
-    )
-    away_until = dict(
-        session.exec(
-            select(SeatRow.name, SeatRow.away_until).where(
-                SeatRow.game_id == game.id,
-                SeatRow.away_until.is_not(None),  # type: ignore[union-attr]
-            )
-        ).all()
-    )
+    # every seat's two marks in one statement (a game has a handful of seats)
+    marks = session.exec(_SEAT_MARKS, params={"of_game": game.id}).all()
+    abandoned = {name for name, gone, _until in marks if gone}
+    away_until = {name: until for name, _gone, until in marks if until is not None}
     moment = aware(now) if now is not None else datetime.now(UTC)
     away = {s: aware(t) for s, t in away_until.items() if s in missing and aware(t) > moment}  # type: ignore[operator]
     return Due(
@@ -171,6 +180,27 @@ def next_step(game: GameRow, where: Due, now: datetime, remind_before: int) -> S
     return Step.NOTHING
 
 
+def standing(engine: Engine, game_id: str, now: datetime) -> tuple[GameRow, Due] | None:
+    """:func:`sync_clock` and then :func:`due`: the game as it stands and who owes orders. When the
+    clock is right already (most ticks), both are read in one transaction, the game and its clock in
+    one statement; else the clock is given its deadline under the game's lock first, as
+    :func:`sync_clock` does. ``None`` when there is no such game."""
+    with Session(engine) as session:
+        found = session.exec(_GAME_AND_CLOCK, params={"of_game": game_id}).first()
+        if found is None:
+            return None
+        game, clock = found
+        if clock is not None and (clock.epoch, clock.turn) == (game.epoch, game.turn):
+            where = due(session, game, now)
+            session.expunge(game)
+            return game, where
+    synced = sync_clock(engine, game_id, now)
+    if synced is None:
+        return None
+    with Session(engine) as session:
+        return synced, due(session, synced, now)
+
+
 def sync_clock(engine: Engine, game_id: str, now: datetime) -> GameRow | None:
     """Give the due turn its deadline if it has none of its own yet (a turn resolved since the clock last
     looked, by a tick or by ``pbem process``), and return the game as it stands.
@@ -212,9 +242,21 @@ def clock_turn(session: Session, game: GameRow, turn: int) -> None:
     :func:`pbem.turns.process` as ``after_turn``): the turn's deadline is the one the turn driver set,
     counted from this very moment, so :func:`sync_clock` would find nothing else to do, and the tick
     saves a write transaction per turn."""
-    clock = session.get(ClockRow, game.id) or ClockRow(game_id=game.id)
-    clock.epoch, clock.turn = game.epoch, turn
-    session.add(clock)
+    # written without reading it first (a game's clock row is there from its first tick on)
+    moved = session.execute(_MOVE_CLOCK, {"of_game": game.id, "to_epoch": game.epoch, "to_turn": turn})
+    if moved.rowcount != 1:  # type: ignore[attr-defined]
+        clock = session.get(ClockRow, game.id) or ClockRow(game_id=game.id)
+        clock.epoch, clock.turn = game.epoch, turn
+        session.add(clock)
+
+
+def detached_copy(game: GameRow) -> GameRow:
+    """A copy of ``game``'s columns as they stand in its session, belonging to no session: it can be
+    read after that session commits (which expires the row itself) or closes."""
+    return GameRow(**{column.key: getattr(game, column.key) for column in _GAME_COLUMNS})
+
+
+_GAME_COLUMNS = sa_inspect(GameRow).column_attrs
 
 
 def _due_since(session: Session, game: GameRow) -> datetime:

@@ -86,17 +86,28 @@ def advance(
     policy to a passed deadline, remind before one. Repeats while something changes. What was done is
     added to ``result`` as it happens, so a failure later in the game still leaves it counted."""
     result = GameResult() if result is None else result
+    # where the game stands once a turn is written, read in that turn's transaction (under its lock,
+    # the clock moved with it): the look after a turn needs no transaction of its own
+    written: list[tuple[int, GameRow, policy.Due]] = []
+
+    def after_turn(session: Session, row: GameRow, number: int) -> None:
+        policy.clock_turn(session, row, number)
+        written[:] = [(number, policy.detached_copy(row), policy.due(session, row, now))]
+
     for _ in range(MAX_STEPS):
-        game = policy.sync_clock(engine, game_id, now)
-        if game is None:
-            break
-        with Session(engine) as session:
-            where = policy.due(session, game, now)
+        if written and result.turns and written[0][0] == result.turns[-1]:
+            _number, game, where = written[0]  # the turn written last was committed: it stands so
+        else:
+            found = policy.standing(engine, game_id, now)  # the clock synced, and who owes orders
+            if found is None:
+                break
+            game, where = found
+        written.clear()
         step = policy.next_step(game, where, now, settings.remind_before)
         if step is policy.Step.NOTHING:
             break
         if step is policy.Step.RESOLVE:
-            done = turns.process(engine, game_id, now=now, after_turn=policy.clock_turn)
+            done = turns.process(engine, game_id, now=now, after_turn=after_turn)
             result.turns += done
             if not done:
                 break
@@ -105,7 +116,7 @@ def advance(
         if step is policy.Step.BOT:
             if has_passed(game, now):
                 _count_misses(engine, game, where, now, mail, result)
-            done = turns.process(engine, game_id, now=now, fill_missing=True, after_turn=policy.clock_turn)
+            done = turns.process(engine, game_id, now=now, fill_missing=True, after_turn=after_turn)
             if not done:
                 break
             result.turns += done

@@ -112,7 +112,8 @@ def test_a_driver_that_loses_the_race_rolls_back_and_says_so(
             rival.commit()
         return real(session, game, row, turn, now, **kwargs)
 
-    monkeypatch.setattr(driver, "lock_game", lambda _session, _game_id: True)
+    # the game read as the driver reads it, but without the lock that comes with it
+    monkeypatch.setattr(driver, "locked_game", lambda session, game_id: session.get(GameRow, game_id))
     monkeypatch.setattr(driver, "record_turn", beaten)
     with caplog.at_level("INFO", logger="pbem.turns"):
         assert process(engine, "pg-race") == []
