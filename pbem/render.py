@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import (
-    Environment,
     FileSystemLoader,
     StrictUndefined,
     Template,
@@ -36,6 +35,7 @@ from jinja2 import (
 )
 
 from pbem import i18n
+from pbem.fragments import CheckedEnvironment, FragmentCache
 
 _HERE = Path(__file__).resolve().parent
 
@@ -62,10 +62,11 @@ def template_dirs() -> list[Path]:
 
 
 @cache
-def environment() -> Environment:
-    env = Environment(
+def environment() -> CheckedEnvironment:
+    # CheckedEnvironment: a template's ``{% cache %}`` fragments (pbem.fragments) are checked as it loads
+    env = CheckedEnvironment(
         loader=FileSystemLoader([str(p) for p in [*template_dirs(), *_extra_dirs]]),
-        extensions=["jinja2.ext.i18n"],
+        extensions=["jinja2.ext.i18n", FragmentCache],
         autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -80,6 +81,21 @@ def environment() -> Environment:
     env.filters["translated"] = i18n._
     return env
 
+
+def fragments() -> FragmentCache:
+    """The environment's cache of ``{% cache %}`` fragments."""
+    found = environment().extensions[FragmentCache.identifier]
+    assert isinstance(found, FragmentCache)
+    return found
+
+
+def _forget_fragments() -> None:
+    # fragments keep the words of the catalogs they were drawn with
+    if environment.cache_info().currsize:
+        fragments().clear()
+
+
+i18n.on_reload(_forget_fragments)
 
 #: for a game that ships no templates of its own: its view, as YAML, in the shared frame
 _GENERIC = {
