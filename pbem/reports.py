@@ -110,7 +110,7 @@ def render_pair(game: Game, ctx: dict[str, Any], *, tables: TableCache | None = 
     earlier report of the turn rendered the same one."""
     if tables is None:
         return render(game.name, "txt", ctx), render(game.name, "html", ctx)
-    return tables.render(ctx, "txt"), tables.render(ctx, "html")
+    return tables.render_pair(ctx)
 
 
 def render_reports(

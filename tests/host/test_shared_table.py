@@ -51,6 +51,13 @@ def test_each_report_is_byte_identical_to_rendering_it_whole(game_type: str) -> 
             ctx = context(game, "g-1", state, turn, seat, events, deadline="Mon 1 Jan 12:00 UTC")
             for fmt in ("html", "txt"):
                 assert tables.render(ctx, fmt) == render(game.name, fmt, ctx), (game_type, turn, seat, fmt)
+            # both formats of a reader keyed once: the same reports
+            paired = TableCache(game.name)
+            for other in seats:
+                if other != seat:
+                    paired.render_pair(context(game, "g-1", state, turn, other, events))
+            whole = (render(game.name, "txt", ctx), render(game.name, "html", ctx))
+            assert paired.render_pair(ctx) == whole, (game_type, turn, seat)
 
 
 def test_reef_encounter_renders_the_table_once_a_turn() -> None:
