@@ -46,7 +46,7 @@ from jinja2.meta import find_undeclared_variables
 from jinja2.parser import Parser
 from jinja2.sandbox import _mutable_spec  # Jinja's own list of the methods that change a value
 
-from pbem.i18n import current_language
+from pbem import i18n
 
 #: fragments one process keeps (a board's spaces are ~6 KB; the shipped games need a few hundred)
 LIMIT = 4096
@@ -62,7 +62,7 @@ class FragmentCache(Extension):
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
-        self.fragments: dict[tuple[str, str, bytes], str] = {}
+        self.fragments: dict[tuple[str, tuple[Any, ...], bytes], str] = {}
         self.rendered = 0  # fragments rendered (the rest came from the cache)
 
     def parse(self, parser: Parser) -> nodes.Node:
@@ -77,7 +77,7 @@ class FragmentCache(Extension):
 
     def _fragment(self, where: str, keys: list[Any], caller: Callable[[], str]) -> str:
         try:
-            key = (where, current_language(), pickle.dumps(keys, protocol=pickle.HIGHEST_PROTOCOL))
+            key = (where, _words(), pickle.dumps(keys, protocol=pickle.HIGHEST_PROTOCOL))
         except Exception:  # a value pickle refuses: drawn every time
             return caller()
         found = self.fragments.get(key)
@@ -91,6 +91,12 @@ class FragmentCache(Extension):
 
     def clear(self) -> None:
         self.fragments.clear()
+
+
+def _words() -> tuple[Any, ...]:
+    """Where a fragment's words come from: the current language, and the functions that look its
+    messages up (read when called, so catalogs stood in for them, as tests do, are other words)."""
+    return (i18n.current_language(), i18n.gettext, i18n.pgettext, i18n.plural)
 
 
 class CheckedEnvironment(Environment):

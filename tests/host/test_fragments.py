@@ -12,13 +12,14 @@ from host.test_shared_table import SEATS, positions
 from pbem import i18n, registry
 from pbem.chance import Recorder
 from pbem.fragments import LIMIT, CheckedEnvironment, FragmentCache
-from pbem.render import environment, fragments, render
+from pbem.render import _gettext, _ngettext, environment, fragments, render
 from pbem.reports import context
 
 
 def fresh() -> tuple[CheckedEnvironment, FragmentCache]:
     env = CheckedEnvironment(extensions=["jinja2.ext.i18n", FragmentCache], autoescape=True)
     env.install_gettext_callables(gettext=i18n.gettext, ngettext=i18n.plural, newstyle=True)  # type: ignore[attr-defined]
+    env.globals.update(_=_gettext, gettext=_gettext, ngettext=_ngettext)  # as pbem.render's environment
     ext = env.extensions[FragmentCache.identifier]
     assert isinstance(ext, FragmentCache)
     return env, ext
@@ -108,6 +109,16 @@ def test_each_language_has_its_own_fragment() -> None:
     assert english == "none" and hungarian not in ("", "none") and ext.rendered == 2
 
 
+def test_catalogs_stood_in_for_are_other_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    env, ext = fresh()
+    template = env.from_string('{% cache 1 %}{{ _("none") }}{% endcache %}')
+    assert template.render() == "none"
+    monkeypatch.setattr(i18n, "gettext", lambda message: {"none": "semmi"}.get(message, message))
+    assert template.render() == "semmi" and ext.rendered == 2
+    monkeypatch.undo()
+    assert template.render() == "none" and ext.rendered == 2  # the first catalog's fragment again
+
+
 def test_the_cache_keeps_at_most_its_limit_and_forgets_on_reload() -> None:
     env, ext = fresh()
     template = env.from_string("{% cache a %}{{ a }}{% endcache %}")
@@ -118,7 +129,7 @@ def test_the_cache_keeps_at_most_its_limit_and_forgets_on_reload() -> None:
     template.render(a=0)  # the oldest was dropped: drawn again
     assert ext.rendered == LIMIT + 11
     environment().get_template("reef-encounter/report.html.j2")
-    fragments().fragments[("x", "en", b"")] = "stale"
+    fragments().fragments[("x", ("en",), b"")] = "stale"
     i18n.reload()  # other catalogs: the shipped environment's fragments are drawn anew
     assert not fragments().fragments
 
