@@ -64,6 +64,7 @@ class FragmentCache(Extension):
         super().__init__(environment)
         self.fragments: dict[tuple[str, tuple[Any, ...], bytes], str] = {}
         self.rendered = 0  # fragments rendered (the rest came from the cache)
+        self._tags = itertools.count()
 
     def parse(self, parser: Parser) -> nodes.Node:
         token = next(parser.stream)
@@ -71,7 +72,8 @@ class FragmentCache(Extension):
         while parser.stream.skip_if("comma"):
             keys.append(parser.parse_expression())
         body = parser.parse_statements(("name:endcache",), drop_needle=True)
-        where = nodes.Const(f"{parser.name}:{token.lineno}")
+        # the fragment's own name: two on one line, or in two templates from strings, are two
+        where = nodes.Const(f"{parser.name}:{token.lineno}:{next(self._tags)}")
         call = self.call_method(_METHOD, [where, nodes.List(keys)], lineno=token.lineno)
         return nodes.CallBlock(call, [], [], body, lineno=token.lineno)
 

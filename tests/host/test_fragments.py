@@ -100,6 +100,13 @@ def test_a_fragment_drawn_from_its_key_alone_is_drawn_once(source: str) -> None:
     assert template.render(values) == plain.render(values) and ext.rendered == 2
 
 
+def test_two_fragments_with_the_same_key_are_two() -> None:
+    env, ext = fresh()
+    one_line = env.from_string("{% cache a %}x{% endcache %}{% cache a %}y{% endcache %}")
+    other = env.from_string("{% cache a %}z{% endcache %}")
+    assert one_line.render(a=1) == "xy" and other.render(a=1) == "z" and ext.rendered == 3
+
+
 def test_each_language_has_its_own_fragment() -> None:
     env, ext = fresh()
     template = env.from_string('{% cache 1 %}{{ _("none") }}{% endcache %}')
