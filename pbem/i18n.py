@@ -33,7 +33,7 @@ import logging
 import re
 import sys
 import textwrap
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime, tzinfo
@@ -192,9 +192,21 @@ def _translations(code: str) -> Translations | None:
     return merged
 
 
+#: called by :func:`reload`: whatever keeps words of the old catalogs (pbem.render's cached fragments)
+_on_reload: list[Callable[[], None]] = []
+
+
+def on_reload(forget: Callable[[], None]) -> None:
+    """Call ``forget`` whenever the catalogs are reloaded."""
+    if forget not in _on_reload:
+        _on_reload.append(forget)
+
+
 def reload() -> None:
     """Forget the loaded catalogs (after ``make i18n``, or a game registered later)."""
     _translations.cache_clear()
+    for forget in _on_reload:
+        forget()
 
 
 # ------------------------------------------------------------------------------------------- messages

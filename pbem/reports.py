@@ -65,12 +65,14 @@ def context(
     order_text: str | None = None,
     dice: dict[str, Any] | None = None,
     away: Sequence[dict[str, str]] = (),
+    said: dict[tuple[str, int], str] | None = None,
 ) -> dict[str, Any]:
     """The report context documented in :mod:`pbem.render`, for the state after turn ``turn``, in the
     current language (:func:`pbem.i18n.language`): events and a ``deadline`` given as a moment are
     put in its words. ``order_text`` replaces the template of what to send next (a preview shows the
     checked orders). ``dice``: :func:`pbem.dice.report_data`; ``away``: ``{seat, day}`` of the seats
-    away (each reader sees the others')."""
+    away (each reader sees the others'). ``said``: the words of ``events`` by (language, index), kept
+    for the next reader of the turn (an event's words depend on nothing else)."""
     view = game.view(state, seat)
     decision = game.pending(state).get(seat) if seat else None
     if decision is not None and order_text is None:
@@ -93,7 +95,7 @@ def context(
         "seat": seat,
         "colour": colours.get(seat) if seat and isinstance(colours, dict) else None,
         "view": view,
-        "events": [{"turn": turn, "text": e.words()} for e in events if e.visible_to(seat)],
+        "events": _shown(events, seat, turn, {} if said is None else said),
         "decision": decision,
         "order_template": order_text if decision is not None else None,
         "deadline": i18n.format_deadline(deadline) if isinstance(deadline, datetime) else deadline,
@@ -105,12 +107,27 @@ def context(
     }
 
 
+def _shown(
+    events: Sequence[Event], seat: str | None, turn: int, said: dict[tuple[str, int], str]
+) -> list[dict[str, Any]]:
+    """The events ``seat`` may see, in the current language; ``said`` keeps each one's words."""
+    language = i18n.current_language()
+    shown = []
+    for n, event in enumerate(events):
+        if event.visible_to(seat):
+            words = said.get((language, n))
+            if words is None:
+                words = said[(language, n)] = event.words()
+            shown.append({"turn": turn, "text": words})
+    return shown
+
+
 def render_pair(game: Game, ctx: dict[str, Any], *, tables: TableCache | None = None) -> tuple[str, str]:
     """(plain text, HTML) of one report; with ``tables``, each table is taken from there when an
     earlier report of the turn rendered the same one."""
     if tables is None:
         return render(game.name, "txt", ctx), render(game.name, "html", ctx)
-    return tables.render(ctx, "txt"), tables.render(ctx, "html")
+    return tables.render_pair(ctx)
 
 
 def render_reports(
@@ -136,6 +153,7 @@ def render_reports(
     takes the game's lock. The HTML table is rendered once for all who see the same one in the same
     language (:mod:`pbem.tables`)."""
     tables = TableCache(game.name)
+    said: dict[tuple[str, int], str] = {}  # the events' words in each language, for every reader
     rendered = []
     for seat in [*seats, None]:
         with i18n.language((languages or {}).get(seat or "") or public_language):
@@ -154,6 +172,7 @@ def render_reports(
                 status_note=note,
                 dice=dice,
                 away=away,
+                said=said,
             )
             text, page = render_pair(game, ctx, tables=tables)
         rendered.append((seat or "", text, page))

@@ -104,13 +104,22 @@ def _reads(game_name: str, fmt: str = "html") -> _Reads:
     return _analyse(env.parse(source))
 
 
-def table_key(game_name: str, ctx: dict[str, Any], fmt: str = "html") -> bytes:
-    """Equal for two report contexts only when the table block reads the same values in both.
+@cache
+def _reads_both(game_name: str) -> _Reads:
+    """What the table of either format reads: one key serves both of a reader's tables."""
+    html, txt = _reads(game_name, "html"), _reads(game_name, "txt")
+    keys = None if html.view_keys is None or txt.view_keys is None else html.view_keys | txt.view_keys
+    return _Reads(html.names | txt.names, keys, html.everything or txt.everything)
+
+
+def table_key(game_name: str, ctx: dict[str, Any], fmt: str | None = None) -> bytes:
+    """Equal for two report contexts only when the table block reads the same values in both (of
+    format ``fmt``; ``None``: of either format, so one key serves a reader's text and HTML tables).
 
     The values are pickled: that is exact about types (``True`` and ``1`` differ, as they print
     differently) and five times cheaper than JSON. Equal values pickled apart (another dict order, a
     shared object) only cost a second rendering; a context that cannot be pickled shares nothing."""
-    reads = _reads(game_name, fmt)
+    reads = _reads_both(game_name) if fmt is None else _reads(game_name, fmt)
     if reads.everything:
         picked: dict[str, Any] = dict(ctx)
     else:
@@ -135,18 +144,24 @@ class TableCache:
     tables: dict[tuple[str, str, bytes], str] = field(default_factory=dict)
     rendered: int = 0  # how many tables were rendered (the rest were reused)
 
-    def render(self, ctx: dict[str, Any], fmt: str = "html") -> str:
+    def render(self, ctx: dict[str, Any], fmt: str = "html", key: bytes | None = None) -> str:
         """The report of ``ctx`` (``html`` or ``txt``), its table taken from an earlier report that
-        reads the same."""
+        reads the same. ``key``: ``table_key(game_name, ctx)``, when the caller has it already."""
         template = _template(self.game_name, fmt)
         # the language too: the same table in other words is another table
-        key = (fmt, current_language(), table_key(self.game_name, ctx, fmt))
+        found = (fmt, current_language(), table_key(self.game_name, ctx) if key is None else key)
         context = template.new_context(dict(ctx))
         blocks = context.blocks.get(_BLOCK)
         if blocks:
-            stored = self.tables.get(key)
-            blocks[0] = _replay(stored) if stored is not None else self._capture(blocks[0], key)
+            stored = self.tables.get(found)
+            blocks[0] = _replay(stored) if stored is not None else self._capture(blocks[0], found)
         return _render(template, context)
+
+    def render_pair(self, ctx: dict[str, Any]) -> tuple[str, str]:
+        """(plain text, HTML) of ``ctx``, keyed once for both: pickling the view's parts is most of a
+        key's cost."""
+        key = table_key(self.game_name, ctx)
+        return self.render(ctx, "txt", key), self.render(ctx, "html", key)
 
     def _capture(
         self, block: Callable[[Context], Iterator[str]], key: tuple[str, str, bytes]

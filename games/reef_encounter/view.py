@@ -5,7 +5,10 @@ This is the one place secrets are stripped; reports are drawn from :func:`view` 
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
+
+from pbem.i18n import Text
 
 from .data import BOARDS, COLUMNS, CORAL_COLOURS, OPEN_SEA, ROWS, TILES
 from .reef import face, values
@@ -15,22 +18,33 @@ from .state import State
 from .words import COLOURS, colour, tile
 
 
-def _board(state: State, letter: str) -> dict[str, Any]:
+@cache
+def _spaces(letter: str) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """(space, kind) of every cell of board ``letter``, row by row: the printed board, worked out once."""
     b = BOARDS[letter]
+    return tuple(
+        tuple(
+            (space, "sand" if space in b.sand else ("starfish" if space == b.starfish else "rock"))
+            for space in (f"{letter}{c}{r}" for c in COLUMNS)
+        )
+        for r in range(1, ROWS + 1)
+    )
+
+
+def _board(state: State, letter: str) -> dict[str, Any]:
+    polyps, shrimps, players = state.polyps, state.shrimp, state.players
     rows = []
-    for r in range(1, ROWS + 1):
+    for row in _spaces(letter):
         cells = []
-        for c in COLUMNS:
-            space = f"{letter}{c}{r}"
-            kind = "sand" if space in b.sand else ("starfish" if space == b.starfish else "rock")
-            shrimp = state.shrimp.get(space)
+        for space, kind in row:
+            shrimp = shrimps.get(space)
             cells.append(
                 {
                     "space": space,
                     "kind": kind,
-                    "polyp": state.polyps.get(space),
+                    "polyp": polyps.get(space),
                     "shrimp": shrimp,
-                    "shrimp_colour": state.players[shrimp].colour if shrimp else None,
+                    "shrimp_colour": players[shrimp].colour if shrimp else None,
                 }
             )
         rows.append(cells)
@@ -47,6 +61,12 @@ def _own(state: State, seat: str) -> dict[str, Any]:
         "eaten_shrimp": p.eaten_shrimp,
         "score": score(state, seat),
     }
+
+
+@cache
+def _words() -> dict[str, Text]:
+    """The game's words by their English names; the same for every view (a view gets a copy)."""
+    return {**COLOURS, **{name: tile(name) for name in TILES}}
 
 
 def view(state: State, seat: str | None) -> dict[str, Any]:
@@ -79,7 +99,7 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         # a seat's colour as a term, so the report's header says it in the reader's words
         "colours": {s: colour(state.players[s].colour) for s in state.seats},
         # the game's words by their English names, for the templates (``view.words[c] | translated``)
-        "words": {**COLOURS, **{name: tile(name) for name in TILES}},
+        "words": dict(_words()),
         "seats": list(state.seats),
         "phase": state.phase,
         "active": state.active,

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from pbem import registry
+from pbem import i18n, registry
 from pbem.chance import Recorder
 from pbem.game import Event
 from pbem.render import render
-from pbem.reports import context
+from pbem.reports import context, render_reports
 from pbem.tables import TableCache, table_key
 
 SEATS = {"reef-encounter": 4, "mare-balticum": 4, "coral-divers": 4}
@@ -51,6 +51,13 @@ def test_each_report_is_byte_identical_to_rendering_it_whole(game_type: str) -> 
             ctx = context(game, "g-1", state, turn, seat, events, deadline="Mon 1 Jan 12:00 UTC")
             for fmt in ("html", "txt"):
                 assert tables.render(ctx, fmt) == render(game.name, fmt, ctx), (game_type, turn, seat, fmt)
+            # both formats of a reader keyed once: the same reports
+            paired = TableCache(game.name)
+            for other in seats:
+                if other != seat:
+                    paired.render_pair(context(game, "g-1", state, turn, other, events))
+            whole = (render(game.name, "txt", ctx), render(game.name, "html", ctx))
+            assert paired.render_pair(ctx) == whole, (game_type, turn, seat)
 
 
 def test_reef_encounter_renders_the_table_once_a_turn() -> None:
@@ -104,3 +111,21 @@ def test_a_context_that_cannot_be_keyed_shares_no_table() -> None:
     state, turn, events = positions("reef-encounter", seed=5, every=10)[1]
     unpicklable = {**context(game, "g-1", state, turn, None, events), "view": {"bag": threading.Lock()}}
     assert table_key(game.name, unpicklable) != table_key(game.name, unpicklable)
+
+
+def test_an_events_words_are_shared_by_the_readers_of_a_language_and_a_private_one_by_none() -> None:
+    # render_reports keeps each event's words per language for the turn's next reader: a private event
+    # still reaches only its seat, and each reader gets the words of their own language
+    game = registry.get_game("reef-encounter")
+    state, turn, _events = positions("reef-encounter", seed=5, every=10)[1]
+    note = "This game was recorded elsewhere and imported."
+    events = [Event("secret note 42", to="p1"), Event(note)]
+    languages = {"p0": "en", "p1": "hu", "p2": "en", "p3": "hu"}
+    rendered = render_reports(game, "g-1", list(languages), state, turn, events, None, languages=languages)
+    with i18n.language("hu"):
+        hungarian = i18n._(note)
+    assert hungarian != note
+    for seat, text, page in rendered:
+        assert ("secret note 42" in text) == (seat == "p1") and ("secret note 42" in page) == (seat == "p1")
+        mine, other = (hungarian, note) if languages.get(seat) == "hu" else (note, hungarian)
+        assert mine in text and other not in text and mine in page and other not in page, seat
