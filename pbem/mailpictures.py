@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import resvg_py
-from PIL import Image
+from PIL import Image, ImageChops
 
 from pbem.codec import sha256_hex
 
@@ -170,14 +170,14 @@ def _group_end(svg: str, start: int) -> int | None:
 
 def _layered(
     layers: Layers, attrs: dict[str, str], style_sheet: str, width: int, cjk: bool
-) -> tuple[Image.Image, list[tuple[int, int, int]] | None, list[tuple[int, int, int, int]]]:
+) -> tuple[Image.Image, Static, list[tuple[int, int, int, int]]]:
     """The picture as the static layer's pixels (drawn once, cached) with every piece's pixels
-    (each drawn once, cached) laid over them, the static layer's colours (:func:`_static_image`) and
+    (each drawn once, cached) laid over them, the static layer (:func:`_static_image`) and
     the boxes (pixels) the pieces were laid in. Each
     piece is drawn on the picture's own pixel grid (its box widened to whole pixels), so it is the same
     pixels the whole drawing would have there."""
-    static, colours = _static_image(layers.static, style_sheet, width, cjk)
-    image = static.copy()
+    static = _static_image(layers.static, style_sheet, width, cjk)
+    image = static.rgb.copy()
     laid: list[tuple[int, int, int, int]] = []
     # where resvg puts the drawing's units on the picture's pixels: it stretches the viewBox over the
     # whole picture, whose height is rounded to whole pixels (so across and down differ a little)
@@ -202,7 +202,7 @@ def _layered(
             # over an opaque picture, pasting through the piece's alpha is its alpha composite
             image.paste(piece.crop(crop), (left + crop[0], top + crop[1]), piece.getchannel("A").crop(crop))
             laid.append((left + crop[0], top + crop[1], left + crop[2], top + crop[3]))
-    return image, colours, laid
+    return image, static, laid
 
 
 def _root_attrs(attrs: dict[str, str]) -> str:
@@ -217,17 +217,47 @@ def _root_attrs(attrs: dict[str, str]) -> str:
     return "".join(f' {k}="{v}"' for k, v in sorted(kept.items()))
 
 
+@dataclass(frozen=True)
+class Static:
+    """A drawing's static layer as pixels, and when it has at most half of :data:`COLOURS` colours (a
+    board's flat fills and their edges: 41 on a Reef Encounter board) those ``colours`` and the layer
+    as a P-mode picture of exactly those colours in that order (``indexed``: every pixel its own colour's
+    index), which :func:`_encode` keeps as they are; else ``None`` for both."""
+
+    rgb: Image.Image
+    colours: list[tuple[int, int, int]] | None
+    indexed: Image.Image | None
+
+
 @lru_cache(maxsize=16)
-def _static_image(
-    svg: str, style_sheet: str, width: int, cjk: bool
-) -> tuple[Image.Image, list[tuple[int, int, int]] | None]:
-    """A drawing's static layer as pixels (the same for every turn and game on that board set), and
-    its colours when they are at most half of :data:`COLOURS` (a board's flat fills and their edges:
-    41 on a Reef Encounter board; :func:`_encode` keeps them as they are)."""
+def _static_image(svg: str, style_sheet: str, width: int, cjk: bool) -> Static:
+    """A drawing's static layer (the same for every turn and game on that board set), drawn once."""
     with Image.open(io.BytesIO(_draw(svg, style_sheet, width, cjk, background="#ffffff"))) as image:
         rgb = image.convert("RGB")
     found = rgb.getcolors(COLOURS // 2)  # half the palette at most: the pieces have the rest
-    return rgb, None if found is None else sorted(colour for _count, colour in found)
+    if found is None:
+        return Static(rgb, None, None)
+    colours = sorted(colour for _count, colour in found)
+    indexed = _exactly_indexed(rgb, colours)
+    return Static(rgb, None, None) if indexed is None else Static(rgb, colours, indexed)
+
+
+def _exactly_indexed(rgb: Image.Image, colours: list[tuple[int, int, int]]) -> Image.Image | None:
+    """``rgb`` (whose colours are ``colours``) as a P-mode picture whose palette is ``colours`` in that
+    order, each pixel its own colour. Not by ``quantize(palette=...)``: Pillow's mapping to a given
+    palette looks colours up in a 5-6-5-bit grid, so two close colours of the board's edges can land on
+    one entry. Its median cut asked for as many colours as there are keeps each colour in a box of its
+    own (exact, 12 ms once a process for a Reef Encounter board); the result is checked pixel for pixel
+    all the same, and ``None`` if it is not exact (the layer is then reduced with its picture)."""
+    cut = rgb.quantize(len(colours), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    flat = (cut.getpalette() or [])[: 3 * len(colours)]
+    index = {tuple(flat[i : i + 3]): i // 3 for i in range(0, len(flat), 3)}
+    if sorted(index) != colours:
+        return None
+    indexed = cut.remap_palette([index[colour] for colour in colours])
+    if ImageChops.difference(indexed.convert("RGB"), rgb).getbbox() is not None:
+        return None
+    return indexed
 
 
 @lru_cache(maxsize=2048)
@@ -253,27 +283,35 @@ def _sprite_image(
         return image.convert("RGBA")
 
 
-def _encode(
-    image: Image.Image, static: list[tuple[int, int, int]] | None, laid: list[tuple[int, int, int, int]]
-) -> bytes:
+def _encode(image: Image.Image, static: Static, laid: list[tuple[int, int, int, int]]) -> bytes:
     """A layered picture as PNG, reduced to a palette, undithered. Outside the pieces' boxes ``laid``
-    it is its static layer, whose few colours (``static``) are in the palette as they are; the rest of
-    the palette (up to :data:`COLOURS`) is the fast octree's of the pixels in those boxes (a quarter of
-    the picture's on a Reef Encounter board: the octree's cost is per pixel), each pixel then taking
-    the nearest colour: 2.1 ms a new board where the octree over every pixel took 3.3, and closer to
-    the drawing (7 shades off at most on a Reef Encounter board where 17). A static layer of too many
-    colours to keep (``None``) is reduced as a whole
-    drawing is (:func:`_reduced`)."""
-    if static is None or not laid:
+    it is its static layer, whose few colours are the first entries of the palette, as they are; the
+    rest of the palette (up to :data:`COLOURS`) is the fast octree's of the pixels in those boxes (a
+    quarter of the picture's on a Reef Encounter board: the octree's cost is per pixel). Only the
+    pixels in the boxes are mapped to the palette (Pillow's nearest colour); the rest are the static
+    layer's own indices (:attr:`Static.indexed`), pasted from its copy: mapping the whole picture took
+    more than the octree, and put a few of the board's edge colours on a neighbouring entry. A static
+    layer of too many colours to keep is reduced as a whole drawing is (:func:`_reduced`)."""
+    if static.colours is None or static.indexed is None or not laid:
         return _png(_reduced(image))
-    pixels = b"".join(image.crop(box).tobytes() for box in laid)
+    crops = [image.crop(box) for box in laid]
+    pixels = b"".join(crop.tobytes() for crop in crops)
     pieces = Image.frombytes("RGB", (len(pixels) // 3, 1), pixels)
-    room = COLOURS - len(static)
+    room = COLOURS - len(static.colours)
     octree = pieces.quantize(room, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    colours = [c for rgb in static for c in rgb] + (octree.getpalette() or [])[: 3 * room]
+    colours = [c for rgb in static.colours for c in rgb] + (octree.getpalette() or [])[: 3 * room]
     palette = Image.new("P", (1, 1))
     palette.putpalette(colours)
-    return _png(image.quantize(palette=palette, dither=Image.Dither.NONE))
+    # the boxes' pixels mapped in one call (one palette lookup table), then cut back into the boxes
+    mapped = pieces.quantize(palette=palette, dither=Image.Dither.NONE).tobytes()
+    picture = static.indexed.copy()
+    picture.putpalette(colours)
+    at = 0
+    for box, crop in zip(laid, crops, strict=True):
+        size = crop.width * crop.height
+        picture.paste(Image.frombytes("P", crop.size, mapped[at : at + size]), box[:2])
+        at += size
+    return _png(picture)
 
 
 def _reduced(image: Image.Image) -> Image.Image:

@@ -123,6 +123,22 @@ def test_a_drawing_in_layers_is_the_drawing_rendered_whole() -> None:
     assert drawn.getpixel((299, 150))[0] > 150  # the piece cut at the edge is drawn up to it
 
 
+def test_outside_its_pieces_a_picture_is_its_board_exactly() -> None:
+    from PIL import ImageChops, ImageDraw
+
+    mailhtml.clear_caches()
+    svg = layered()
+    drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
+    board = pixels(mailpictures._draw(svg, STYLE, 300, False, background="#ffffff"))  # not reduced
+    layers = mailpictures.split_layers(svg)
+    assert layers is not None
+    for image in (drawn, board):
+        for x, y, w, h in (sprite.box for sprite in layers.sprites):  # 2 px a unit
+            ImageDraw.Draw(image).rectangle((2 * x - 1, 2 * y - 1, 2 * (x + w) + 1, 2 * (y + h) + 1), fill=0)
+    # the board's own colours (its edges' blends too) are kept as they are, not the palette's nearest
+    assert ImageChops.difference(drawn, board).getbbox() is None
+
+
 def test_the_board_is_drawn_once_and_each_piece_once_across_turns() -> None:
     mailhtml.clear_caches()
     first = mailpictures.picture_of(layered(), STYLE, "b")
