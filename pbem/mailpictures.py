@@ -45,6 +45,7 @@ CJK_FONTS = ("NotoSansCJK-Regular.ttc", "NotoSansCJK-Bold.ttc")
 
 _ATTR = re.compile(r'\s([a-zA-Z_:][-a-zA-Z0-9_:.]*)="([^"]*)"')
 _SPRITE = re.compile(r'<g\b[^>]*?\bdata-sprite="([^"]*)"[^>]*>')
+_TRANSLATE = re.compile(r"\s*translate\(\s*([-+0-9.eE]+)(?:\s*,\s*|\s+)([-+0-9.eE]+)\s*\)\s*")
 _G_TAG = re.compile(r"<(/?)g\b[^>]*?(/?)>")
 _DEFS = re.compile(r"<defs\b.*?</defs>", re.S)
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
@@ -109,10 +110,12 @@ def _draw(svg: str, style_sheet: str, width: int, cjk: bool, background: str | N
 
 @dataclass(frozen=True)
 class Sprite:
-    """One piece of a drawing: its SVG, and the box (CSS px of the drawing) it is drawn within."""
+    """One piece of a drawing: its SVG, the box (the drawing's units) it is drawn within, and where
+    its own units start (``origin``: its group's ``translate``; the body is drawn relative to it)."""
 
     box: tuple[float, float, float, float]
     body: str
+    origin: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -126,9 +129,11 @@ class Layers:
 
 def split_layers(svg: str) -> Layers | None:
     """``svg`` split into its static layer and its pieces, each piece a ``<g data-sprite="x y w h">``
-    (its box in the drawing's units; nothing of it outside). The pieces must come last in the drawing,
-    after everything else, so that drawing them over the rest is the same picture. ``None`` if the
-    drawing has no pieces or they are not last: it is then drawn whole."""
+    (its box in the drawing's units; nothing of it outside), which may be moved by a
+    ``transform="translate(x y)"`` (a piece drawn relative to its box is one drawing wherever it stands:
+    :func:`_layered`). The pieces must come last in the drawing, after everything else, so that drawing
+    them over the rest is the same picture. ``None`` if the drawing has no pieces, they are not last, or
+    a piece's group has another transform: it is then drawn whole."""
     first = _SPRITE.search(svg)
     if first is None:
         return None
@@ -144,7 +149,15 @@ def split_layers(svg: str) -> Layers | None:
         box = tuple(float(v) for v in match.group(1).replace(",", " ").split())
         if len(box) != 4 or box[2] <= 0 or box[3] <= 0:
             return None
-        sprites.append(Sprite(box, svg[match.end() : end - len("</g>")]))  # type: ignore[arg-type]
+        origin = (0.0, 0.0)
+        transform = dict(_ATTR.findall(match.group(0))).get("transform")
+        if transform is not None:
+            moved = _TRANSLATE.fullmatch(transform)
+            if moved is None:
+                return None  # a scale or rotation: the box would not be where the piece is
+            origin = (float(moved.group(1)), float(moved.group(2)))
+        body = svg[match.end() : end - len("</g>")]
+        sprites.append(Sprite(box, body, origin))  # type: ignore[arg-type]
         at = end + len(svg[end:]) - len(svg[end:].lstrip())
     if not svg.startswith("</svg>", at):
         return None  # something else follows the pieces: it may cover them
@@ -189,7 +202,11 @@ def _layered(
         x, y, w, h = sprite.box
         left, top = math.floor((x - vx) * sx), math.floor((y - vy) * sy)
         right, bottom = math.ceil((x + w - vx) * sx), math.ceil((y + h - vy) * sy)
-        box = (vx + left / sx, vy + top / sy, (right - left) / sx, (bottom - top) / sy)
+        # the pixels' box in the piece's own units: a piece drawn relative to its box (its group's
+        # translate) at the same offset from the pixel grid is the same drawing wherever it stands
+        # (on a Reef Encounter board, 2 px a unit and whole units: every polyp of a colour is one)
+        ox, oy = sprite.origin
+        box = (vx + left / sx - ox, vy + top / sy - oy, (right - left) / sx, (bottom - top) / sy)
         piece = _sprite_image(root, defs, sprite.body, box, (right - left, bottom - top), style_sheet, cjk)
         # clipped to the picture: a piece's box may reach past the drawing's edge
         crop = (
@@ -270,8 +287,9 @@ def _sprite_image(
     style_sheet: str,
     cjk: bool,
 ) -> Image.Image:
-    """One piece as pixels, transparent around it: a piece at the same place looks the same in every
-    turn and game, so it is drawn once. Its ``box`` (drawing units) is stretched over exactly ``pixels``:
+    """One piece as pixels, transparent around it: a piece at the same place (or drawn relative to its
+    box: anywhere on the same pixel offset) looks the same in every turn and game, so it is drawn once;
+    the key is its drawing only. Its ``box`` (its own units) is stretched over exactly ``pixels``:
     resvg rounds a drawing's own size to whole units before it scales, so the size is given in pixels
     and the units are mapped by the viewBox."""
     x, y, w, h = box

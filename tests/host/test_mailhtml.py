@@ -139,6 +139,47 @@ def test_outside_its_pieces_a_picture_is_its_board_exactly() -> None:
     assert ImageChops.difference(drawn, board).getbbox() is None
 
 
+def moved(places: list[tuple[int, int]], transform: str = "translate({x} {y})") -> str:
+    """The board with the same piece at each of ``places``, drawn relative to its box."""
+    piece = (
+        '<g data-sprite="{x} {y} 32 32" transform="' + transform + '"><rect x="1" y="1" width="30" '
+        'height="30" rx="6" fill="#f08a24" stroke="#4b5563"/><text x="16" y="20" text-anchor="middle" '
+        'class="l">O</text></g>'
+    )
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="100" viewBox="0 0 150 100" '
+        'data-picture="b"><rect width="150" height="100" fill="#9fc3cf"/>'
+        '<path d="M0,0 L150,100 M0,100 L150,0" stroke="#b89d62" stroke-width="3"/>'
+        + "".join(piece.format(x=x, y=y) for x, y in places)
+        + "</svg>"
+    )
+
+
+def test_a_piece_drawn_relative_to_its_box_is_drawn_once_wherever_it_stands() -> None:
+    from PIL import ImageChops
+
+    mailhtml.clear_caches()
+    svg = moved([(9, 9), (60, 40), (100, 12)])
+    layers = mailpictures.split_layers(svg)
+    assert layers is not None and [s.origin for s in layers.sprites] == [(9, 9), (60, 40), (100, 12)]
+    drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
+    assert mailpictures._sprite_image.cache_info().misses == 1  # one drawing, pasted three times
+    difference = ImageChops.difference(drawn, whole(svg)).convert("L").histogram()
+    assert sum(difference[24:]) == 0, [i for i, n in enumerate(difference) if n]
+    assert drawn.getpixel((2 * 60 + 10, 2 * 40 + 10)) == drawn.getpixel((2 * 9 + 10, 2 * 9 + 10))
+    # half a unit off the grid (a pixel at 2 px a unit) is still the same drawing; a quarter is not
+    mailpictures.picture_of(moved([(20.5, 30)]), STYLE, "b")
+    assert mailpictures._sprite_image.cache_info().misses == 1
+    mailpictures.picture_of(moved([(20.25, 30)]), STYLE, "b")
+    assert mailpictures._sprite_image.cache_info().misses == 2
+
+
+def test_a_piece_turned_or_scaled_is_drawn_with_the_whole_drawing() -> None:
+    assert mailpictures.split_layers(moved([(9, 9)], "translate({x} {y}) rotate(10)")) is None
+    assert mailpictures.split_layers(moved([(9, 9)], "scale(2)")) is None
+    assert mailpictures.split_layers(moved([(9, 9)], "translate({x},{y})")) is not None
+
+
 def test_the_board_is_drawn_once_and_each_piece_once_across_turns() -> None:
     mailhtml.clear_caches()
     first = mailpictures.picture_of(layered(), STYLE, "b")
