@@ -498,3 +498,21 @@ def test_a_header_of_exactly_a_line_is_left_and_one_longer_folded() -> None:
     for length in (76, 77, 78):
         value = "x" * (length - len("Subject: ") - 10) + " " + "y" * 9
         assert compose._folded("Subject", value) == compose._HEADER_POLICY.fold_binary("Subject", value)
+
+
+@pytest.mark.parametrize("game_name", ["reef-encounter", "coral-divers"])
+def test_a_piece_is_drawn_once_wherever_it_stands_on_the_board(game_name: str) -> None:
+    _seats, pages = board_reports(game_name, 4)
+    html = pages[0][1]
+    style = "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", html, re.S))
+    boards = [m.group(0) for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)]
+    layered = [mailpictures.split_layers(svg) for svg in boards]
+    sprites = [sprite for layers in layered if layers for sprite in layers.sprites]
+    # every piece is written relative to its box (its group translated to the box's corner) ...
+    assert sprites and all(sprite.origin == sprite.box[:2] for sprite in sprites)
+    mailhtml.clear_caches()
+    for svg in boards:
+        mailpictures.picture_of(svg, style, "board")
+    # ... so the same piece on other spaces (a polyp of one colour, an empty sea space) is one drawing
+    drawn = mailpictures._sprite_image.cache_info().misses
+    assert drawn == len({sprite.body for sprite in sprites}) < len(sprites)
