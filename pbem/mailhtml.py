@@ -140,11 +140,14 @@ def _without_web_styles(html: str) -> str:
 
 
 def _replace_svgs(html: str, replace: Callable[[str], str]) -> str:
-    """``html`` with each ``<svg>…</svg>`` replaced by ``replace(it)``."""
+    """``html`` with each ``<svg>…</svg>`` replaced by ``replace(it)``. An icon dropped (replaced by
+    nothing) takes a ``<br>`` right after it along: it stood on a line of its own, which would be left
+    empty (the open sea's spaces: a heading, a blank line, then their words)."""
     pieces, at = [], 0
     for start, _tag_end, end in _elements(html, "svg"):
-        pieces += [html[at:start], replace(html[start:end])]
-        at = end
+        shown = replace(html[start:end])
+        pieces += [html[at:start], shown]
+        at = end + 4 if not shown and html.startswith("<br>", end) else end
     return "".join(pieces) + html[at:] if pieces else html
 
 

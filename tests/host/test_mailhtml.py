@@ -209,3 +209,13 @@ def test_a_drawing_with_anything_after_its_pieces_is_drawn_whole() -> None:
     drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
     assert drawn.getpixel((50, 50)) == (0, 0, 0)  # the line over the first piece
     assert mailpictures._static_image.cache_info().misses == 0
+
+
+def test_an_icon_on_a_line_of_its_own_leaves_no_empty_line() -> None:
+    icon = '<svg width="10" height="10" aria-hidden="true"><circle r="4"/></svg>'
+    mail = mail_page(
+        f"<html><body><h3>white space</h3>{icon}<br>larva cube: yes {icon} 2 orange</body></html>"
+    )
+    assert "<h3>white space</h3>larva cube: yes  2 orange" in mail.html
+    kept = mail_page(f"<html><body><p>a{icon} b<br>c</p></body></html>")
+    assert "a b<br>c" in kept.html  # a line break not right after an icon stays
