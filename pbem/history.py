@@ -75,6 +75,9 @@ STANDING_ORDERS = select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.ord
 _SEATS = select(SeatRow).where(SeatRow.game_id == bindparam("of_game")).order_by(SeatRow.position)  # type: ignore[arg-type]
 
 
+_INSERT_TURN = insert(TurnRow.__table__)  # type: ignore[attr-defined]
+
+
 def of_turn(game_id: str, epoch: int, turn: int) -> dict[str, Any]:
     """The parameters of :data:`SEATS_WITH_ORDERS`, :data:`ORDER_IDS` and :data:`STANDING_ORDERS`."""
     return {"of_game": game_id, "of_epoch": epoch, "of_turn": turn}
@@ -194,11 +197,13 @@ def record_turn(
     # a tick that lost its claim on the game writes no turn of it (pbem.fencing), whatever the turn
     fencing.check(session, row.id)
     packed = pack_json(turn.state_data)
-    # one Core INSERT (after the session's pending rows, flushed first): the ORM's unit of work for a
-    # row nothing reads back cost more than the statement. The unique (game, epoch, number) speaks
-    # here: a second writer of the turn stops at it.
-    session.execute(
-        insert(TurnRow),
+    # one Core INSERT on the table (after the session's pending rows, flushed first), through the
+    # session's connection: the ORM's unit of work, or its bulk layer, for a row nothing reads back
+    # cost more than the statement. The unique (game, epoch, number) speaks here: a second writer of
+    # the turn stops at it.
+    session.flush()
+    session.connection().execute(
+        _INSERT_TURN,
         [
             {
                 "game_id": row.id,
