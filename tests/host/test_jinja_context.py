@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from jinja2 import Environment, pass_context, pass_environment, pass_eval_context
+from jinja2 import (
+    Environment,
+    StrictUndefined,
+    UndefinedError,
+    pass_context,
+    pass_environment,
+    pass_eval_context,
+)
 from jinja2.runtime import Context, Undefined
 
 from pbem.jinja_context import QuickContext
@@ -85,3 +92,19 @@ def test_the_reports_templates_use_it() -> None:
     )
     assert isinstance(template.new_context({}), QuickContext)
     assert template.render() == "[0]none[1]none[2]none"
+
+
+def test_calling_an_undefined_name_fails_as_in_jinja() -> None:
+    # the reports' environment is strict: a template calling a name it does not have stops there
+    template = environment().from_string("{{ nowhere(1) }}")
+    with pytest.raises(UndefinedError, match="'nowhere' is undefined"):
+        template.render()
+    env = Environment(undefined=StrictUndefined)
+    theirs = Context(env, {}, None, {})
+    ours = QuickContext(env, {}, None, {})
+    missing = StrictUndefined(name="missing")
+    with pytest.raises(UndefinedError) as expected:
+        theirs.call(missing)
+    with pytest.raises(UndefinedError) as got:
+        ours.call(missing)
+    assert str(got.value) == str(expected.value)
