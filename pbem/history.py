@@ -11,9 +11,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, insert, update
+from sqlalchemy import ColumnElement, Update, and_, bindparam, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -73,6 +74,26 @@ ORDER_IDS = select(SubmissionRow.id).where(_OF_TURN)
 #: the orders standing for a turn: id, seat and the orders themselves
 STANDING_ORDERS = select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.orders_json).where(_OF_TURN)
 _SEATS = select(SeatRow).where(SeatRow.game_id == bindparam("of_game")).order_by(SeatRow.position)  # type: ignore[arg-type]
+
+
+_INSERT_TURN = insert(TurnRow.__table__)  # type: ignore[attr-defined]
+
+
+@cache
+def _game_update(columns: tuple[str, ...]) -> Update:
+    """The compare-and-set of the game row after a turn, setting ``columns``: built once for each set
+    of them (a turn sets three to five), run with bound values (building and keying it for the cache
+    cost SQLAlchemy more than running it)."""
+    table = GameRow.__table__  # type: ignore[attr-defined]
+    return (
+        update(table)
+        .where(
+            table.c.id == bindparam("of_game"),
+            table.c.epoch == bindparam("of_epoch"),
+            table.c.turn == bindparam("of_turn"),
+        )
+        .values({column: bindparam(f"new_{column}") for column in columns})
+    )
 
 
 def of_turn(game_id: str, epoch: int, turn: int) -> dict[str, Any]:
@@ -194,11 +215,13 @@ def record_turn(
     # a tick that lost its claim on the game writes no turn of it (pbem.fencing), whatever the turn
     fencing.check(session, row.id)
     packed = pack_json(turn.state_data)
-    # one Core INSERT (after the session's pending rows, flushed first): the ORM's unit of work for a
-    # row nothing reads back cost more than the statement. The unique (game, epoch, number) speaks
-    # here: a second writer of the turn stops at it.
-    session.execute(
-        insert(TurnRow),
+    # one Core INSERT on the table (after the session's pending rows, flushed first), through the
+    # session's connection: the ORM's unit of work, or its bulk layer, for a row nothing reads back
+    # cost more than the statement. The unique (game, epoch, number) speaks here: a second writer of
+    # the turn stops at it.
+    session.flush()
+    session.connection().execute(
+        _INSERT_TURN,
         [
             {
                 "game_id": row.id,
@@ -217,11 +240,12 @@ def record_turn(
     )
     values = {**after_turn_values(game, row, turn, now), "state_z": packed}
     if turn.number > 0:
-        result = session.execute(
-            update(GameRow)
-            .where(GameRow.id == row.id, GameRow.epoch == row.epoch, GameRow.turn == turn.number - 1)
-            .values(**values)
-            .execution_options(synchronize_session=False)
+        # on the table, through the session's connection, as the turn row: the ORM's bulk update layer
+        # over plain column values cost more than the statement (the row is set by hand below)
+        result = session.connection().execute(
+            _game_update(tuple(sorted(values))),
+            {"of_game": row.id, "of_epoch": row.epoch, "of_turn": turn.number - 1}
+            | {f"new_{key}": value for key, value in values.items()},
         )
         if result.rowcount != 1:
             raise TurnConflict(f"game {row.id} is no longer at turn {turn.number - 1}")

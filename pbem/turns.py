@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, bindparam, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -205,7 +205,7 @@ def _write(
         for status in ("consumed", "superseded"):
             ids = [sub_id for sub_id, to in p.statuses.items() if to == status]
             if ids:
-                session.execute(update(SubmissionRow).where(SubmissionRow.id.in_(ids)).values(status=status))  # type: ignore[union-attr]
+                session.connection().execute(_SET_STATUS, {"ids": ids, "to": status})
         session.add_all(p.bot_orders)
         try:
             record_turn(session, p.game, row, p.record, now, reports=p.reports)
@@ -220,6 +220,15 @@ def _write(
             log.info("game %s: turn %d already resolved by another process", row.id, number)
             return None
         return number, next_ready
+
+
+# built once, on the table (no submission of these ids is an object in the session: ORDER_IDS read
+# only ids): building the ORM statement and keying it for the cache cost more than running it
+_SET_STATUS = (
+    update(SubmissionRow.__table__)  # type: ignore[attr-defined]
+    .where(SubmissionRow.__table__.c.id.in_(bindparam("ids", expanding=True)))  # type: ignore[attr-defined]
+    .values(status=bindparam("to"))
+)
 
 
 def _all_orders_in(session: Session, game: Game, row: GameRow, state: Any, number: int) -> bool:

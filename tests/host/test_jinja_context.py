@@ -1,0 +1,110 @@
+"""The reports' context calls as Jinja's own ``Context.call`` does: same arguments, same results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jinja2 import (
+    Environment,
+    StrictUndefined,
+    UndefinedError,
+    pass_context,
+    pass_environment,
+    pass_eval_context,
+)
+from jinja2.runtime import Context, Undefined
+
+from pbem.jinja_context import QuickContext
+from pbem.render import environment
+
+
+@pass_context
+def _with_context(ctx: Context, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    return ("context", ctx.get("who"), args, tuple(sorted(kwargs.items())))
+
+
+@pass_eval_context
+def _with_eval_context(eval_ctx: Any, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    return ("eval", eval_ctx.autoescape, args, tuple(sorted(kwargs.items())))
+
+
+@pass_environment
+def _with_environment(env: Environment, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    return ("env", type(env).__name__, args, tuple(sorted(kwargs.items())))
+
+
+def _plain(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    return ("plain", args, tuple(sorted(kwargs.items())))
+
+
+class _Callable:
+    @pass_context
+    def __call__(self, ctx: Context, x: int) -> tuple[Any, ...]:
+        return ("callable class", ctx.get("who"), x)
+
+
+def _stops() -> None:
+    raise StopIteration
+
+
+CALLEES = [_with_context, _with_eval_context, _with_environment, _plain, _Callable(), len, "x".upper]
+KWARGS: list[dict[str, Any]] = [
+    {},
+    {"a": 1},
+    {"_loop_vars": {"who": "loop"}},
+    {"_block_vars": {"who": "block"}, "b": 2},
+    {"_loop_vars": {}, "_block_vars": {}},
+]
+
+
+def _contexts() -> tuple[Context, Context]:
+    env = Environment(autoescape=True)
+    theirs = Context(env, {"who": "parent"}, None, {})
+    ours = QuickContext(env, {"who": "parent"}, None, {})
+    return theirs, ours
+
+
+@pytest.mark.parametrize("callee", CALLEES, ids=lambda c: getattr(c, "__name__", type(c).__name__))
+@pytest.mark.parametrize("kwargs", KWARGS, ids=str)
+def test_a_call_reaches_its_callee_as_through_jinjas_own(callee: Any, kwargs: dict[str, Any]) -> None:
+    theirs, ours = _contexts()
+    args: tuple[Any, ...] = ("abc",) if callee is len else (() if callee == "x".upper else (7,))
+    try:  # a callee that takes no such keywords fails alike in both
+        expected = theirs.call(callee, *args, **dict(kwargs))
+    except TypeError as exc:
+        with pytest.raises(TypeError):
+            ours.call(callee, *args, **dict(kwargs))
+        assert str(exc)
+        return
+    assert ours.call(callee, *args, **dict(kwargs)) == expected
+
+
+def test_a_stopiteration_becomes_undefined_as_in_jinja() -> None:
+    theirs, ours = _contexts()
+    assert isinstance(theirs.call(_stops), Undefined)
+    assert isinstance(ours.call(_stops), Undefined)
+
+
+def test_the_reports_templates_use_it() -> None:
+    template = environment().from_string(
+        "{% macro m(x) %}[{{ x }}]{% endmacro %}{% for i in range(3) %}{{ m(i) }}{{ _('none') }}{% endfor %}"
+    )
+    assert isinstance(template.new_context({}), QuickContext)
+    assert template.render() == "[0]none[1]none[2]none"
+
+
+def test_calling_an_undefined_name_fails_as_in_jinja() -> None:
+    # the reports' environment is strict: a template calling a name it does not have stops there
+    template = environment().from_string("{{ nowhere(1) }}")
+    with pytest.raises(UndefinedError, match="'nowhere' is undefined"):
+        template.render()
+    env = Environment(undefined=StrictUndefined)
+    theirs = Context(env, {}, None, {})
+    ours = QuickContext(env, {}, None, {})
+    missing = StrictUndefined(name="missing")
+    with pytest.raises(UndefinedError) as expected:
+        theirs.call(missing)
+    with pytest.raises(UndefinedError) as got:
+        ours.call(missing)
+    assert str(got.value) == str(expected.value)
