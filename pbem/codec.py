@@ -34,8 +34,9 @@ def pack_bytes_fast(raw: bytes) -> bytes:
     level 2: an ordinary zlib stream, so :func:`unpack` and any zlib read it, and rows :func:`pack`
     wrote before read the same. Ten reports of a 4-player turn (five ~65 KB pages, five ~4 KB texts)
     took 1.06 ms at the stdlib's level 3 and take 0.28 ms, for 4 % more bytes (49.9 KB against 47.9).
-    The bytes depend on the input and the level only (ISA-L's compressor has no random state: tested),
-    and nothing compares packed bytes, only what they unpack to and its digest."""
+    The bytes depend on the input and the level (ISA-L's compressor has no random state: tested), and
+    may on the processor (it picks its code by the instructions there are), so nothing compares packed
+    bytes, only what they unpack to and its digest."""
     return isal_zlib.compress(raw, 2)
 
 

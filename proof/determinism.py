@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem import archive, replay, turns
+from pbem.codec import unpack
 from pbem.create import create_game
 from pbem.db import connect
 from pbem.models import GameRow, ReportRow, TurnRow
@@ -48,7 +49,9 @@ def play(engine: Engine, setting: Setting, game_id: str) -> None:
 
 
 def fingerprint(engine: Engine, game_id: str) -> dict[str, Any]:
-    """What must come out the same: each turn's state hash and each stored report, by (turn, seat)."""
+    """What must come out the same: each turn's state hash and each stored report, by (turn, seat): its
+    words, unpacked (how a compressor lays out its stream is not what a player reads; ISA-L may choose
+    its code by the processor)."""
     with Session(engine) as session:
         row = session.get(GameRow, game_id)
         hashes = [
@@ -56,7 +59,7 @@ def fingerprint(engine: Engine, game_id: str) -> dict[str, Any]:
             for t in session.exec(select(TurnRow).where(TurnRow.game_id == game_id).order_by(TurnRow.number))
         ]
         stored = {
-            f"{r.turn}:{r.seat}": (r.text_z, r.html_z)
+            f"{r.turn}:{r.seat}": (unpack(r.text_z), unpack(r.html_z))
             for r in session.exec(select(ReportRow).where(ReportRow.game_id == game_id))
         }
     return {"final": row.state_sha256 if row else None, "hashes": hashes, "reports": stored}
