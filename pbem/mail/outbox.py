@@ -27,7 +27,7 @@ from sqlmodel import Session, select
 
 from pbem import fencing
 from pbem.calendar import parts_for_reports
-from pbem.codec import unpack
+from pbem.codec import pack_bytes_fast, unpack
 from pbem.history import game_row, seat_rows
 from pbem.i18n import language
 from pbem.mail.compose import report_mail, report_subject
@@ -95,13 +95,12 @@ def message_bytes(msg: EmailMessage) -> bytes:
 
 
 def pack_message(msg: EmailMessage | bytes) -> bytes:
-    """A mail as the outbox stores it: a zlib stream, written by ISA-L (``isal``) at its level 2. A
-    report mail is some 80 KB, two thirds of it base64 pictures that hardly shrink; the stdlib's zlib
-    at level 1 took 1.3 ms a mail over them (a host packs one per seat per turn), ISA-L takes 0.16 ms
-    for the same 46 KB. The stream is an ordinary zlib one: rows packed before by the stdlib read the
-    same, and any zlib reads these."""
-    raw = msg if isinstance(msg, bytes) else message_bytes(msg)
-    return isal_zlib.compress(raw, 2)
+    """A mail as the outbox stores it: packed as stored reports are (:func:`pbem.codec.pack_bytes_fast`,
+    ISA-L). A report mail is some 80 KB, two thirds of it base64 pictures that hardly shrink; the
+    stdlib's zlib at level 1 took 1.3 ms a mail over them (a host packs one per seat per turn), ISA-L
+    takes 0.16 ms for the same 46 KB. The stream is an ordinary zlib one: rows packed before by the
+    stdlib read the same, and any zlib reads these."""
+    return pack_bytes_fast(msg if isinstance(msg, bytes) else message_bytes(msg))
 
 
 def unpack_message(blob: bytes) -> bytes:
