@@ -239,8 +239,12 @@ def reader_languages(session: Session, game_id: str) -> dict[str, str]:
     row = session.get(GameRow, game_id)
     if row is None:
         return {}
-    found = {seat: own or row.language for seat, own in seat_languages(session, game_id).items()}
-    return {**found, "": row.language}
+    return languages_of(row, seat_rows(session, game_id))
+
+
+def languages_of(game: GameRow, seats: Sequence[SeatRow]) -> dict[str, str]:
+    """:func:`reader_languages` from the game's rows, when the caller has read them already."""
+    return {seat.name: seat.language or game.language for seat in seats} | {"": game.language}
 
 
 def reader_language(engine: Engine, game_id: str | None, seat: str | None) -> str:

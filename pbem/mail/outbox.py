@@ -36,6 +36,7 @@ from pbem.mail.settings import MailSettings, load_settings
 from pbem.mail.transport import DeliveryError, Transport
 from pbem.markers import BEGIN
 from pbem.models import GameRow, ObserverRow, OutboxRow, ReportRow, SeatRow
+from pbem.reports import languages_of
 
 #: how long a sender owns a row it is delivering; after a crash the row is due again then
 CLAIM_SECONDS = 600
@@ -208,7 +209,7 @@ def enqueue_reports(
             game = game_row(session, reports[0].game_id)
             seats = seat_rows(session, game.id)
             wanted = _addressed(session, reports, seats)
-            languages = {seat.name: seat.language or game.language for seat in seats} | {"": game.language}
+            languages = languages_of(game, seats)
             calendars = _calendars(session, game, seats, wanted, now, settings)
             if not locking:
                 session.commit()  # no transaction while composing
