@@ -66,13 +66,14 @@ def accepted_orders(game_id: Any, epoch: Any, turn: Any) -> ColumnElement[bool]:
 # Statements run once or more in every order intake, turn and tick, built once with bound parameters
 # and run with each game's values: building a statement anew each time cost SQLAlchemy more than
 # running it (a turn's seats with orders: 200 us of CPU built each time, 80 us prebuilt, SQLite).
-_OF_TURN = accepted_orders(bindparam("of_game"), bindparam("of_epoch"), bindparam("of_turn"))
+#: :func:`accepted_orders` of a turn given by parameters (:func:`of_turn`)
+OF_TURN = accepted_orders(bindparam("of_game"), bindparam("of_epoch"), bindparam("of_turn"))
 #: the seats whose orders stand for a turn (params: :func:`of_turn`)
-SEATS_WITH_ORDERS = select(SubmissionRow.seat).where(_OF_TURN)
+SEATS_WITH_ORDERS = select(SubmissionRow.seat).where(OF_TURN)
 #: the ids of the orders standing for a turn
-ORDER_IDS = select(SubmissionRow.id).where(_OF_TURN)
+ORDER_IDS = select(SubmissionRow.id).where(OF_TURN)
 #: the orders standing for a turn: id, seat and the orders themselves
-STANDING_ORDERS = select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.orders_json).where(_OF_TURN)
+STANDING_ORDERS = select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.orders_json).where(OF_TURN)
 _SEATS = select(SeatRow).where(SeatRow.game_id == bindparam("of_game")).order_by(SeatRow.position)  # type: ignore[arg-type]
 
 

@@ -34,7 +34,7 @@ from pbem.envelope import (
 from pbem.errors import UserError
 from pbem.explain import step_errors
 from pbem.game import Game, GameError, RulesError
-from pbem.history import accepted_orders, current_state, game_of, game_row, of_turn, seat_rows
+from pbem.history import OF_TURN, current_state, game_of, game_row, of_turn, seat_rows
 from pbem.i18n import _
 from pbem.models import GameRow, SeatRow, SubmissionRow
 from pbem.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
@@ -260,7 +260,7 @@ def _claimed(data: Any, key: str) -> str | None:
 _SUPERSEDE = (
     update(SubmissionRow)
     .where(
-        accepted_orders(bindparam("of_game"), bindparam("of_epoch"), bindparam("of_turn")),
+        OF_TURN,
         SubmissionRow.seat == bindparam("of_seat"),  # type: ignore[arg-type]
     )
     .values(status="superseded")
