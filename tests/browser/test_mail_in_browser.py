@@ -85,12 +85,13 @@ def divers_facts(view: dict[str, Any], seat: str) -> list[str]:
 FACTS = {"reef-encounter": reef_facts, "mare-balticum": baltic_facts, "coral-divers": divers_facts}
 
 
-def report_mail(game_name: str) -> tuple[bytes, dict[str, Any], str]:
-    """(mail bytes, the seat's view, the seat) of the first seat after the middle turn of a bot game."""
+def report_mail(game_name: str, *, last: bool = False) -> tuple[bytes, dict[str, Any], str]:
+    """(mail bytes, the seat's view, the seat) of the first seat after the middle turn of a bot game
+    (``last``: after its last turn, the game over and scored)."""
     game = registry.get_game(game_name)
     seats = SEATS[: game.max_players]
     history = play(game_name, seats)
-    turn = len(history) // 2
+    turn = len(history) - 1 if last else len(history) // 2
     state, events = history[turn]
     seat = seats[0]
     ctx = context(game, "look-1", state, turn, seat, events)
@@ -169,6 +170,17 @@ def test_nothing_sticks_out_sideways_at_375_px(
     mail: tuple[str, bytes, dict, str], page: Page, tmp_path: Path
 ) -> None:
     _game, raw, _view, _seat = mail
+    assert_fits(page, raw, tmp_path)
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_the_last_report_sticks_out_nowhere_at_375_px(game_name: str, page: Page, tmp_path: Path) -> None:
+    # the game over: the outcome and the final scoring (Mare Balticum's once had nine columns)
+    raw, _view, _seat = report_mail(game_name, last=True)
+    assert_fits(page, raw, tmp_path)
+
+
+def assert_fits(page: Page, raw: bytes, tmp_path: Path) -> None:
     show(page, raw, 375, tmp_path)
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     out = page.evaluate(
