@@ -22,6 +22,7 @@ import resvg_py
 from PIL import Image, ImageChops
 
 from pbem.codec import sha256_hex
+from pbem.mailpng import png_of_palette_image
 
 #: the widest a picture is shown (CSS px): the mail is some 600 px wide with its padding
 MAX_WIDTH = 560
@@ -34,9 +35,6 @@ DENSITY = 2
 QUANTISE_ABOVE = 8_000
 #: the most colours a reduced picture has (a PNG palette's most: the index is a byte whatever the count)
 COLOURS = 256
-#: the most pixels a picture may have to be packed by zlib's fast level 3 (:func:`_png`): a Reef
-#: Encounter board has 270,000, the Mare Balticum map 1.2 million
-FAST_PNG_PIXELS = 400_000
 #: fonts handed to resvg: loading the system's hundreds of fonts took most of a render. DejaVu covers
 #: Latin, Greek and Cyrillic; Noto CJK is added only for a picture that writes Chinese (it is 20 MB).
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/opentype/noto"))
@@ -343,12 +341,13 @@ def _reduced(image: Image.Image) -> Image.Image:
 
 
 def _png(image: Image.Image) -> bytes:
-    """``image`` as PNG. zlib level 3 (the last of its fast levels) for a picture of up to
-    :data:`FAST_PNG_PIXELS`: a Reef Encounter board in 1.1 ms where level 6 took 1.7, at 10.5 KB where
-    8.5. A larger one (a map) at level 6: there the fifth more bytes would be 10 KB a picture, carried
-    in every seat's mail, toward the limit of what a mail may weigh."""
+    """``image`` as PNG: a palette picture (every board of more than :data:`QUANTISE_ABOVE` bytes) by
+    :func:`pbem.mailpng.png_of_palette_image` (ISA-L: a Reef Encounter board in 0.15 ms where Pillow's
+    zlib level 3 took 0.8), any other by Pillow at zlib's level 6."""
+    if image.mode == "P":
+        return png_of_palette_image(image)
     out = io.BytesIO()
-    image.save(out, "PNG", compress_level=3 if image.width * image.height <= FAST_PNG_PIXELS else 6)
+    image.save(out, "PNG", compress_level=6)
     return out.getvalue()
 
 
