@@ -19,8 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import resvg_py
-from PIL import Image, ImageChops
+from PIL import Image
 
+from pbem import mailpatches
 from pbem.codec import sha256_hex
 from pbem.mailpng import png_of_palette_image
 
@@ -83,7 +84,7 @@ def _render(svg: str, style_sheet: str, name: str) -> Picture:
         if len(png) > QUANTISE_ABOVE:
             png = _quantise(png)
     else:
-        png = _encode(*_layered(layers, attrs, style_sheet, shown_w * DENSITY, cjk))
+        png = _layered(layers, attrs, style_sheet, shown_w * DENSITY, cjk)
     slug = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-") or "board"
     return Picture(f"{slug}-{sha256_hex(png)[:16]}@pbem", f"{slug}.png", png, shown_w, shown_h)
 
@@ -179,21 +180,31 @@ def _group_end(svg: str, start: int) -> int | None:
     return None
 
 
-def _layered(
-    layers: Layers, attrs: dict[str, str], style_sheet: str, width: int, cjk: bool
-) -> tuple[Image.Image, Static, list[tuple[int, int, int, int]]]:
-    """The picture as the static layer's pixels (drawn once, cached) with every piece's pixels
-    (each drawn once, cached) laid over them, the static layer (:func:`_static_image`) and
-    the boxes (pixels) the pieces were laid in. Each
-    piece is drawn on the picture's own pixel grid (its box widened to whole pixels), so it is the same
-    pixels the whole drawing would have there."""
-    static = _static_image(layers.static, style_sheet, width, cjk)
-    image = static.rgb.copy()
-    laid: list[tuple[int, int, int, int]] = []
+def _layered(layers: Layers, attrs: dict[str, str], style_sheet: str, width: int, cjk: bool) -> bytes:
+    """The PNG of a drawing in layers: its static layer (drawn once, cached) with every piece (each
+    drawn once, cached) laid over it. Each piece is drawn on the picture's own pixel grid (its box
+    widened to whole pixels), so it is the same pixels the whole drawing would have there. Made as
+    palette indices from the pieces' patches (:func:`pbem.mailpatches.compose`) when the static layer
+    has its own exact palette; else laid in RGB and reduced (:func:`_encode`)."""
+    static_key = (layers.static, style_sheet, width, cjk)
+    static = _static_image(*static_key)
+    placed = _placed(layers, attrs, style_sheet, static.rgb.size, cjk)
+    if static.indexed is not None and static.palette is not None:
+        picture = mailpatches.compose(static_key, static.rgb, static.indexed, static.palette, placed)
+        if picture is not None:
+            return _png(picture)
+    return _encode(*_laid(static, placed))
+
+
+def _placed(
+    layers: Layers, attrs: dict[str, str], style_sheet: str, size: tuple[int, int], cjk: bool
+) -> list[mailpatches.Placed]:
+    """Every piece of ``layers`` as pixels (drawn once, cached) and where they go on the picture."""
+    placed: list[mailpatches.Placed] = []
     # where resvg puts the drawing's units on the picture's pixels: it stretches the viewBox over the
     # whole picture, whose height is rounded to whole pixels (so across and down differ a little)
     vx, vy, vw, vh = _view_box(attrs)
-    sx, sy = image.width / vw, image.height / vh
+    sx, sy = size[0] / vw, size[1] / vh
     root = _root_attrs(attrs)
     defs = "".join(_DEFS.findall(layers.static))
     for sprite in layers.sprites:
@@ -205,7 +216,19 @@ def _layered(
         # (on a Reef Encounter board, 2 px a unit and whole units: every polyp of a colour is one)
         ox, oy = sprite.origin
         box = (vx + left / sx - ox, vy + top / sy - oy, (right - left) / sx, (bottom - top) / sy)
-        piece = _sprite_image(root, defs, sprite.body, box, (right - left, bottom - top), style_sheet, cjk)
+        key = (root, defs, sprite.body, box, (right - left, bottom - top), style_sheet, cjk)
+        placed.append(mailpatches.Placed(key, _sprite_image(*key), left, top))
+    return placed
+
+
+def _laid(
+    static: Static, placed: list[mailpatches.Placed]
+) -> tuple[Image.Image, Static, list[tuple[int, int, int, int]]]:
+    """The picture as the static layer's pixels with every piece's laid over them, in RGB, the static
+    layer and the boxes (pixels) the pieces were laid in."""
+    image = static.rgb.copy()
+    laid: list[tuple[int, int, int, int]] = []
+    for left, top, piece in ((p.left, p.top, p.image) for p in placed):
         # clipped to the picture: a piece's box may reach past the drawing's edge
         crop = (
             max(0, -left),
@@ -242,6 +265,7 @@ class Static:
     rgb: Image.Image
     colours: list[tuple[int, int, int]] | None
     indexed: Image.Image | None
+    palette: tuple[int, ...] | None = None  # ``colours`` as ``0xRRGGBB``: the patches' kind
 
 
 @lru_cache(maxsize=16)
@@ -253,26 +277,10 @@ def _static_image(svg: str, style_sheet: str, width: int, cjk: bool) -> Static:
     if found is None:
         return Static(rgb, None, None)
     colours = sorted(colour for _count, colour in found)
-    indexed = _exactly_indexed(rgb, colours)
-    return Static(rgb, None, None) if indexed is None else Static(rgb, colours, indexed)
-
-
-def _exactly_indexed(rgb: Image.Image, colours: list[tuple[int, int, int]]) -> Image.Image | None:
-    """``rgb`` (whose colours are ``colours``) as a P-mode picture whose palette is ``colours`` in that
-    order, each pixel its own colour. Not by ``quantize(palette=...)``: Pillow's mapping to a given
-    palette looks colours up in a 5-6-5-bit grid, so two close colours of the board's edges can land on
-    one entry. Its median cut asked for as many colours as there are keeps each colour in a box of its
-    own (exact, 12 ms once a process for a Reef Encounter board); the result is checked pixel for pixel
-    all the same, and ``None`` if it is not exact (the layer is then reduced with its picture)."""
-    cut = rgb.quantize(len(colours), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    flat = (cut.getpalette() or [])[: 3 * len(colours)]
-    index = {tuple(flat[i : i + 3]): i // 3 for i in range(0, len(flat), 3)}
-    if sorted(index) != colours:
-        return None
-    indexed = cut.remap_palette([index[colour] for colour in colours])
-    if ImageChops.difference(indexed.convert("RGB"), rgb).getbbox() is not None:
-        return None
-    return indexed
+    indexed = mailpatches.exactly_indexed(rgb, colours)
+    if indexed is None:
+        return Static(rgb, None, None)
+    return Static(rgb, colours, indexed, tuple((r << 16) | (g << 8) | b for r, g, b in colours))
 
 
 @lru_cache(maxsize=2048)
@@ -391,3 +399,4 @@ def clear_caches() -> None:
     """Forget every drawn picture and layer (tests: a fresh process's first drawing)."""
     for cached in (_render, _static_image, _sprite_image):
         cached.cache_clear()
+    mailpatches.clear_caches()

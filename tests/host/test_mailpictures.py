@@ -32,7 +32,7 @@ def palette_picture(width: int, height: int, colours: int, seed: int = 7) -> Ima
     image = Image.new("P", (width, height))
     rows = bytearray()
     state = seed
-    for y in range(height):
+    for _y in range(height):
         for x in range(0, width, 9):
             state = (state * 1103515245 + 12345) & 0x7FFFFFFF
             rows += bytes([(state >> 16) % colours]) * min(9, width - x)
@@ -68,3 +68,167 @@ def test_a_heavy_picture_is_packed_tighter_by_pillow() -> None:
 def test_only_a_palette_picture_is_written() -> None:
     with pytest.raises(ValueError, match="palette picture"):
         mailpng.png_of_palette_image(Image.new("RGB", (4, 4)))
+
+
+# ------------------------------------------------------------------ pictures made from the pieces' patches
+
+STYLE = ".sq { fill: #2f6fd6 } text.l { font-family: sans-serif; font-weight: bold; font-size: 12px }"
+
+
+def board(pieces: str) -> str:
+    """A board (a sea, two roads, a word) with ``pieces`` drawn last."""
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="100" viewBox="0 0 150 100" '
+        'data-picture="b"><rect width="150" height="100" fill="#9fc3cf"/>'
+        '<path d="M0,0 L150,100 M0,100 L150,0" stroke="#b89d62" stroke-width="3"/>'
+        '<text x="75" y="96" text-anchor="middle" class="l">board</text>'
+        f"{pieces}</svg>"
+    )
+
+
+def disc(x: float, y: float, fill: str = "#f08a24", r: float = 9.5, extra: str = "") -> str:
+    """A piece drawn relative to its box (20 units a side) at ``x, y``."""
+    return (
+        f'<g data-sprite="{x} {y} 20 20" transform="translate({x} {y})">'
+        f'<circle cx="10" cy="10" r="{r}" fill="{fill}" stroke="#4b5563"/>{extra}</g>'
+    )
+
+
+def gradient_piece(x: float, y: float, name: str, start: str, stop: str) -> str:
+    """A piece of many colours: a gradient fill, its own definition inside it."""
+    return (
+        f'<g data-sprite="{x} {y} 40 20" transform="translate({x} {y})">'
+        f'<defs><linearGradient id="{name}"><stop offset="0" stop-color="{start}"/>'
+        f'<stop offset="1" stop-color="{stop}"/></linearGradient></defs>'
+        f'<rect x="0.5" y="0.5" width="39" height="19" rx="6" fill="url(#{name})" stroke="#222"/></g>'
+    )
+
+
+def pixels(png: bytes) -> Image.Image:
+    with Image.open(io.BytesIO(png)) as image:
+        return image.convert("RGB")
+
+
+def laid_in_rgb(svg: str) -> tuple[Image.Image, object, list[tuple[int, int, int, int]]]:
+    """The picture as its layers laid over each other in RGB, before any palette (with its static layer
+    and the pieces' boxes: what :func:`pbem.mailpictures._encode` reduces)."""
+    from pbem import mailpictures
+
+    attrs = dict(mailpictures._ATTR.findall(svg[: svg.index(">") + 1]))
+    layers = mailpictures.split_layers(svg)
+    assert layers is not None
+    static = mailpictures._static_image(layers.static, STYLE, 300, False)
+    return mailpictures._laid(static, mailpictures._placed(layers, attrs, STYLE, static.rgb.size, False))
+
+
+def laid(svg: str) -> Image.Image:
+    return laid_in_rgb(svg)[0]
+
+
+def furthest(one: Image.Image, other: Image.Image) -> int:
+    """How many shades the two pictures are apart where they differ most (any of red, green, blue)."""
+    from PIL import ImageChops
+
+    return max(high for _low, high in ImageChops.difference(one, other).getextrema())
+
+
+def test_a_picture_of_few_colours_is_its_layers_exactly() -> None:
+    from pbem import mailhtml, mailpatches, mailpictures
+
+    mailhtml.clear_caches()
+    svg = board(
+        disc(9, 9) + disc(60, 40, "#3a9d5d", extra='<text x="10" y="14" class="l">7</text>') + disc(140, 70)
+    )
+    picture = mailpictures.picture_of(svg, STYLE, "b")
+    with Image.open(io.BytesIO(picture.png)) as image:
+        assert image.mode == "P" and len(image.getpalette() or []) // 3 <= 256
+    assert furthest(pixels(picture.png), laid(svg)) == 0  # every colour its own entry
+    assert len(mailpatches._PATCHES.kept) == 3  # a patch a piece
+
+
+def test_overlapping_pieces_are_laid_as_the_whole_picture_lays_them() -> None:
+    from pbem import mailhtml, mailpatches, mailpictures
+
+    # each piece's edge over its neighbour's: a box's pixels depend on every piece that meets it
+    svg = board(disc(20, 20) + disc(32, 26, "#d42a2a") + disc(44, 20, "#3a9d5d") + disc(100, 50))
+    mailhtml.clear_caches()
+    assert furthest(pixels(mailpictures.picture_of(svg, STYLE, "b").png), laid(svg)) == 0
+    # the same piece with another neighbour is another patch: moving the neighbour away redraws it
+    before = set(mailpatches._PATCHES.kept)
+    moved = board(disc(20, 20) + disc(32, 26, "#d42a2a") + disc(44, 30, "#3a9d5d") + disc(100, 50))
+    assert furthest(pixels(mailpictures.picture_of(moved, STYLE, "b").png), laid(moved)) == 0
+    # the moved piece and the one it overlaps (before and after) are new patches; the other two are kept
+    assert len(set(mailpatches._PATCHES.kept) - before) == 2
+
+
+def test_a_picture_is_the_same_bytes_whatever_was_drawn_before() -> None:
+    from pbem import mailhtml, mailpictures
+
+    svg = board(disc(20, 20) + disc(32, 26, "#d42a2a") + gradient_piece(60, 60, "g1", "#ff0000", "#0000ff"))
+    mailhtml.clear_caches()
+    fresh = mailpictures.picture_of(svg, STYLE, "b").png
+    mailhtml.clear_caches()
+    for other in (
+        board(disc(20, 20) + gradient_piece(60, 60, "g1", "#ff0000", "#0000ff")),
+        board(gradient_piece(10, 10, "g2", "#00ff00", "#ff00ff") + disc(32, 26, "#d42a2a")),
+    ):
+        mailpictures.picture_of(other, STYLE, "b")  # patches, a palette made before: none carries over
+    mailpictures._render.cache_clear()
+    assert mailpictures.picture_of(svg, STYLE, "b").png == fresh
+
+
+def test_a_picture_of_more_colours_than_a_palette_is_reduced_close_to_its_layers() -> None:
+    from pbem import mailhtml, mailpictures
+
+    pieces = [
+        gradient_piece(5, 5, "a", "#ff0000", "#0000ff"),
+        gradient_piece(55, 5, "b", "#00ff00", "#ff00ff"),
+        gradient_piece(105, 5, "c", "#ffff00", "#00ffff"),
+        gradient_piece(5, 70, "d", "#000000", "#ffffff"),
+        gradient_piece(105, 70, "e", "#ff8000", "#0080ff"),
+        disc(60, 40, "#3a9d5d"),
+    ]
+    svg = board("".join(pieces))
+    assert len(laid(svg).getcolors(1 << 16) or []) > 256
+    mailhtml.clear_caches()
+    picture = mailpictures.picture_of(svg, STYLE, "b")
+    drawn = pixels(picture.png)
+    with Image.open(io.BytesIO(picture.png)) as image:
+        assert len(image.getpalette() or []) // 3 <= 256
+    # close, not exact (the gradients' colours are merged): nearer than the whole picture's octree was
+    reduced = mailpictures._reduced(laid(svg)).convert("RGB")
+    assert 0 < furthest(drawn, laid(svg)) <= min(16, furthest(reduced, laid(svg)))
+    # the disc's own fill (a colour that fills its patch) is kept exactly, and so is the board's
+    assert drawn.getpixel((2 * 70, 2 * 50)) == (0x3A, 0x9D, 0x5D)
+    assert drawn.getpixel((2 * 75, 2 * 30)) == laid(svg).getpixel((2 * 75, 2 * 30))
+
+
+def test_a_piece_of_more_colours_than_a_palette_is_reduced_with_its_picture() -> None:
+    from pbem import mailhtml, mailpatches, mailpictures
+
+    # a gradient across and a see-through one down over it: some 600 colours in one box
+    piece = (
+        '<g data-sprite="10 10 120 60" transform="translate(10 10)"><defs>'
+        '<linearGradient id="x"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
+        '</linearGradient><linearGradient id="y" x2="0" y2="1"><stop offset="0" stop-color="#0f0" '
+        'stop-opacity="0"/><stop offset="1" stop-color="#0f0"/></linearGradient></defs>'
+        '<rect width="120" height="60" fill="url(#x)"/><rect width="120" height="60" fill="url(#y)"/></g>'
+    )
+    svg = board(piece)
+    mailhtml.clear_caches()
+    drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
+    assert not mailpatches._PATCHES.kept  # no patch: the picture was laid and reduced as a whole
+    assert drawn == pixels(mailpictures._encode(*laid_in_rgb(svg)))  # type: ignore[arg-type]
+    assert furthest(drawn, laid(svg)) <= 32
+
+
+def test_the_patches_kept_are_bounded_by_their_weight() -> None:
+    from pbem import mailpatches
+
+    kept = mailpatches._Patches(budget=10_000)  # 4,064 bytes a patch below
+    for n in range(5):
+        kept.put(("key", n), mailpatches.Patch((0,), frozenset(), bytes(4_000)))
+    assert kept.weight <= 10_000 and list(kept.kept) == [("key", 3), ("key", 4)]
+    assert kept.get(("key", 3)) is not None and kept.get(("key", 0)) is None
+    kept.put(("key", 5), mailpatches.Patch((0,), frozenset(), bytes(4_000)))
+    assert list(kept.kept) == [("key", 3), ("key", 5)]  # the one used lately stays
