@@ -21,6 +21,7 @@ order is the laid picture.
 from __future__ import annotations
 
 import heapq
+import sys
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -148,10 +149,11 @@ def _patch(static_rgb: Image.Image, box: tuple[int, int, int, int], members: lis
     if found is None:
         return None
     found.sort(key=lambda pair: pair[1])
-    colours = [rgb for _count, rgb in found]
-    indexed = exactly_indexed(canvas, colours)
-    indices = indexed.tobytes() if indexed is not None else _indices_by_hand(canvas, colours)
-    packed = [(r << 16) | (g << 8) | b for r, g, b in colours]
+    # each pixel's index, looked up by its colour read as one number (RGBX, four bytes a pixel: the
+    # lookups run in C); exact, where Pillow's mapping to a given palette is not
+    word = {int.from_bytes(bytes((*rgb, 255)), sys.byteorder): i for i, (_count, rgb) in enumerate(found)}
+    indices = bytes(map(word.__getitem__, memoryview(canvas.convert("RGBX").tobytes()).cast("I")))
+    packed = [(r << 16) | (g << 8) | b for _count, (r, g, b) in found]
     least = canvas.width * canvas.height / 20
     fill = frozenset(colour for colour, (count, _rgb) in zip(packed, found, strict=True) if count >= least)
     return Patch(tuple(packed), fill, indices)
@@ -173,14 +175,6 @@ def exactly_indexed(rgb: Image.Image, colours: list[tuple[int, int, int]]) -> Im
     if ImageChops.difference(indexed.convert("RGB"), rgb).getbbox() is not None:
         return None
     return indexed
-
-
-def _indices_by_hand(rgb: Image.Image, colours: list[tuple[int, int, int]]) -> bytes:
-    """Each pixel's index in ``colours``, looked up one by one (a patch the median cut could not keep
-    exact: slow, and rare)."""
-    index = {bytes(colour): i for i, colour in enumerate(colours)}
-    data = rgb.tobytes()
-    return bytes(index[data[at : at + 3]] for at in range(0, len(data), 3))
 
 
 def _palette(static_colours: Sequence[int], patches: Sequence[Patch]) -> tuple[list[int], dict[int, int]]:
