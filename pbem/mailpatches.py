@@ -61,13 +61,14 @@ class Patch:
 def compose(
     static_key: Hashable,
     static_rgb: Image.Image,
-    static_indexed: Image.Image,
+    static_rows: bytes,
     static_colours: Sequence[int],
     placed: Sequence[Placed],
-) -> Image.Image | None:
-    """The picture ``placed`` laid over the static layer (``static_rgb``; ``static_indexed`` the same as
-    indices of ``static_colours``, sorted), as a P-mode picture; ``None`` if a box has more colours than
-    a palette holds (it is then made as before, from the laid RGB picture)."""
+) -> tuple[bytes, bytearray] | None:
+    """The picture ``placed`` laid over the static layer (``static_rgb``; ``static_rows`` the same as a
+    PNG's rows of indices of ``static_colours``, sorted: :func:`pbem.mailpng.png_rows`) as its palette
+    and its rows; ``None`` if a box has more colours than a palette holds (it is then made as before,
+    from the laid RGB picture)."""
     width, height = static_rgb.size
     boxes = tuple(_clipped(p, width, height) for p in placed)
     patches: list[tuple[tuple[int, int, int, int], Patch]] = []
@@ -88,13 +89,17 @@ def compose(
             _PATCHES.put(key, patch)
         patches.append((box, patch))
     colours, index = _palette(static_colours, [patch for _box, patch in patches])
-    picture = static_indexed.copy()
-    picture.putpalette(b"".join(c.to_bytes(3, "big") for c in colours))
-    for box, patch in patches:
+    rows = bytearray(static_rows)
+    stride = width + 1  # a row's filter byte, then its indices
+    for (left, top, right, bottom), patch in patches:
         table = bytes(map(index.__getitem__, patch.colours)).ljust(256, b"\0")
-        size = (box[2] - box[0], box[3] - box[1])
-        picture.paste(Image.frombytes("P", size, patch.indices.translate(table)), box[:2])
-    return picture
+        line = right - left
+        indices = memoryview(patch.indices.translate(table))
+        at = top * stride + 1 + left
+        for start in range(0, line * (bottom - top), line):
+            rows[at : at + line] = indices[start : start + line]
+            at += stride
+    return b"".join(c.to_bytes(3, "big") for c in colours), rows
 
 
 def _clipped(placed: Placed, width: int, height: int) -> tuple[int, int, int, int] | None:

@@ -23,7 +23,7 @@ from PIL import Image
 
 from pbem import mailpatches
 from pbem.codec import sha256_hex
-from pbem.mailpng import png_of_palette_image
+from pbem.mailpng import png_of_palette_image, png_of_rows, png_rows
 
 #: the widest a picture is shown (CSS px): the mail is some 600 px wide with its padding
 MAX_WIDTH = 560
@@ -189,10 +189,10 @@ def _layered(layers: Layers, attrs: dict[str, str], style_sheet: str, width: int
     static_key = (layers.static, style_sheet, width, cjk)
     static = _static_image(*static_key)
     placed = _placed(layers, attrs, style_sheet, static.rgb.size, cjk)
-    if static.indexed is not None and static.palette is not None:
-        picture = mailpatches.compose(static_key, static.rgb, static.indexed, static.palette, placed)
-        if picture is not None:
-            return _png(picture)
+    if static.rows is not None and static.palette is not None:
+        made = mailpatches.compose(static_key, static.rgb, static.rows, static.palette, placed)
+        if made is not None:
+            return png_of_rows(*static.rgb.size, *made)
     return _encode(*_laid(static, placed))
 
 
@@ -266,6 +266,7 @@ class Static:
     colours: list[tuple[int, int, int]] | None
     indexed: Image.Image | None
     palette: tuple[int, ...] | None = None  # ``colours`` as ``0xRRGGBB``: the patches' kind
+    rows: bytes | None = None  # ``indexed`` as a PNG's rows (each row its filter's byte and its indices)
 
 
 @lru_cache(maxsize=16)
@@ -280,7 +281,8 @@ def _static_image(svg: str, style_sheet: str, width: int, cjk: bool) -> Static:
     indexed = mailpatches.exactly_indexed(rgb, colours)
     if indexed is None:
         return Static(rgb, None, None)
-    return Static(rgb, colours, indexed, tuple((r << 16) | (g << 8) | b for r, g, b in colours))
+    palette = tuple((r << 16) | (g << 8) | b for r, g, b in colours)
+    return Static(rgb, colours, indexed, palette, png_rows(indexed))
 
 
 @lru_cache(maxsize=2048)

@@ -27,21 +27,30 @@ _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def png_of_palette_image(image: Image.Image) -> bytes:
-    """``image`` (P mode, 8 bits an index) as PNG bytes: no row filter (a board's indices are flat
-    runs that deflate packs as they are; the 'up' filter made them heavier), not interlaced."""
+    """``image`` (P mode, 8 bits an index) as PNG bytes (:func:`png_of_rows`)."""
     if image.mode != "P":
         raise ValueError(f"a palette picture is wanted, not {image.mode}")
-    width, height = image.size
-    # each row is its filter's byte (0: none) and the row's indices: the picture pasted one pixel in
-    rows = Image.new("P", (width + 1, height), 0)
-    rows.paste(image, (1, 0))
-    raw = rows.tobytes()
-    packed = isal_zlib.compress(raw, LEVEL)
+    return png_of_rows(image.width, image.height, bytes(image.getpalette() or []), png_rows(image))
+
+
+def png_rows(image: Image.Image) -> bytes:
+    """A P-mode picture's indices as a PNG's rows: each row its filter's byte (0: none) and the row."""
+    rows = Image.new("P", (image.width + 1, image.height), 0)
+    rows.paste(image, (1, 0))  # the picture one pixel in: the first column is the filter bytes
+    return rows.tobytes()
+
+
+def png_of_rows(width: int, height: int, palette: bytes, rows: bytes | bytearray) -> bytes:
+    """The PNG of a palette picture given as its ``palette`` (RGB, three bytes an entry) and its
+    ``rows`` (:func:`png_rows`): no row filter (a board's indices are flat runs that deflate packs as
+    they are; the 'up' filter made them heavier), not interlaced."""
+    packed = isal_zlib.compress(rows, LEVEL)
     if len(packed) > TIGHTER_ABOVE:
+        image = Image.frombytes("P", (width + 1, height), bytes(rows)).crop((1, 0, width + 1, height))
+        image.putpalette(palette)
         out = io.BytesIO()
         image.save(out, "PNG", compress_level=6)
         return out.getvalue()
-    palette = bytes(image.getpalette() or [])
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, palette, deflate, no filter
     return b"".join(
         (
