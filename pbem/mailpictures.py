@@ -3,10 +3,11 @@
 A board drawing whose pieces are marked, each a ``<g data-sprite="x y w h">`` after everything else, is
 drawn in layers: the drawing without its pieces (the board's spaces, labels: the same turn after turn,
 game after game) is drawn by resvg once per process, each piece once where it stands, and the picture
-is those pixels laid over each other with Pillow, then reduced to a palette. A turn pays for its moved
-pieces and the palette, not for the board: 6 ms where resvg took 40 for a Reef Encounter board. The
-caches are keyed by the drawing's content only (a seat's drawing that differs is another key), hold
-nothing but what that drawing shows, and live in the process (a tick's jobs draw a board set once each).
+is those pixels laid over each other as palette indices, each piece's box made once
+(:mod:`pbem.mailpatches`), and written as PNG by ISA-L (:mod:`pbem.mailpng`). A turn pays for its moved
+pieces, not for the board: about 1 ms a new Reef Encounter picture where resvg took 40. The caches are
+keyed by the drawing's content only (a seat's drawing that differs is another key), hold nothing but
+what that drawing shows, and live in the process (a tick's jobs draw a board set once each).
 """
 
 from __future__ import annotations
@@ -260,7 +261,8 @@ class Static:
     """A drawing's static layer as pixels, and when it has at most half of :data:`COLOURS` colours (a
     board's flat fills and their edges: 41 on a Reef Encounter board) those ``colours`` and the layer
     as a P-mode picture of exactly those colours in that order (``indexed``: every pixel its own colour's
-    index), which :func:`_encode` keeps as they are; else ``None`` for both."""
+    index; ``rows`` the same as a PNG's rows), which the pictures on it keep as they are; else ``None``
+    for all of them (the Mare Balticum map: 753 colours)."""
 
     rgb: Image.Image
     colours: list[tuple[int, int, int]] | None
@@ -310,14 +312,14 @@ def _sprite_image(
 
 
 def _encode(image: Image.Image, static: Static, laid: list[tuple[int, int, int, int]]) -> bytes:
-    """A layered picture as PNG, reduced to a palette, undithered. Outside the pieces' boxes ``laid``
-    it is its static layer, whose few colours are the first entries of the palette, as they are; the
-    rest of the palette (up to :data:`COLOURS`) is the fast octree's of the pixels in those boxes (a
-    quarter of the picture's on a Reef Encounter board: the octree's cost is per pixel). Only the
-    pixels in the boxes are mapped to the palette (Pillow's nearest colour); the rest are the static
-    layer's own indices (:attr:`Static.indexed`), pasted from its copy: mapping the whole picture took
-    more than the octree, and put a few of the board's edge colours on a neighbouring entry. A static
-    layer of too many colours to keep is reduced as a whole drawing is (:func:`_reduced`)."""
+    """A layered picture laid in RGB (:func:`_laid`: a static layer of too many colours, or a piece's
+    box of more colours than a palette holds) as PNG, reduced to a palette, undithered. Outside the
+    pieces' boxes ``laid`` it is its static layer, whose few colours are the first entries of the
+    palette, as they are; the rest of the palette (up to :data:`COLOURS`) is the fast octree's of the
+    pixels in those boxes. Only the pixels in the boxes are mapped to the palette (Pillow's nearest
+    colour); the rest are the static layer's own indices (:attr:`Static.indexed`), pasted from its
+    copy. A static layer of too many colours to keep is reduced as a whole drawing is
+    (:func:`_reduced`)."""
     if static.colours is None or static.indexed is None or not laid:
         return _png(_reduced(image))
     crops = [image.crop(box) for box in laid]
