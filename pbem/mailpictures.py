@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -187,7 +188,10 @@ def _layered(layers: Layers, attrs: dict[str, str], style_sheet: str, width: int
     widened to whole pixels), so it is the same pixels the whole drawing would have there. Made as
     palette indices from the pieces' patches (:func:`pbem.mailpatches.compose`) when the static layer
     has its own exact palette; else laid in RGB and reduced (:func:`_encode`)."""
-    static_key = (layers.static, style_sheet, width, cjk)
+    # the drawing's long strings interned: every patch's and piece's key made from them holds one copy
+    # (a tick's pages each bring an equal style sheet, each new drawing an equal static layer)
+    style_sheet = sys.intern(style_sheet)
+    static_key = (sys.intern(layers.static), style_sheet, width, cjk)
     static = _static_image(*static_key)
     placed = _placed(layers, attrs, style_sheet, static.rgb.size, cjk)
     if static.rows is not None and static.palette is not None:
@@ -206,8 +210,8 @@ def _placed(
     # whole picture, whose height is rounded to whole pixels (so across and down differ a little)
     vx, vy, vw, vh = _view_box(attrs)
     sx, sy = size[0] / vw, size[1] / vh
-    root = _root_attrs(attrs)
-    defs = "".join(_DEFS.findall(layers.static))
+    root = sys.intern(_root_attrs(attrs))
+    defs = sys.intern("".join(_DEFS.findall(layers.static)))
     for sprite in layers.sprites:
         x, y, w, h = sprite.box
         left, top = math.floor((x - vx) * sx), math.floor((y - vy) * sy)

@@ -65,6 +65,13 @@ def test_a_heavy_picture_is_packed_tighter_by_pillow() -> None:
         assert read.tobytes() == light.tobytes()
 
 
+def test_a_picture_of_more_pixels_than_isal_is_tried_on_is_written_by_pillow() -> None:
+    image = palette_picture(1001, 1000, 30)
+    out = io.BytesIO()
+    image.save(out, "PNG", compress_level=6)
+    assert mailpng.png_of_palette_image(image) == out.getvalue()
+
+
 def test_only_a_palette_picture_is_written() -> None:
     with pytest.raises(ValueError, match="palette picture"):
         mailpng.png_of_palette_image(Image.new("RGB", (4, 4)))
