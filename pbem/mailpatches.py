@@ -154,10 +154,10 @@ def _patch(static_rgb: Image.Image, box: tuple[int, int, int, int], members: lis
     if found is None:
         return None
     found.sort(key=lambda pair: pair[1])
-    # each pixel's index, looked up by its colour read as one number (RGBX, four bytes a pixel: the
-    # lookups run in C); exact, where Pillow's mapping to a given palette is not
+    # each pixel's index, looked up by its colour read as one number (RGBA, opaque: four bytes a pixel,
+    # the lookups run in C); exact, where Pillow's mapping to a given palette is not
     word = {int.from_bytes(bytes((*rgb, 255)), sys.byteorder): i for i, (_count, rgb) in enumerate(found)}
-    indices = bytes(map(word.__getitem__, memoryview(canvas.convert("RGBX").tobytes()).cast("I")))
+    indices = bytes(map(word.__getitem__, memoryview(canvas.convert("RGBA").tobytes()).cast("I")))
     packed = [(r << 16) | (g << 8) | b for _count, (r, g, b) in found]
     least = canvas.width * canvas.height / 20
     fill = frozenset(colour for colour, (count, _rgb) in zip(packed, found, strict=True) if count >= least)
@@ -185,8 +185,7 @@ def exactly_indexed(rgb: Image.Image, colours: list[tuple[int, int, int]]) -> Im
 def _palette(static_colours: Sequence[int], patches: Sequence[Patch]) -> tuple[list[int], dict[int, int]]:
     """The picture's palette (the static layer's colours first, at the indices its picture has them,
     then the others sorted: a function of the drawing alone) and each colour's entry in it. Every
-    colour its own entry if they fit; else the commonest colours of the patches keep theirs and the
-    rest take their nearest (:func:`_reduced_palette`)."""
+    colour its own entry if they fit; else the others merged (:func:`_reduced_palette`)."""
     extra = set().union(*(patch.colours for patch in patches)).difference(static_colours)
     colours = list(static_colours) + sorted(extra)
     if len(colours) > COLOURS:
