@@ -153,6 +153,15 @@ def test_a_picture_of_few_colours_is_its_layers_exactly() -> None:
     assert len(mailpatches._PATCHES.kept) == 3  # a patch a piece
 
 
+def test_a_piece_beyond_the_drawing_leaves_the_board_as_it_is() -> None:
+    from pbem import mailhtml, mailpatches, mailpictures
+
+    mailhtml.clear_caches()
+    svg = board(disc(170, 20))  # its box wholly right of the 150 units drawn
+    drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
+    assert furthest(drawn, laid(svg)) == 0 and not mailpatches._PATCHES.kept
+
+
 def test_overlapping_pieces_are_laid_as_the_whole_picture_lays_them() -> None:
     from pbem import mailhtml, mailpatches, mailpictures
 
