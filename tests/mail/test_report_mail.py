@@ -383,8 +383,7 @@ def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> Non
 
 def test_each_drawing_is_rendered_once_for_every_seat_that_sees_it(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 4)
-    mail_page.cache_clear()
-    mailpictures._render.cache_clear()
+    mailhtml.clear_caches()
     for seat, (text, html) in zip(seats, pages, strict=True):
         mail_of(settings, seat, text, html)
     boards = {
@@ -476,6 +475,33 @@ def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
     one, other = mail_page(first).html, mail_page(second).html
     assert "only-bob-sees-this" in other and "only-bob-sees-this" not in one
     assert other == mailhtml._mail_whole(second).html
+    assert mailhtml._mail_segment.cache_info().misses == 2
+
+
+def test_a_table_seen_before_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    _seats, pages = board_reports("reef-encounter", 4)
+    mailhtml.clear_caches()
+    scans: list[int] = []
+    real = mailhtml._div_close
+    monkeypatch.setattr(mailhtml, "_div_close", lambda html, start: scans.append(start) or real(html, start))
+    made = [mail_page(html) for _text, html in pages]
+    assert len(scans) == 1  # the first seat's table; the others hold the same one
+    for mail, (_text, html) in zip(made, pages, strict=True):
+        assert mail.html == mailhtml._mail_whole(html).html
+        assert "".join(mail.parts) == mail.html and mail.parts[1] is made[0].parts[1]
+
+
+def test_a_table_that_begins_as_one_seen_before_is_its_own() -> None:
+    _seats, pages = board_reports("reef-encounter", 2)
+    first = pages[0][1]
+    start = first.index(mailhtml.TABLE_OPEN) + len(mailhtml.TABLE_OPEN)
+    table = first[start:].split("</div>\n\n", 1)[0]
+    # the first seat's whole table, then more of it: the remembered table is no end of this one
+    longer = first.replace(table + "</div>", table + "<p>only-in-the-longer</p></div>", 1)
+    mailhtml.clear_caches()
+    one, other = mail_page(first), mail_page(longer)
+    assert "only-in-the-longer" in other.parts[1] and "only-in-the-longer" not in one.html
+    assert other.html == mailhtml._mail_whole(longer).html
     assert mailhtml._mail_segment.cache_info().misses == 2
 
 
