@@ -23,7 +23,7 @@ from pbem.codec import sha256_hex
 from pbem.i18n import N_, _, current_language, format_number
 from pbem.mail.calendar_part import attach_calendars
 from pbem.mail.settings import MailSettings
-from pbem.mailhtml import mail_page
+from pbem.mailhtml import MailPage, mail_page
 from pbem.mailpictures import Picture
 
 
@@ -116,7 +116,7 @@ def new_message(fields: list[tuple[str, str]]) -> EmailMessage:
 def _cte(text: str) -> str:
     """7bit when the text allows it, else quoted-printable: 8-bit bodies need an SMTP extension that
     not every relay offers, and QP keeps the text readable in the raw message."""
-    plain = text.isascii() and all(len(line) <= 900 for line in text.split("\n"))
+    plain = text.isascii() and max(map(len, text.split("\n"))) <= 900
     return "7bit" if plain else "quoted-printable"
 
 
@@ -186,7 +186,7 @@ def report_mail(
     )
     page = mail_page(html)
     boundary = "=_pbem_" + sha256_hex(dict(fields)["Message-ID"])[:32]
-    texts = [_encoded_part("plain", flowed(text), flowed=True), _encoded_part("html", page.html)]
+    texts = [_encoded_part("plain", flowed(text), flowed=True), _html_text_part(page)]
     related = _related_boundary(boundary)
     if any(b.encode() in body for _headers, body in texts for b in (boundary, related)):
         # only a 7bit part could hold it (quoted-printable writes "=" as "=3D", base64 has no "_"):
@@ -196,11 +196,17 @@ def report_mail(
             _encoded_part("html", page.html, force_qp=True),
         ]
     parts = [texts[0], _html_part(texts[1], page.pictures, boundary)]
-    fields += [("MIME-Version", "1.0"), ("Content-Type", f'multipart/alternative; boundary="{boundary}"')]
     out = [_folded(name, value) for name, value in fields]
-    out.append(b"\r\n")
+    out += [b"MIME-Version: 1.0\r\n", _alternative_header(boundary), b"\r\n"]
     out += [*_multipart(boundary, parts), b"\r\n"]
     return attach_calendars(b"".join(out), calendars)
+
+
+def _alternative_header(boundary: str) -> bytes:
+    """The message's ``Content-Type`` header, folded as :data:`_HEADER_POLICY` folds it (one line is
+    too long for it: the parameter on a line of its own), written at once: each mail has its own
+    boundary, so the policy's folding was done, and cached in vain, once a mail."""
+    return f'Content-Type: multipart/alternative;\r\n boundary="{boundary}"\r\n'.encode("ascii")
 
 
 def _related_boundary(boundary: str) -> str:
@@ -273,6 +279,50 @@ def _header_value(name: str, value: str) -> str | Header:
     return value if value.isascii() else Header(value, "utf-8", header_name=name)
 
 
+def _html_text_part(page: MailPage) -> tuple[bytes, bytes]:
+    """(headers, body) of the mail page's HTML, as ``_encoded_part("html", page.html)`` writes it, the
+    quoted-printable of its table's whole lines made once for every seat (:func:`_qp_lines`).
+
+    Quoted-printable encodes line by line (a line's soft breaks and its escapes depend on that line
+    alone, ``binascii.b2a_qp`` resets at every line break), so the encoding of pieces that each end at
+    a line break, joined, is the encoding of the whole; the table's lines are the same characters in
+    every seat's page, so their encoding is too (``tests/mail/test_report_mail.py`` checks the two)."""
+    lined = _qp_lines(page.parts[1]) if len(page.parts) == 3 else None
+    if lined is None or _cte(page.html) != "quoted-printable":
+        return _encoded_part("html", page.html)
+    before, _table, after = page.parts
+    first, lines, last = lined
+    rest = last + after  # (nothing: the page ends with the table's last line break)
+    end = b"" if not rest else _qp(rest if rest.endswith(("\n", "\r")) else rest + "\n")
+    body = _qp(before + first) + lines + end
+    return _text_headers("html", "quoted-printable"), body
+
+
+@lru_cache(maxsize=16)
+def _qp_lines(table: str) -> tuple[str, bytes, str] | None:
+    """(``table`` up to its first line break, the quoted-printable of its whole lines after it, what
+    follows its last line break); ``None`` for a table of fewer than two line breaks. Cached by the
+    table, which is the same for every seat of a turn (a seat whose table differs has another key);
+    nothing of a seat's page outside its table is in it."""
+    first, last = table.find("\n") + 1, table.rfind("\n") + 1
+    if first >= last:
+        return None
+    return table[:first], _qp(table[first:last]), table[last:]
+
+
+def _qp(text: str) -> bytes:
+    """The quoted-printable of ``text`` as :func:`_encoded_part` writes it, every line break a CRLF;
+    ``text`` ends at a line break (the last piece of a part: given one if it has none)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    return binascii.b2a_qp(text.encode("utf-8"), istext=True).replace(b"\n", b"\r\n")
+
+
+def _text_headers(subtype: str, cte: str, form: str = "") -> bytes:
+    """The two headers of a text part (``form``: its Content-Type's parameter after the charset)."""
+    headers = f'Content-Type: text/{subtype}; charset="utf-8"{form}\r\nContent-Transfer-Encoding: {cte}\r\n'
+    return headers.encode("ascii")
+
+
 def _encoded_part(
     subtype: str, content: str, *, force_qp: bool = False, flowed: bool = False
 ) -> tuple[bytes, bytes]:
@@ -283,9 +333,7 @@ def _encoded_part(
     cte = "quoted-printable" if force_qp else _cte(content)
     if cte == "quoted-printable":
         data = binascii.b2a_qp(data, istext=True)
-    form = "; format=flowed" if flowed else ""
-    headers = f'Content-Type: text/{subtype}; charset="utf-8"{form}\r\nContent-Transfer-Encoding: {cte}\r\n'
-    return headers.encode("ascii"), data.replace(b"\n", b"\r\n")
+    return _text_headers(subtype, cte, "; format=flowed" if flowed else ""), data.replace(b"\n", b"\r\n")
 
 
 #: RFC 3676 §4.2: lines of at most 78 characters, the trailing space of a soft break included

@@ -505,6 +505,33 @@ def test_a_table_that_begins_as_one_seen_before_is_its_own() -> None:
     assert mailhtml._mail_segment.cache_info().misses == 2
 
 
+# a piece of a page: what quoted-printable treats apart (line breaks of every kind, "=", a dot, white
+# space that may end a line, characters beyond ASCII, lines longer than 76)
+_PIECE = st.lists(st.sampled_from([*"ab .=\t\r\n", "é", "—", "◀", "x" * 70]), max_size=40).map("".join)
+
+
+@given(before=_PIECE, table=_PIECE, after=_PIECE)
+def test_a_page_encoded_in_its_pieces_is_the_page_encoded_whole(before: str, table: str, after: str) -> None:
+    page = mailhtml.MailPage(before + table + after, (), (before, table, after))
+    compose._qp_lines.cache_clear()
+    assert compose._html_text_part(page) == compose._encoded_part("html", page.html)
+    # the table's lines encoded once: the same for a seat whose page around it differs
+    other = mailhtml.MailPage("é" + before + table, (), ("é" + before, table, ""))
+    assert compose._html_text_part(other) == compose._encoded_part("html", other.html)
+
+
+def test_the_seats_of_a_turn_share_their_tables_encoding(settings: MailSettings) -> None:
+    seats, pages = board_reports("reef-encounter", 4)
+    mailhtml.clear_caches()
+    compose._qp_lines.cache_clear()
+    for seat, (text, html) in zip(seats, pages, strict=True):
+        page = mail_page(html)
+        assert compose._html_text_part(page) == compose._encoded_part("html", page.html)
+        mail_of(settings, seat, text, html)
+    info = compose._qp_lines.cache_info()
+    assert info.misses == 1 and info.hits == 2 * len(seats) - 1
+
+
 # --------------------------------------------------------------- headers written without the policy
 
 
