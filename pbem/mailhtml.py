@@ -135,9 +135,10 @@ def _remember_table(table: str) -> None:
 def _mail_split(before: str, segment: str, after: str) -> MailPage:
     """The mail page of ``before + segment + after`` (:func:`mail_page`), its table ``segment`` made
     mail on its own (:func:`_mail_segment`) and the rest around it."""
-    all_styles = "\n".join([*_styles(before), *_styles(after)])
-    before, after = _without_web_styles(before), _without_web_styles(after)
-    css = "\n".join([*_styles(before), *_styles(after)])  # what the inliner takes from the page
+    before_styles, before_css, before = _style_blocks(before)
+    after_styles, after_css, after = _style_blocks(after)
+    all_styles = "\n".join([*before_styles, *after_styles])
+    css = "\n".join([*before_css, *after_css])  # what the inliner takes from the page
     pictures: dict[str, Picture] = {}
     before = _replace_svgs(before, _picture_tag(all_styles, pictures))
     enclosing = _open_elements(before)
@@ -160,9 +161,10 @@ def _mail_split(before: str, segment: str, after: str) -> MailPage:
 def _mail_whole(page: str) -> MailPage:
     """The mail rendering of ``page`` in one piece: its boards drawn, its icons dropped, its CSS
     inlined over the whole page."""
-    all_styles = "\n".join(_styles(page))
+    styles, _css, mail = _style_blocks(page)
+    all_styles = "\n".join(styles)
     pictures: dict[str, Picture] = {}
-    body = _replace_svgs(_without_web_styles(page), _picture_tag(all_styles, pictures))
+    body = _replace_svgs(mail, _picture_tag(all_styles, pictures))
     return MailPage(_inliner().inline(body).rstrip("\n") + "\n", tuple(pictures.values()))
 
 
@@ -185,28 +187,29 @@ def _elements(html: str, name: str) -> Iterator[tuple[int, int, int]]:
         at = end + len(closing)
 
 
-def _styles(html: str) -> list[str]:
-    """The content of every ``<style>`` of ``html``."""
-    return [html[tag_end : end - len("</style>")] for _start, tag_end, end in _elements(html, "style")]
-
-
-def _without_web_styles(html: str) -> str:
-    """``html`` without its ``<style data-web>`` blocks (and the white space after each)."""
-    pieces, at = [], 0
+def _style_blocks(html: str) -> tuple[list[str], list[str], str]:
+    """(the content of every ``<style>`` of ``html``, of each but the ``<style data-web>`` ones (the
+    web page's flex and media queries), ``html`` without those blocks and the white space after each),
+    in one look at the page."""
+    styles, kept, pieces, at = [], [], [], 0
     for start, tag_end, end in _elements(html, "style"):
+        styles.append(html[tag_end : end - len("</style>")])
         if _WEB_ATTR.search(html, start, tag_end):
             pieces.append(html[at:start])
             at = len(html) - len(html[end:].lstrip())
-    return "".join(pieces) + html[at:] if pieces else html
+        else:
+            kept.append(styles[-1])
+    return styles, kept, "".join(pieces) + html[at:] if pieces else html
 
 
 def _replace_svgs(html: str, replace: Callable[[str], str]) -> str:
-    """``html`` with each ``<svg>…</svg>`` replaced by ``replace(it)``. An icon dropped (replaced by
-    nothing) takes a ``<br>`` right after it along: it stood on a line of its own, which would be left
-    empty (the open sea's spaces: a heading, a blank line, then their words)."""
+    """``html`` with each ``<svg>…</svg>`` replaced by ``replace(it)``, each without
+    ``data-picture="`` in its tag (an icon: :func:`_picture_tag` drops it) by nothing at once. An
+    icon dropped (replaced by nothing) takes a ``<br>`` right after it along: it stood on a line of its
+    own, which would be left empty (the open sea's spaces: a heading, a blank line, then their words)."""
     pieces, at = [], 0
-    for start, _tag_end, end in _elements(html, "svg"):
-        shown = replace(html[start:end])
+    for start, tag_end, end in _elements(html, "svg"):
+        shown = replace(html[start:end]) if html.find('data-picture="', start, tag_end) >= 0 else ""
         pieces += [html[at:start], shown]
         at = end + 4 if not shown and html.startswith("<br>", end) else end
     return "".join(pieces) + html[at:] if pieces else html

@@ -329,7 +329,10 @@ def _encoded_part(
     """(headers, body) of one text part, as ``set_content`` writes it: every line break a CRLF and one
     at the end; 7bit when the text allows it, else quoted-printable. ``flowed``: the content is
     format=flowed already (:func:`flowed`), and the Content-Type says so."""
-    data = b"\n".join(content.encode("utf-8").splitlines()) + b"\n"
+    data = content.encode("utf-8")
+    if b"\r" in data:  # (bytes break lines at these three alone, as splitlines does)
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    data = data if data.endswith(b"\n") else data + b"\n"
     cte = "quoted-printable" if force_qp else _cte(content)
     if cte == "quoted-printable":
         data = binascii.b2a_qp(data, istext=True)
@@ -350,10 +353,17 @@ def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
     >>> flowed("a " * 3 + "b", width=4)
     'a a \\na b'
     """
+    text = _TRAILING_SPACES.sub("", text.replace("\r\n", "\n"))
+    # every line as it is sent when nothing else applies to it (space-stuffed): most lines, with
+    # neither a run of dashes (a marker line, the signature's "--") nor more than ``width`` characters,
+    # are taken from here, without a look at each in Python
+    stuffed = _STUFFED.sub(" ", text).split("\n")
     out: list[str] = []
     in_document = False
-    for line in text.replace("\r\n", "\n").split("\n"):
-        line = line.rstrip(" ")
+    for line, sent in zip(text.split("\n"), stuffed, strict=True):
+        if len(line) <= width and "--" not in line:
+            out.append(sent)
+            continue
         # a marker line has a run of dashes: the others need not be matched against the patterns
         if "---" in line and (markers.is_begin(line) or markers.is_end(line)):
             in_document = markers.is_begin(line)
@@ -366,6 +376,12 @@ def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
         for piece in pieces:
             out.append(" " + piece if piece.startswith((" ", ">", "From ")) else piece)
     return "\n".join(out)
+
+
+#: the trailing spaces of each line (they would read as soft breaks), and the start of each line that
+#: is space-stuffed (RFC 3676 §4.4)
+_TRAILING_SPACES = re.compile(r" +$", re.M)
+_STUFFED = re.compile(r"^(?=[ >]|From )", re.M)
 
 
 def _break(line: str, width: int) -> list[str]:
