@@ -353,17 +353,10 @@ def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
     >>> flowed("a " * 3 + "b", width=4)
     'a a \\na b'
     """
-    text = _TRAILING_SPACES.sub("", text.replace("\r\n", "\n"))
-    # every line as it is sent when nothing else applies to it (space-stuffed): most lines, with
-    # neither a run of dashes (a marker line, the signature's "--") nor more than ``width`` characters,
-    # are taken from here, without a look at each in Python
-    stuffed = _STUFFED.sub(" ", text).split("\n")
     out: list[str] = []
     in_document = False
-    for line, sent in zip(text.split("\n"), stuffed, strict=True):
-        if len(line) <= width and "--" not in line:
-            out.append(sent)
-            continue
+    for line in text.replace("\r\n", "\n").split("\n"):
+        line = line.rstrip(" ")
         # a marker line has a run of dashes: the others need not be matched against the patterns
         if "---" in line and (markers.is_begin(line) or markers.is_end(line)):
             in_document = markers.is_begin(line)
@@ -376,12 +369,6 @@ def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
         for piece in pieces:
             out.append(" " + piece if piece.startswith((" ", ">", "From ")) else piece)
     return "\n".join(out)
-
-
-#: the trailing spaces of each line (they would read as soft breaks), and the start of each line that
-#: is space-stuffed (RFC 3676 §4.4)
-_TRAILING_SPACES = re.compile(r" +$", re.M)
-_STUFFED = re.compile(r"^(?=[ >]|From )", re.M)
 
 
 def _break(line: str, width: int) -> list[str]:
