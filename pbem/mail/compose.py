@@ -11,7 +11,7 @@ import binascii
 import email.policy
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.header import Header
 from email.headerregistry import Address
 from email.message import EmailMessage
@@ -31,9 +31,13 @@ def _domain(addr: str) -> str:
     return addr.rsplit("@", 1)[-1] if "@" in addr else "localhost"
 
 
+_BREAKS = re.compile(r"[\r\n\t]+")
+
+
 def _one_line(text: str, limit: int = 200) -> str:
     """Header-safe: no line breaks (header injection), bounded length."""
-    return re.sub(r"[\r\n\t]+", " ", text).strip()[:limit]
+    # (printable text has none of the three: the pattern is not run on it)
+    return (text if text.isprintable() else _BREAKS.sub(" ", text)).strip()[:limit]
 
 
 def thread_root(settings: MailSettings, game_id: str, seat: str) -> str:
@@ -70,10 +74,10 @@ def header_fields(
         message_id or f"<{sha256_hex(key + '|' + moment.isoformat())[:40]}@{_domain(settings.from_addr)}>"
     )
     fields = [
-        ("From", formataddr((settings.from_name, settings.from_addr))),
+        ("From", _from_field(settings.from_name, settings.from_addr)),
         ("To", to),
         ("Subject", _one_line(subject, 250)),
-        ("Date", format_datetime(moment)),
+        ("Date", _date_field(moment, moment.utcoffset())),
         ("Message-ID", own_id),
     ]
     parent = in_reply_to or (thread if thread != own_id else None)
@@ -86,6 +90,19 @@ def header_fields(
     fields += [("Auto-Submitted", auto), ("X-Loop", settings.loop_tag), ("X-PBEM-Host", settings.from_addr)]
     fields.append(("Content-Language", language or current_language()))
     return fields
+
+
+@lru_cache(maxsize=8)
+def _from_field(name: str, address: str) -> str:
+    """The From header's value: the host's, the same in every mail (a function of these two alone)."""
+    return formataddr((name, address))
+
+
+@lru_cache(maxsize=8)
+def _date_field(moment: datetime, offset: timedelta | None) -> str:
+    """The Date header's value: a pass composes all its mails at one moment. A function of the moment
+    and its offset from UTC (in the key: one instant in two zones is one datetime key, two Dates)."""
+    return format_datetime(moment)
 
 
 def with_language(msg: EmailMessage, language: str | None = None) -> EmailMessage:

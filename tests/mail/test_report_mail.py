@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import UTC, datetime, timedelta, timezone
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
@@ -569,3 +570,20 @@ def test_a_piece_is_drawn_once_wherever_it_stands_on_the_board(game_name: str) -
     # ... so the same piece on other spaces (a polyp of one colour, an empty sea space) is one drawing
     drawn = mailpictures._sprite_image.cache_info().misses
     assert drawn == len({sprite.body for sprite in sprites}) < len(sprites)
+
+
+def test_one_moment_in_two_zones_and_two_hosts_get_their_own_date_and_from() -> None:
+    # the Date and From values are kept by what they are made of: each input its own line
+    noon = datetime(2026, 12, 1, 12, tzinfo=UTC)
+
+    def fields(settings: MailSettings, now: datetime) -> dict[str, str]:
+        return dict(compose.header_fields(settings, to="ann@example.org", subject="s", key="k", now=now))
+
+    one, other = MailSettings(from_addr=HOST), MailSettings(from_addr="other@example.net", from_name="Reef")
+    assert fields(one, noon)["Date"] == "Tue, 01 Dec 2026 12:00:00 +0000"
+    assert (
+        fields(one, noon.astimezone(timezone(timedelta(hours=1))))["Date"]
+        == "Tue, 01 Dec 2026 13:00:00 +0100"
+    )
+    assert fields(one, noon)["From"] == f"pbem <{HOST}>"
+    assert fields(other, noon)["From"] == "Reef <other@example.net>"
