@@ -372,8 +372,14 @@ def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
     """
     out: list[str] = []
     in_document = False
-    for line in text.replace("\r\n", "\n").split("\n"):
-        line = line.rstrip(" ")
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    if " \n" in text or text.endswith(" "):
+        lines = [line.rstrip(" ") for line in lines]
+    for line in lines:
+        if len(line) <= width and "--" not in line:  # most lines: neither a marker nor to be broken
+            out.append(" " + line if line.startswith(_STUFFED) else line)
+            continue
         # a marker line has a run of dashes: the others need not be matched against the patterns
         if "---" in line and (markers.is_begin(line) or markers.is_end(line)):
             in_document = markers.is_begin(line)
@@ -384,8 +390,12 @@ def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
             continue
         pieces = [line] if in_document or len(line) <= width else _break(line, width)
         for piece in pieces:
-            out.append(" " + piece if piece.startswith((" ", ">", "From ")) else piece)
+            out.append(" " + piece if piece.startswith(_STUFFED) else piece)
     return "\n".join(out)
+
+
+#: what the start of a space-stuffed line is (RFC 3676 §4.4)
+_STUFFED = (" ", ">", "From ")
 
 
 def _break(line: str, width: int) -> list[str]:
