@@ -548,6 +548,22 @@ def test_a_header_is_folded_as_the_email_policy_folds_it(name: str, value: str) 
     )
 
 
+# subjects as the languages write them: the separator, accents, Cyrillic, Chinese, emoji, RFC 2047's
+# own characters; long enough for two and three lines
+_SUBJECT = st.lists(
+    st.sampled_from([*"ab Z09-!*+/_=?.,;:()[]\"'·—éőüßдЖ中文字", "😀", "[pbem] reef-7 ", " · turn 12 · "]),
+    min_size=1,
+    max_size=80,
+).map("".join) | st.text(min_size=1, max_size=260).filter(str.isprintable)
+
+
+@given(value=_SUBJECT)
+def test_a_subject_beyond_ascii_is_folded_as_the_email_policy_folds_it(value: str) -> None:
+    assert compose._folded("Subject", value) == compose._HEADER_POLICY.fold_binary(
+        "Subject", compose._header_value("Subject", value)
+    )
+
+
 def test_a_header_of_exactly_a_line_is_left_and_one_longer_folded() -> None:
     for length in (76, 77, 78):
         value = "x" * (length - len("Subject: ") - 10) + " " + "y" * 9
