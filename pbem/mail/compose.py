@@ -234,41 +234,48 @@ def _related_boundary(boundary: str) -> str:
     return boundary.replace("=_pbem_", "=_pbem_related_", 1)
 
 
-def _multipart(boundary: str, parts: list[tuple[bytes, bytes]]) -> list[bytes]:
-    """The body of a multipart entity: each part after its delimiter, then the closing one."""
+def _multipart(boundary: str, parts: list[tuple[bytes, bytes | list[bytes]]]) -> list[bytes]:
+    """The body of a multipart entity: each part after its delimiter, then the closing one. A part's
+    body may be in pieces (a multipart inside: joined once, with the whole message)."""
     out: list[bytes] = []
     for headers, body in parts:
         # the line break before a delimiter belongs to the delimiter (RFC 2046), not to the part
-        out += [b"--", boundary.encode(), b"\r\n", headers, b"\r\n", body, b"\r\n"]
+        out += [b"--", boundary.encode(), b"\r\n", headers, b"\r\n"]
+        out += body if isinstance(body, list) else [body]
+        out.append(b"\r\n")
     out += [b"--", boundary.encode(), b"--"]
     return out
 
 
 def _html_part(
     html: tuple[bytes, bytes], pictures: tuple[Picture, ...], boundary: str
-) -> tuple[bytes, bytes]:
+) -> tuple[bytes, bytes | list[bytes]]:
     """The HTML alternative: the page alone, or (with board pictures) a multipart/related of the page
     and each picture, inline, named by its Content-ID (RFC 2387)."""
     if not pictures:
         return html
     inner = _related_boundary(boundary)
-    parts = [html]
-    for picture in pictures:
-        headers = (
-            "Content-Type: image/png\r\n"
-            "Content-Transfer-Encoding: base64\r\n"
-            f"Content-ID: <{picture.cid}>\r\n"
-            f'Content-Disposition: inline; filename="{picture.filename}"\r\n'
-        )
-        parts.append((headers.encode("ascii"), _base64_lines(picture.png)))
+    parts: list[tuple[bytes, bytes | list[bytes]]] = [html]
+    parts += [_picture_part(picture) for picture in pictures]
     headers = f'Content-Type: multipart/related; boundary="{inner}"; type="text/html"\r\n'
-    return headers.encode("ascii"), b"".join(_multipart(inner, parts))
+    return headers.encode("ascii"), _multipart(inner, parts)
 
 
 @lru_cache(maxsize=256)
+def _picture_part(picture: Picture) -> tuple[bytes, bytes]:
+    """(headers, body) of one board picture's part. Cached by the picture (its PNG, name and size):
+    the seats of a turn mostly carry the same pictures."""
+    headers = (
+        "Content-Type: image/png\r\n"
+        "Content-Transfer-Encoding: base64\r\n"
+        f"Content-ID: <{picture.cid}>\r\n"
+        f'Content-Disposition: inline; filename="{picture.filename}"\r\n'
+    )
+    return headers.encode("ascii"), _base64_lines(picture.png)
+
+
 def _base64_lines(data: bytes) -> bytes:
-    """``data`` in base64 lines of 76 characters, CRLF-separated (RFC 2045). Cached: the seats of a
-    turn mostly carry the same pictures."""
+    """``data`` in base64 lines of 76 characters, CRLF-separated (RFC 2045)."""
     encoded = binascii.b2a_base64(data, newline=False)
     return b"\r\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76))
 
