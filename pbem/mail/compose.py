@@ -418,9 +418,23 @@ def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
     """
     out: list[str] = []
     in_document = False
-    text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
-    if " \n" in text or text.endswith(" "):
+    # line by line, a line's sending depending on it and on whether it is in the order document
+    # alone: so a paragraph at a time, each made once (the seats' reports share most of theirs: the
+    # table); the blank line between two is sent blank, as every empty line
+    for paragraph in text.replace("\r\n", "\n").split("\n\n"):
+        sent, in_document = _flowed_paragraph(paragraph, width, in_document)
+        out.append(sent)
+    return "\n\n".join(out)
+
+
+@lru_cache(maxsize=1024)
+def _flowed_paragraph(paragraph: str, width: int, in_document: bool) -> tuple[str, bool]:
+    """(``paragraph``'s lines as :func:`flowed` sends them, whether the order document goes on after
+    them), from inside the order document or not (``in_document``). Cached by these three, all the
+    result depends on: a paragraph of one seat's report is no other's unless its words are the same."""
+    out: list[str] = []
+    lines = paragraph.split("\n")
+    if " \n" in paragraph or paragraph.endswith(" "):
         lines = [line.rstrip(" ") for line in lines]
     for line in lines:
         if len(line) <= width and "--" not in line:  # most lines: neither a marker nor to be broken
@@ -437,7 +451,7 @@ def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
         pieces = [line] if in_document or len(line) <= width else _break(line, width)
         for piece in pieces:
             out.append(" " + piece if piece.startswith(_STUFFED) else piece)
-    return "\n".join(out)
+    return "\n".join(out), in_document
 
 
 #: what the start of a space-stuffed line is (RFC 3676 §4.4)

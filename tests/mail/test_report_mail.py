@@ -16,7 +16,7 @@ from PIL import Image
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import mailhtml, mailpictures
+from pbem import mailhtml, mailpictures, markers
 from pbem.codec import unpack
 from pbem.create import create_game
 from pbem.mail import compose, outbox, reading
@@ -603,3 +603,14 @@ def test_one_moment_in_two_zones_and_two_hosts_get_their_own_date_and_from() -> 
     )
     assert fields(one, noon)["From"] == f"pbem <{HOST}>"
     assert fields(other, noon)["From"] == "Reef <other@example.net>"
+
+
+def test_a_paragraph_is_flowed_by_its_words_and_whether_it_is_in_the_order_document() -> None:
+    long = "word " * 20 + "end"  # broken outside the order document, kept whole inside it
+    compose._flowed_paragraph.cache_clear()
+    outside = compose.flowed(f"Report for ann\n\n{long}\n")
+    inside = compose.flowed(f"{markers.BEGIN}\n\n{long}\n\n{markers.END}\n")
+    assert long not in outside and long.strip() in inside  # the same paragraph, its own lines each
+    other = compose.flowed(f"Report for bob\n\n{long}\n")
+    assert other.startswith("Report for bob\n\n") and other.split("\n\n", 1)[1] == outside.split("\n\n", 1)[1]
+    assert compose._flowed_paragraph.cache_info().hits == 1  # the shared paragraph, made once
