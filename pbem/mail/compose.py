@@ -356,8 +356,8 @@ def _html_text_part(page: MailPage) -> tuple[bytes, bytes]:
     before, _table, after = page.parts
     first, lines, last = lined
     rest = last + after  # (nothing: the page ends with the table's last line break)
-    end = b"" if not rest else _qp(rest if rest.endswith(("\n", "\r")) else rest + "\n")
-    body = _qp(before + first) + lines + end
+    end = b"" if not rest else _qp_by_line(rest if rest.endswith(("\n", "\r")) else rest + "\n")
+    body = _qp_by_line(before + first) + lines + end
     return _text_headers("html", "quoted-printable"), body
 
 
@@ -378,6 +378,19 @@ def _qp(text: str) -> bytes:
     ``text`` ends at a line break (the last piece of a part: given one if it has none)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     return binascii.b2a_qp(text.encode("utf-8"), istext=True).replace(b"\n", b"\r\n")
+
+
+def _qp_by_line(text: str) -> bytes:
+    """:func:`_qp` of ``text`` (which ends at a line break), a line at a time, each line's encoding
+    cached by the line: the seats of a turn share most lines of their pages outside the table too
+    (the head, the frame, the outcome, the events), and a line's encoding is a function of it alone."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    return b"".join([_qp_line(line) for line in text.split("\n")[:-1]])
+
+
+@lru_cache(maxsize=4096)
+def _qp_line(line: str) -> bytes:
+    return _qp(line + "\n")
 
 
 def _text_headers(subtype: str, cte: str, form: str = "") -> bytes:
