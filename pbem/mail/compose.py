@@ -8,13 +8,9 @@ from its dedupe key, so a message sent twice after a crash is recognisably the s
 from __future__ import annotations
 
 import binascii
-import email.policy
 import re
-import string
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from email import base64mime, quoprimime
-from email.header import Header
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
@@ -24,6 +20,8 @@ from pbem import markers
 from pbem.codec import sha256_hex
 from pbem.i18n import N_, _, current_language, format_number
 from pbem.mail.calendar_part import attach_calendars
+from pbem.mail.flowed_text import flowed
+from pbem.mail.folding import alternative_header, folded
 from pbem.mail.settings import MailSettings
 from pbem.mailhtml import MailPage, mail_page
 from pbem.mailpictures import Picture
@@ -215,17 +213,10 @@ def report_mail(
             _encoded_part("html", page.html, force_qp=True),
         ]
     parts = [texts[0], _html_part(texts[1], page.pictures, boundary)]
-    out = [_folded(name, value) for name, value in fields]
-    out += [b"MIME-Version: 1.0\r\n", _alternative_header(boundary), b"\r\n"]
+    out = [folded(name, value) for name, value in fields]
+    out += [b"MIME-Version: 1.0\r\n", alternative_header(boundary), b"\r\n"]
     out += [*_multipart(boundary, parts), b"\r\n"]
     return attach_calendars(b"".join(out), calendars)
-
-
-def _alternative_header(boundary: str) -> bytes:
-    """The message's ``Content-Type`` header, folded as :data:`_HEADER_POLICY` folds it (one line is
-    too long for it: the parameter on a line of its own), written at once: each mail has its own
-    boundary, so the policy's folding was done, and cached in vain, once a mail."""
-    return f'Content-Type: multipart/alternative;\r\n boundary="{boundary}"\r\n'.encode("ascii")
 
 
 def _related_boundary(boundary: str) -> str:
@@ -278,68 +269,6 @@ def _base64_lines(data: bytes) -> bytes:
     """``data`` in base64 lines of 76 characters, CRLF-separated (RFC 2045)."""
     encoded = binascii.b2a_base64(data, newline=False)
     return b"\r\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76))
-
-
-#: RFC 5322 folding for the few headers :func:`report_mail` writes (the compat32 policy: no parsing)
-_HEADER_POLICY = email.policy.compat32.clone(linesep="\r\n", max_line_length=78)
-
-
-def _folded(name: str, value: str) -> bytes:
-    """The header line ``name: value`` as :data:`_HEADER_POLICY` folds it. A short ASCII line it leaves
-    as it is, so that is written at once (the policy's Header machinery took a quarter of a
-    millisecond over a report mail's dozen headers); anything else is folded by the policy."""
-    if len(name) + len(value) <= 76 and value.isascii() and value.isprintable():  # no control character
-        return f"{name}: {value}\r\n".encode("ascii")
-    return _policy_folded(name, value)
-
-
-@lru_cache(maxsize=256)
-def _policy_folded(name: str, value: str) -> bytes:
-    """The policy's folding of one header: the same subject (words beyond ASCII: encoded words) goes
-    to the seats of a turn, and the folding is a function of the name and value alone."""
-    if name == "Subject" and value.isprintable() and not value.isascii():
-        return _encoded_subject(value)
-    return _HEADER_POLICY.fold_binary(name, _header_value(name, value))
-
-
-#: what an encoded word adds to its text: ``=?utf-8?q?`` and ``?=``
-_CHROME = len("=?utf-8?q??=")
-#: the bytes quoted-printable writes as they are in a header (RFC 2047 §5; ``email.quoprimime``), the
-#: space as "_"; every other byte as "=XX"
-_HEADER_SAFE = frozenset(b"-!*+/ " + (string.ascii_letters + string.digits).encode("ascii"))
-
-
-def _encoded_subject(value: str) -> bytes:
-    """``Subject: value`` folded as :data:`_HEADER_POLICY` folds ``Header(value, "utf-8")``, for a
-    printable ``value`` beyond ASCII: RFC 2047 encoded words, quoted-printable unless base64 is
-    shorter for the whole value, as many characters in each as fit its line of 78 (the header's
-    name on the first), whole characters, each further line indented by a space.
-
-    The email package finds each word's end by encoding the growing word again for every character
-    it adds (``Charset.header_encode_lines``: 43,000 generator steps a turn for the subjects); here the
-    sizes are added up once, and the words encoded by the package's own encoders.
-    ``tests/mail/test_report_mail.py`` checks it against the policy on every kind of subject."""
-    data = value.encode("utf-8")
-    qp = quoprimime.header_length(data) <= base64mime.header_length(data)
-    encode = quoprimime.header_encode if qp else base64mime.header_encode
-    room = _HEADER_POLICY.max_line_length - len("Subject: ") - _CHROME  # the first line's
-    words: list[str] = []
-    start, size = 0, 0  # the current word's first character; its bytes (base64) or its length (QP)
-    for at, char in enumerate(value):
-        octets = char.encode("utf-8")
-        grown = size + (sum(1 if o in _HEADER_SAFE else 3 for o in octets) if qp else len(octets))
-        if (grown if qp else -(-grown // 3) * 4) > room:
-            words.append(encode(value[start:at].encode("utf-8"), charset="utf-8"))
-            start, grown = at, grown - size
-            room = _HEADER_POLICY.max_line_length - 1 - _CHROME  # a further line's, after its space
-        size = grown
-    words.append(encode(value[start:].encode("utf-8"), charset="utf-8"))
-    return ("Subject: " + "\r\n ".join(words) + "\r\n").encode("ascii")
-
-
-def _header_value(name: str, value: str) -> str | Header:
-    """ASCII as it is; anything else as RFC 2047 encoded words."""
-    return value if value.isascii() else Header(value, "utf-8", header_name=name)
 
 
 def _html_text_part(page: MailPage) -> tuple[bytes, bytes]:
@@ -413,80 +342,6 @@ def _encoded_part(
     if cte == "quoted-printable":
         data = binascii.b2a_qp(data, istext=True)
     return _text_headers(subtype, cte, "; format=flowed" if flowed else ""), data.replace(b"\n", b"\r\n")
-
-
-#: RFC 3676 §4.2: lines of at most 78 characters, the trailing space of a soft break included
-FLOWED_WIDTH = 78
-
-
-def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
-    """``text`` as RFC 3676 ``format=flowed`` (DelSp=No): prose lines longer than ``width`` broken at
-    spaces, each break a trailing space that a reading client joins again; trailing spaces of the
-    lines themselves removed (they would read as breaks); lines that start with a space, ``>`` or
-    ``From `` space-stuffed. The order document between the template's markers is never broken: a
-    client that does not know the format shows its lines as they are, and they must stay YAML.
-
-    >>> flowed("a " * 3 + "b", width=4)
-    'a a \\na b'
-    """
-    out: list[str] = []
-    in_document = False
-    # line by line, a line's sending depending on it and on whether it is in the order document
-    # alone: so a paragraph at a time, each made once (the seats' reports share most of theirs: the
-    # table); the blank line between two is sent blank, as every empty line
-    for paragraph in text.replace("\r\n", "\n").split("\n\n"):
-        sent, in_document = _flowed_paragraph(paragraph, width, in_document)
-        out.append(sent)
-    return "\n\n".join(out)
-
-
-@lru_cache(maxsize=1024)
-def _flowed_paragraph(paragraph: str, width: int, in_document: bool) -> tuple[str, bool]:
-    """(``paragraph``'s lines as :func:`flowed` sends them, whether the order document goes on after
-    them), from inside the order document or not (``in_document``). Cached by these three, all the
-    result depends on: a paragraph of one seat's report is no other's unless its words are the same."""
-    out: list[str] = []
-    lines = paragraph.split("\n")
-    if " \n" in paragraph or paragraph.endswith(" "):
-        lines = [line.rstrip(" ") for line in lines]
-    for line in lines:
-        if len(line) <= width and "--" not in line:  # most lines: neither a marker nor to be broken
-            out.append(" " + line if line.startswith(_STUFFED) else line)
-            continue
-        # a marker line has a run of dashes: the others need not be matched against the patterns
-        if "---" in line and (markers.is_begin(line) or markers.is_end(line)):
-            in_document = markers.is_begin(line)
-            out.append(line)
-            continue
-        if line == "--":
-            out.append("-- ")  # the signature separator keeps its space: it is no soft break
-            continue
-        pieces = [line] if in_document or len(line) <= width else _break(line, width)
-        for piece in pieces:
-            out.append(" " + piece if piece.startswith(_STUFFED) else piece)
-    return "\n".join(out), in_document
-
-
-#: what the start of a space-stuffed line is (RFC 3676 §4.4)
-_STUFFED = (" ", ">", "From ")
-
-
-def _break(line: str, width: int) -> list[str]:
-    """``line`` in pieces of at most ``width`` characters, each but the last ending in the space it
-    was broken at; a word longer than ``width`` stays whole."""
-    pieces: list[str] = []
-    indent = len(line) - len(line.lstrip(" "))
-    while len(line) > width:
-        at = line.rfind(" ", indent + 1, width)  # the space stays at the end of the piece
-        if at <= indent:
-            at = line.find(" ", width)
-            if at < 0:
-                break
-        pieces.append(line[: at + 1])
-        line = line[at + 1 :]
-        indent = 0
-    pieces.append(line)
-    return pieces
 
 
 def set_text(msg: EmailMessage, text: str) -> None:

@@ -19,7 +19,7 @@ from sqlmodel import Session, select
 from pbem import mailhtml, mailpictures, markers
 from pbem.codec import unpack
 from pbem.create import create_game
-from pbem.mail import compose, outbox, reading
+from pbem.mail import compose, flowed_text, folding, outbox, reading
 from pbem.mail.compose import thread_root
 from pbem.mail.settings import MailSettings
 from pbem.mailhtml import mail_page
@@ -543,8 +543,8 @@ def test_the_seats_of_a_turn_share_their_tables_encoding(settings: MailSettings)
     | st.text(max_size=40).filter(str.isprintable),
 )
 def test_a_header_is_folded_as_the_email_policy_folds_it(name: str, value: str) -> None:
-    assert compose._folded(name, value) == compose._HEADER_POLICY.fold_binary(
-        name, compose._header_value(name, value)
+    assert folding.folded(name, value) == folding.HEADER_POLICY.fold_binary(
+        name, folding.header_value(name, value)
     )
 
 
@@ -559,15 +559,15 @@ _SUBJECT = st.lists(
 
 @given(value=_SUBJECT)
 def test_a_subject_beyond_ascii_is_folded_as_the_email_policy_folds_it(value: str) -> None:
-    assert compose._folded("Subject", value) == compose._HEADER_POLICY.fold_binary(
-        "Subject", compose._header_value("Subject", value)
+    assert folding.folded("Subject", value) == folding.HEADER_POLICY.fold_binary(
+        "Subject", folding.header_value("Subject", value)
     )
 
 
 def test_a_header_of_exactly_a_line_is_left_and_one_longer_folded() -> None:
     for length in (76, 77, 78):
         value = "x" * (length - len("Subject: ") - 10) + " " + "y" * 9
-        assert compose._folded("Subject", value) == compose._HEADER_POLICY.fold_binary("Subject", value)
+        assert folding.folded("Subject", value) == folding.HEADER_POLICY.fold_binary("Subject", value)
 
 
 @pytest.mark.parametrize("game_name", ["reef-encounter", "coral-divers"])
@@ -607,10 +607,10 @@ def test_one_moment_in_two_zones_and_two_hosts_get_their_own_date_and_from() -> 
 
 def test_a_paragraph_is_flowed_by_its_words_and_whether_it_is_in_the_order_document() -> None:
     long = "word " * 20 + "end"  # broken outside the order document, kept whole inside it
-    compose._flowed_paragraph.cache_clear()
+    flowed_text._flowed_paragraph.cache_clear()
     outside = compose.flowed(f"Report for ann\n\n{long}\n")
     inside = compose.flowed(f"{markers.BEGIN}\n\n{long}\n\n{markers.END}\n")
     assert long not in outside and long.strip() in inside  # the same paragraph, its own lines each
     other = compose.flowed(f"Report for bob\n\n{long}\n")
     assert other.startswith("Report for bob\n\n") and other.split("\n\n", 1)[1] == outside.split("\n\n", 1)[1]
-    assert compose._flowed_paragraph.cache_info().hits == 1  # the shared paragraph, made once
+    assert flowed_text._flowed_paragraph.cache_info().hits == 1  # the shared paragraph, made once
