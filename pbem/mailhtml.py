@@ -117,7 +117,7 @@ def _known_table(page: str, inner: int) -> str | None:
     the same place; a table is only remembered once that scan found it, and held no ``<style>`` and no
     mark. Nothing but the table's own characters is compared, so a seat's page can use only a table it
     holds itself."""
-    for table in reversed(_TABLES):
+    for table in list(reversed(_TABLES)):  # (a copy: moved to the end when found)
         if page.startswith(table, inner) and page.startswith("</div>", inner + len(table)):
             _TABLES.move_to_end(table)
             return table
