@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import html as htmllib
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,13 +41,19 @@ _ATTR = re.compile(r'\s([a-zA-Z_:][-a-zA-Z0-9_:.]*)="([^"]*)"')
 class MailPage:
     html: str
     pictures: tuple[Picture, ...]
+    #: ``html`` in pieces (their join is ``html``; empty: one piece): the middle one, the table, is the
+    #: same string object in the mail page of every seat of a turn, so what is made of it alone (its
+    #: quoted-printable, :mod:`pbem.mail.compose`) can be made once for all of them
+    parts: tuple[str, ...] = ()
 
 
 #: the wrapper of a report's table (``templates/base.html.j2``): the part of the page every seat of a
 #: turn mostly shares, made mail once (:func:`_mail_segment`)
 TABLE_OPEN = '<div class="block" data-table>'
 _DIV_TAG = re.compile(r"<(/?)div\b[^>]*>")
-_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)\b[^>]*?(/?)>")
+#: a tag: (the whole, "/" of an end tag, its name, the rest: ends in "/" when self-closed); greedy (a lazy
+#: ``[^>]*?(/?)>`` finds the same tags at twice the cost)
+_TAG = re.compile(r"(<(/?)([a-zA-Z][a-zA-Z0-9-]*)\b([^>]*)>)")
 _HTML_TAG = re.compile(r"<html\b[^>]*>", re.I)
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -60,10 +67,9 @@ _MARK = "pbem-mail-table-b0d6c3e1"
 _HOLE, _BEGIN, _END = _MARK + "-hole", _MARK + "-begin", _MARK + "-end"
 
 
-@lru_cache(maxsize=64)
 def mail_page(page: str) -> MailPage:
     """The mail rendering of the web report ``page`` (see the module's docstring). Cached: the public
-    report goes to every observer.
+    report goes to every observer (:func:`_mail_split`, :func:`_mail_whole`).
 
     The page's table (inside ``<div class="block" data-table>``) is most of it, and the same string in
     every seat's page of a turn while each page is another (its own block), so the table is made mail
@@ -72,36 +78,93 @@ def mail_page(page: str) -> MailPage:
     a selector that reaches into it from them (``td.frame p``) styles it as in the whole page; a
     selector that depends on siblings or positions (``+``, ``~``, ``:first-child``) could not be told
     apart that way, and a page whose CSS has one is made mail whole. ``tests/mail/test_report_mail.py``
-    checks the two ways agree for every game."""
+    checks the two ways agree for every game.
+
+    Every step here is on the seat's own part of the page, not its table: where the table ends is
+    found by the tables seen before (:func:`_known_table`), and the table is passed on as the same
+    string object, whose hash Python keeps (hashing or scanning a 70,000-character table four times a
+    turn took a fifth of this function's time)."""
     start = page.find(TABLE_OPEN)
+    if start < 0:
+        return _mail_whole(page)  # no table marked
     inner = start + len(TABLE_OPEN)
-    close = _div_close(page, inner) if start >= 0 else None
-    segment = page[inner:close] if close is not None else ""
-    if close is None or "<style" in segment or _MARK in page:
-        return _mail_whole(page)  # no table marked, or one with CSS of its own
-    before, after = page[:inner], page[close:]
-    all_styles = "\n".join([*_styles(before), *_styles(after)])
-    before, after = _without_web_styles(before), _without_web_styles(after)
-    css = "\n".join([*_styles(before), *_styles(after)])  # what the inliner takes from the page
+    segment = _known_table(page, inner)
+    if segment is None:
+        close = _div_close(page, inner)
+        if close is None:
+            return _mail_whole(page)
+        segment = page[inner:close]
+        if "<style" in segment or _MARK in segment:
+            return _mail_whole(page)  # a table with CSS of its own
+        _remember_table(segment)
+    before, after = page[:inner], page[inner + len(segment) :]
+    if _MARK in before or _MARK in after:  # (the mark has no "<" or ">": it cannot straddle them)
+        return _mail_whole(page)
+    return _mail_split(before, segment, after)
+
+
+#: the tables (:func:`mail_page`'s segments) seen last, most recent last: a seat's page whose table is
+#: one of them is told where its table ends without scanning it
+_TABLES: OrderedDict[str, None] = OrderedDict()
+_TABLES_KEPT = 8
+
+
+def _known_table(page: str, inner: int) -> str | None:
+    """The table seen before that ``page`` holds from ``inner`` on, followed by its ``</div>``.
+
+    Safe (and the same as scanning): :func:`_div_close` reads the page from ``inner`` to the end tag
+    it finds and nothing after it, so the same characters there, then that ``</div>``, end the table at
+    the same place; a table is only remembered once that scan found it, and held no ``<style>`` and no
+    mark. Nothing but the table's own characters is compared, so a seat's page can use only a table it
+    holds itself."""
+    for table in list(reversed(_TABLES)):  # (a copy: moved to the end when found)
+        if page.startswith(table, inner) and page.startswith("</div>", inner + len(table)):
+            _TABLES.move_to_end(table)
+            return table
+    return None
+
+
+def _remember_table(table: str) -> None:
+    _TABLES[table] = None
+    _TABLES.move_to_end(table)
+    while len(_TABLES) > _TABLES_KEPT:
+        _TABLES.popitem(last=False)
+
+
+@lru_cache(maxsize=64)
+def _mail_split(before: str, segment: str, after: str) -> MailPage:
+    """The mail page of ``before + segment + after`` (:func:`mail_page`), its table ``segment`` made
+    mail on its own (:func:`_mail_segment`) and the rest around it."""
+    before_styles, before_css, before = _style_blocks(before)
+    after_styles, after_css, after = _style_blocks(after)
+    all_styles = "\n".join([*before_styles, *after_styles])
+    css = "\n".join([*before_css, *after_css])  # what the inliner takes from the page
     pictures: dict[str, Picture] = {}
     before = _replace_svgs(before, _picture_tag(all_styles, pictures))
     enclosing = _open_elements(before)
     if enclosing is None or not _context_free(css, enclosing):
-        return _mail_whole(page)
+        return _mail_whole(before + segment + after)
     table = _mail_segment(segment, enclosing, all_styles, css)
     for picture in table.pictures:
         pictures.setdefault(picture.cid, picture)
     after = _replace_svgs(after, _picture_tag(all_styles, pictures))
     inlined = _inliner().inline(before + _HOLE + after)
-    return MailPage(inlined.rstrip("\n").replace(_HOLE, table.html) + "\n", tuple(pictures.values()))
+    # the inliner's page around the table, then the table, then the rest, its line breaks at the end
+    # made one (as ``inlined.rstrip("\n").replace(_HOLE, table.html) + "\n"`` would: the hole stops
+    # the stripping either way)
+    hole = inlined.index(_HOLE)
+    parts = (inlined[:hole], table.html, inlined[hole + len(_HOLE) :].rstrip("\n") + "\n")
+    return MailPage("".join(parts), tuple(pictures.values()), parts)
 
 
+@lru_cache(maxsize=16)
 def _mail_whole(page: str) -> MailPage:
     """The mail rendering of ``page`` in one piece: its boards drawn, its icons dropped, its CSS
     inlined over the whole page."""
-    all_styles = "\n".join(_styles(page))
+    styles, _css, mail = _style_blocks(page)
+    all_styles = "\n".join(styles)
     pictures: dict[str, Picture] = {}
-    body = _replace_svgs(_without_web_styles(page), _picture_tag(all_styles, pictures))
+    body = _replace_svgs(mail, _picture_tag(all_styles, pictures))
     return MailPage(_inliner().inline(body).rstrip("\n") + "\n", tuple(pictures.values()))
 
 
@@ -124,28 +187,29 @@ def _elements(html: str, name: str) -> Iterator[tuple[int, int, int]]:
         at = end + len(closing)
 
 
-def _styles(html: str) -> list[str]:
-    """The content of every ``<style>`` of ``html``."""
-    return [html[tag_end : end - len("</style>")] for _start, tag_end, end in _elements(html, "style")]
-
-
-def _without_web_styles(html: str) -> str:
-    """``html`` without its ``<style data-web>`` blocks (and the white space after each)."""
-    pieces, at = [], 0
+def _style_blocks(html: str) -> tuple[list[str], list[str], str]:
+    """(the content of every ``<style>`` of ``html``, of each but the ``<style data-web>`` ones (the
+    web page's flex and media queries), ``html`` without those blocks and the white space after each),
+    in one look at the page."""
+    styles, kept, pieces, at = [], [], [], 0
     for start, tag_end, end in _elements(html, "style"):
+        styles.append(html[tag_end : end - len("</style>")])
         if _WEB_ATTR.search(html, start, tag_end):
             pieces.append(html[at:start])
             at = len(html) - len(html[end:].lstrip())
-    return "".join(pieces) + html[at:] if pieces else html
+        else:
+            kept.append(styles[-1])
+    return styles, kept, "".join(pieces) + html[at:] if pieces else html
 
 
 def _replace_svgs(html: str, replace: Callable[[str], str]) -> str:
-    """``html`` with each ``<svg>…</svg>`` replaced by ``replace(it)``. An icon dropped (replaced by
-    nothing) takes a ``<br>`` right after it along: it stood on a line of its own, which would be left
-    empty (the open sea's spaces: a heading, a blank line, then their words)."""
+    """``html`` with each ``<svg>…</svg>`` replaced by ``replace(it)``, each without
+    ``data-picture="`` in its tag (an icon: :func:`_picture_tag` drops it) by nothing at once. An
+    icon dropped (replaced by nothing) takes a ``<br>`` right after it along: it stood on a line of its
+    own, which would be left empty (the open sea's spaces: a heading, a blank line, then their words)."""
     pieces, at = [], 0
-    for start, _tag_end, end in _elements(html, "svg"):
-        shown = replace(html[start:end])
+    for start, tag_end, end in _elements(html, "svg"):
+        shown = replace(html[start:end]) if html.find('data-picture="', start, tag_end) >= 0 else ""
         pieces += [html[at:start], shown]
         at = end + 4 if not shown and html.startswith("<br>", end) else end
     return "".join(pieces) + html[at:] if pieces else html
@@ -178,14 +242,14 @@ def _open_elements(html: str) -> str | None:
     if root is None or body < 0 or "<!--" in html[body:]:
         return None
     stack: list[tuple[str, str]] = []
-    for tag in _TAG.finditer(html, body + len("</head>")):
-        closing, name = tag.group(1), tag.group(2).lower()
+    for text, closing, name, rest in _TAG.findall(html, body + len("</head>")):
+        name = name.lower()
         if closing:
             if not stack or stack[-1][0] != name:
                 return None  # an element closed by another's end: the parser's rules, not ours
             stack.pop()
-        elif not tag.group(3) and name not in _VOID:
-            stack.append((name, tag.group(0)))
+        elif not rest.endswith("/") and name not in _VOID:
+            stack.append((name, text))
     return root.group(0) + "".join(text for _name, text in stack)
 
 
@@ -223,7 +287,7 @@ def _positional(css: str) -> tuple[str, ...] | None:
 def _element(tag: str) -> tuple[str, frozenset[str], str]:
     """(name, classes, id) of an open tag."""
     attrs = dict(_ATTR.findall(tag))
-    name = _TAG.match(tag).group(2).lower()  # type: ignore[union-attr]
+    name = _TAG.match(tag).group(3).lower()  # type: ignore[union-attr]
     return name, frozenset(attrs.get("class", "").split()), attrs.get("id", "")
 
 
@@ -246,10 +310,13 @@ def _picture_tag(all_styles: str, pictures: dict[str, Picture]) -> Callable[[str
     or nothing for an icon."""
 
     def replace(svg: str) -> str:
-        attrs = dict(_ATTR.findall(svg[: svg.index(">") + 1]))
+        tag = svg[: svg.index(">") + 1]
+        if 'data-picture="' not in tag:  # (what the pattern below needs to find one: seen at once)
+            return ""  # an icon: the words beside it say the same
+        attrs = dict(_ATTR.findall(tag))
         name = attrs.get("data-picture")
         if not name:
-            return ""  # an icon: the words beside it say the same
+            return ""
         picture = picture_of(svg, all_styles, name)
         pictures.setdefault(picture.cid, picture)
         alt = htmllib.unescape(attrs.get("aria-label", name))
@@ -287,8 +354,9 @@ def _inliner() -> css_inline.CSSInliner:
 
 def clear_caches() -> None:
     """Forget every page made mail, drawn picture and layer (tests: a fresh process's first drawing)."""
-    for cached in (mail_page, _mail_segment):
+    for cached in (_mail_split, _mail_whole, _mail_segment, _context_free):
         cached.cache_clear()
+    _TABLES.clear()
     mailpictures.clear_caches()
 
 

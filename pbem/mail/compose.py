@@ -8,11 +8,9 @@ from its dedupe key, so a message sent twice after a crash is recognisably the s
 from __future__ import annotations
 
 import binascii
-import email.policy
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
-from email.header import Header
+from datetime import UTC, datetime, timedelta
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
@@ -22,8 +20,10 @@ from pbem import markers
 from pbem.codec import sha256_hex
 from pbem.i18n import N_, _, current_language, format_number
 from pbem.mail.calendar_part import attach_calendars
+from pbem.mail.flowed_text import flowed
+from pbem.mail.folding import alternative_header, folded
 from pbem.mail.settings import MailSettings
-from pbem.mailhtml import mail_page
+from pbem.mailhtml import MailPage, mail_page
 from pbem.mailpictures import Picture
 
 
@@ -31,9 +31,13 @@ def _domain(addr: str) -> str:
     return addr.rsplit("@", 1)[-1] if "@" in addr else "localhost"
 
 
+_BREAKS = re.compile(r"[\r\n\t]+")
+
+
 def _one_line(text: str, limit: int = 200) -> str:
     """Header-safe: no line breaks (header injection), bounded length."""
-    return re.sub(r"[\r\n\t]+", " ", text).strip()[:limit]
+    # (printable text has none of the three: the pattern is not run on it)
+    return (text if text.isprintable() else _BREAKS.sub(" ", text)).strip()[:limit]
 
 
 def thread_root(settings: MailSettings, game_id: str, seat: str) -> str:
@@ -70,10 +74,10 @@ def header_fields(
         message_id or f"<{sha256_hex(key + '|' + moment.isoformat())[:40]}@{_domain(settings.from_addr)}>"
     )
     fields = [
-        ("From", formataddr((settings.from_name, settings.from_addr))),
+        ("From", _from_field(settings.from_name, settings.from_addr)),
         ("To", to),
         ("Subject", _one_line(subject, 250)),
-        ("Date", format_datetime(moment)),
+        ("Date", _date_field(moment, moment.utcoffset())),
         ("Message-ID", own_id),
     ]
     parent = in_reply_to or (thread if thread != own_id else None)
@@ -86,6 +90,19 @@ def header_fields(
     fields += [("Auto-Submitted", auto), ("X-Loop", settings.loop_tag), ("X-PBEM-Host", settings.from_addr)]
     fields.append(("Content-Language", language or current_language()))
     return fields
+
+
+@lru_cache(maxsize=8)
+def _from_field(name: str, address: str) -> str:
+    """The From header's value: the host's, the same in every mail (a function of these two alone)."""
+    return formataddr((name, address))
+
+
+@lru_cache(maxsize=8)
+def _date_field(moment: datetime, offset: timedelta | None) -> str:
+    """The Date header's value: a pass composes all its mails at one moment. A function of the moment
+    and its offset from UTC (in the key: one instant in two zones is one datetime key, two Dates)."""
+    return format_datetime(moment)
 
 
 def with_language(msg: EmailMessage, language: str | None = None) -> EmailMessage:
@@ -116,7 +133,7 @@ def new_message(fields: list[tuple[str, str]]) -> EmailMessage:
 def _cte(text: str) -> str:
     """7bit when the text allows it, else quoted-printable: 8-bit bodies need an SMTP extension that
     not every relay offers, and QP keeps the text readable in the raw message."""
-    plain = text.isascii() and all(len(line) <= 900 for line in text.split("\n"))
+    plain = text.isascii() and max(map(len, text.split("\n"))) <= 900
     return "7bit" if plain else "quoted-printable"
 
 
@@ -186,7 +203,7 @@ def report_mail(
     )
     page = mail_page(html)
     boundary = "=_pbem_" + sha256_hex(dict(fields)["Message-ID"])[:32]
-    texts = [_encoded_part("plain", flowed(text), flowed=True), _encoded_part("html", page.html)]
+    texts = [_encoded_part("plain", flowed(text), flowed=True), _html_text_part(page)]
     related = _related_boundary(boundary)
     if any(b.encode() in body for _headers, body in texts for b in (boundary, related)):
         # only a 7bit part could hold it (quoted-printable writes "=" as "=3D", base64 has no "_"):
@@ -196,9 +213,8 @@ def report_mail(
             _encoded_part("html", page.html, force_qp=True),
         ]
     parts = [texts[0], _html_part(texts[1], page.pictures, boundary)]
-    fields += [("MIME-Version", "1.0"), ("Content-Type", f'multipart/alternative; boundary="{boundary}"')]
-    out = [_folded(name, value) for name, value in fields]
-    out.append(b"\r\n")
+    out = [folded(name, value) for name, value in fields]
+    out += [b"MIME-Version: 1.0\r\n", alternative_header(boundary), b"\r\n"]
     out += [*_multipart(boundary, parts), b"\r\n"]
     return attach_calendars(b"".join(out), calendars)
 
@@ -209,68 +225,107 @@ def _related_boundary(boundary: str) -> str:
     return boundary.replace("=_pbem_", "=_pbem_related_", 1)
 
 
-def _multipart(boundary: str, parts: list[tuple[bytes, bytes]]) -> list[bytes]:
-    """The body of a multipart entity: each part after its delimiter, then the closing one."""
+def _multipart(boundary: str, parts: list[tuple[bytes, bytes | list[bytes]]]) -> list[bytes]:
+    """The body of a multipart entity: each part after its delimiter, then the closing one. A part's
+    body may be in pieces (a multipart inside: joined once, with the whole message)."""
     out: list[bytes] = []
     for headers, body in parts:
         # the line break before a delimiter belongs to the delimiter (RFC 2046), not to the part
-        out += [b"--", boundary.encode(), b"\r\n", headers, b"\r\n", body, b"\r\n"]
+        out += [b"--", boundary.encode(), b"\r\n", headers, b"\r\n"]
+        out += body if isinstance(body, list) else [body]
+        out.append(b"\r\n")
     out += [b"--", boundary.encode(), b"--"]
     return out
 
 
 def _html_part(
     html: tuple[bytes, bytes], pictures: tuple[Picture, ...], boundary: str
-) -> tuple[bytes, bytes]:
+) -> tuple[bytes, bytes | list[bytes]]:
     """The HTML alternative: the page alone, or (with board pictures) a multipart/related of the page
     and each picture, inline, named by its Content-ID (RFC 2387)."""
     if not pictures:
         return html
     inner = _related_boundary(boundary)
-    parts = [html]
-    for picture in pictures:
-        headers = (
-            "Content-Type: image/png\r\n"
-            "Content-Transfer-Encoding: base64\r\n"
-            f"Content-ID: <{picture.cid}>\r\n"
-            f'Content-Disposition: inline; filename="{picture.filename}"\r\n'
-        )
-        parts.append((headers.encode("ascii"), _base64_lines(picture.png)))
+    parts: list[tuple[bytes, bytes | list[bytes]]] = [html]
+    parts += [_picture_part(picture) for picture in pictures]
     headers = f'Content-Type: multipart/related; boundary="{inner}"; type="text/html"\r\n'
-    return headers.encode("ascii"), b"".join(_multipart(inner, parts))
+    return headers.encode("ascii"), _multipart(inner, parts)
 
 
 @lru_cache(maxsize=256)
+def _picture_part(picture: Picture) -> tuple[bytes, bytes]:
+    """(headers, body) of one board picture's part. Cached by the picture (its PNG, name and size):
+    the seats of a turn mostly carry the same pictures."""
+    headers = (
+        "Content-Type: image/png\r\n"
+        "Content-Transfer-Encoding: base64\r\n"
+        f"Content-ID: <{picture.cid}>\r\n"
+        f'Content-Disposition: inline; filename="{picture.filename}"\r\n'
+    )
+    return headers.encode("ascii"), _base64_lines(picture.png)
+
+
 def _base64_lines(data: bytes) -> bytes:
-    """``data`` in base64 lines of 76 characters, CRLF-separated (RFC 2045). Cached: the seats of a
-    turn mostly carry the same pictures."""
+    """``data`` in base64 lines of 76 characters, CRLF-separated (RFC 2045)."""
     encoded = binascii.b2a_base64(data, newline=False)
     return b"\r\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76))
 
 
-#: RFC 5322 folding for the few headers :func:`report_mail` writes (the compat32 policy: no parsing)
-_HEADER_POLICY = email.policy.compat32.clone(linesep="\r\n", max_line_length=78)
+def _html_text_part(page: MailPage) -> tuple[bytes, bytes]:
+    """(headers, body) of the mail page's HTML, as ``_encoded_part("html", page.html)`` writes it, the
+    quoted-printable of its table's whole lines made once for every seat (:func:`_qp_lines`).
+
+    Quoted-printable encodes line by line (a line's soft breaks and its escapes depend on that line
+    alone, ``binascii.b2a_qp`` resets at every line break), so the encoding of pieces that each end at
+    a line break, joined, is the encoding of the whole; the table's lines are the same characters in
+    every seat's page, so their encoding is too (``tests/mail/test_report_mail.py`` checks the two)."""
+    lined = _qp_lines(page.parts[1]) if len(page.parts) == 3 else None
+    if lined is None or _cte(page.html) != "quoted-printable":
+        return _encoded_part("html", page.html)
+    before, _table, after = page.parts
+    first, lines, last = lined
+    rest = last + after  # (nothing: the page ends with the table's last line break)
+    end = b"" if not rest else _qp_by_line(rest if rest.endswith(("\n", "\r")) else rest + "\n")
+    body = _qp_by_line(before + first) + lines + end
+    return _text_headers("html", "quoted-printable"), body
 
 
-def _folded(name: str, value: str) -> bytes:
-    """The header line ``name: value`` as :data:`_HEADER_POLICY` folds it. A short ASCII line it leaves
-    as it is, so that is written at once (the policy's Header machinery took a quarter of a
-    millisecond over a report mail's dozen headers); anything else is folded by the policy."""
-    if len(name) + len(value) <= 76 and value.isascii() and value.isprintable():  # no control character
-        return f"{name}: {value}\r\n".encode("ascii")
-    return _policy_folded(name, value)
+@lru_cache(maxsize=16)
+def _qp_lines(table: str) -> tuple[str, bytes, str] | None:
+    """(``table`` up to its first line break, the quoted-printable of its whole lines after it, what
+    follows its last line break); ``None`` for a table of fewer than two line breaks. Cached by the
+    table, which is the same for every seat of a turn (a seat whose table differs has another key);
+    nothing of a seat's page outside its table is in it."""
+    first, last = table.find("\n") + 1, table.rfind("\n") + 1
+    if first >= last:
+        return None
+    return table[:first], _qp(table[first:last]), table[last:]
 
 
-@lru_cache(maxsize=256)
-def _policy_folded(name: str, value: str) -> bytes:
-    """The policy's folding of one header: the same subject (words beyond ASCII: encoded words) goes
-    to the seats of a turn, and the folding is a function of the name and value alone."""
-    return _HEADER_POLICY.fold_binary(name, _header_value(name, value))
+def _qp(text: str) -> bytes:
+    """The quoted-printable of ``text`` as :func:`_encoded_part` writes it, every line break a CRLF;
+    ``text`` ends at a line break (the last piece of a part: given one if it has none)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    return binascii.b2a_qp(text.encode("utf-8"), istext=True).replace(b"\n", b"\r\n")
 
 
-def _header_value(name: str, value: str) -> str | Header:
-    """ASCII as it is; anything else as RFC 2047 encoded words."""
-    return value if value.isascii() else Header(value, "utf-8", header_name=name)
+def _qp_by_line(text: str) -> bytes:
+    """:func:`_qp` of ``text`` (which ends at a line break), a line at a time, each line's encoding
+    cached by the line: the seats of a turn share most lines of their pages outside the table too
+    (the head, the frame, the outcome, the events), and a line's encoding is a function of it alone."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    return b"".join([_qp_line(line) for line in text.split("\n")[:-1]])
+
+
+@lru_cache(maxsize=4096)
+def _qp_line(line: str) -> bytes:
+    return _qp(line + "\n")
+
+
+def _text_headers(subtype: str, cte: str, form: str = "") -> bytes:
+    """The two headers of a text part (``form``: its Content-Type's parameter after the charset)."""
+    headers = f'Content-Type: text/{subtype}; charset="utf-8"{form}\r\nContent-Transfer-Encoding: {cte}\r\n'
+    return headers.encode("ascii")
 
 
 def _encoded_part(
@@ -279,63 +334,14 @@ def _encoded_part(
     """(headers, body) of one text part, as ``set_content`` writes it: every line break a CRLF and one
     at the end; 7bit when the text allows it, else quoted-printable. ``flowed``: the content is
     format=flowed already (:func:`flowed`), and the Content-Type says so."""
-    data = b"\n".join(content.encode("utf-8").splitlines()) + b"\n"
+    data = content.encode("utf-8")
+    if b"\r" in data:  # (bytes break lines at these three alone, as splitlines does)
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    data = data if data.endswith(b"\n") else data + b"\n"
     cte = "quoted-printable" if force_qp else _cte(content)
     if cte == "quoted-printable":
         data = binascii.b2a_qp(data, istext=True)
-    form = "; format=flowed" if flowed else ""
-    headers = f'Content-Type: text/{subtype}; charset="utf-8"{form}\r\nContent-Transfer-Encoding: {cte}\r\n'
-    return headers.encode("ascii"), data.replace(b"\n", b"\r\n")
-
-
-#: RFC 3676 §4.2: lines of at most 78 characters, the trailing space of a soft break included
-FLOWED_WIDTH = 78
-
-
-def flowed(text: str, width: int = FLOWED_WIDTH) -> str:
-    """``text`` as RFC 3676 ``format=flowed`` (DelSp=No): prose lines longer than ``width`` broken at
-    spaces, each break a trailing space that a reading client joins again; trailing spaces of the
-    lines themselves removed (they would read as breaks); lines that start with a space, ``>`` or
-    ``From `` space-stuffed. The order document between the template's markers is never broken: a
-    client that does not know the format shows its lines as they are, and they must stay YAML.
-
-    >>> flowed("a " * 3 + "b", width=4)
-    'a a \\na b'
-    """
-    out: list[str] = []
-    in_document = False
-    for line in text.replace("\r\n", "\n").split("\n"):
-        line = line.rstrip(" ")
-        # a marker line has a run of dashes: the others need not be matched against the patterns
-        if "---" in line and (markers.is_begin(line) or markers.is_end(line)):
-            in_document = markers.is_begin(line)
-            out.append(line)
-            continue
-        if line == "--":
-            out.append("-- ")  # the signature separator keeps its space: it is no soft break
-            continue
-        pieces = [line] if in_document or len(line) <= width else _break(line, width)
-        for piece in pieces:
-            out.append(" " + piece if piece.startswith((" ", ">", "From ")) else piece)
-    return "\n".join(out)
-
-
-def _break(line: str, width: int) -> list[str]:
-    """``line`` in pieces of at most ``width`` characters, each but the last ending in the space it
-    was broken at; a word longer than ``width`` stays whole."""
-    pieces: list[str] = []
-    indent = len(line) - len(line.lstrip(" "))
-    while len(line) > width:
-        at = line.rfind(" ", indent + 1, width)  # the space stays at the end of the piece
-        if at <= indent:
-            at = line.find(" ", width)
-            if at < 0:
-                break
-        pieces.append(line[: at + 1])
-        line = line[at + 1 :]
-        indent = 0
-    pieces.append(line)
-    return pieces
+    return _text_headers(subtype, cte, "; format=flowed" if flowed else ""), data.replace(b"\n", b"\r\n")
 
 
 def set_text(msg: EmailMessage, text: str) -> None:

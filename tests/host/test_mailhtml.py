@@ -67,8 +67,7 @@ def test_chinese_text_is_drawn_with_a_font_that_has_it() -> None:
 
 def test_the_same_page_draws_the_same_bytes() -> None:
     first = mail_page(page())
-    mail_page.cache_clear()
-    mailpictures._render.cache_clear()
+    mailhtml.clear_caches()
     again = mail_page(page())
     assert again == first and again is not first
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import UTC, datetime, timedelta, timezone
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
@@ -15,10 +16,10 @@ from PIL import Image
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import mailhtml, mailpictures
+from pbem import mailhtml, mailpictures, markers
 from pbem.codec import unpack
 from pbem.create import create_game
-from pbem.mail import compose, outbox, reading
+from pbem.mail import compose, flowed_text, folding, outbox, reading
 from pbem.mail.compose import thread_root
 from pbem.mail.settings import MailSettings
 from pbem.mailhtml import mail_page
@@ -383,8 +384,7 @@ def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> Non
 
 def test_each_drawing_is_rendered_once_for_every_seat_that_sees_it(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 4)
-    mail_page.cache_clear()
-    mailpictures._render.cache_clear()
+    mailhtml.clear_caches()
     for seat, (text, html) in zip(seats, pages, strict=True):
         mail_of(settings, seat, text, html)
     boards = {
@@ -479,6 +479,60 @@ def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
     assert mailhtml._mail_segment.cache_info().misses == 2
 
 
+def test_a_table_seen_before_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    _seats, pages = board_reports("reef-encounter", 4)
+    mailhtml.clear_caches()
+    scans: list[int] = []
+    real = mailhtml._div_close
+    monkeypatch.setattr(mailhtml, "_div_close", lambda html, start: scans.append(start) or real(html, start))
+    made = [mail_page(html) for _text, html in pages]
+    assert len(scans) == 1  # the first seat's table; the others hold the same one
+    for mail, (_text, html) in zip(made, pages, strict=True):
+        assert mail.html == mailhtml._mail_whole(html).html
+        assert "".join(mail.parts) == mail.html and mail.parts[1] is made[0].parts[1]
+
+
+def test_a_table_that_begins_as_one_seen_before_is_its_own() -> None:
+    _seats, pages = board_reports("reef-encounter", 2)
+    first = pages[0][1]
+    start = first.index(mailhtml.TABLE_OPEN) + len(mailhtml.TABLE_OPEN)
+    table = first[start:].split("</div>\n\n", 1)[0]
+    # the first seat's whole table, then more of it: the remembered table is no end of this one
+    longer = first.replace(table + "</div>", table + "<p>only-in-the-longer</p></div>", 1)
+    mailhtml.clear_caches()
+    one, other = mail_page(first), mail_page(longer)
+    assert "only-in-the-longer" in other.parts[1] and "only-in-the-longer" not in one.html
+    assert other.html == mailhtml._mail_whole(longer).html
+    assert mailhtml._mail_segment.cache_info().misses == 2
+
+
+# a piece of a page: what quoted-printable treats apart (line breaks of every kind, "=", a dot, white
+# space that may end a line, characters beyond ASCII, lines longer than 76)
+_PIECE = st.lists(st.sampled_from([*"ab .=\t\r\n", "é", "—", "◀", "x" * 70]), max_size=40).map("".join)
+
+
+@given(before=_PIECE, table=_PIECE, after=_PIECE)
+def test_a_page_encoded_in_its_pieces_is_the_page_encoded_whole(before: str, table: str, after: str) -> None:
+    page = mailhtml.MailPage(before + table + after, (), (before, table, after))
+    compose._qp_lines.cache_clear()
+    assert compose._html_text_part(page) == compose._encoded_part("html", page.html)
+    # the table's lines encoded once: the same for a seat whose page around it differs
+    other = mailhtml.MailPage("é" + before + table, (), ("é" + before, table, ""))
+    assert compose._html_text_part(other) == compose._encoded_part("html", other.html)
+
+
+def test_the_seats_of_a_turn_share_their_tables_encoding(settings: MailSettings) -> None:
+    seats, pages = board_reports("reef-encounter", 4)
+    mailhtml.clear_caches()
+    compose._qp_lines.cache_clear()
+    for seat, (text, html) in zip(seats, pages, strict=True):
+        page = mail_page(html)
+        assert compose._html_text_part(page) == compose._encoded_part("html", page.html)
+        mail_of(settings, seat, text, html)
+    info = compose._qp_lines.cache_info()
+    assert info.misses == 1 and info.hits == 2 * len(seats) - 1
+
+
 # --------------------------------------------------------------- headers written without the policy
 
 
@@ -489,15 +543,31 @@ def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
     | st.text(max_size=40).filter(str.isprintable),
 )
 def test_a_header_is_folded_as_the_email_policy_folds_it(name: str, value: str) -> None:
-    assert compose._folded(name, value) == compose._HEADER_POLICY.fold_binary(
-        name, compose._header_value(name, value)
+    assert folding.folded(name, value) == folding.HEADER_POLICY.fold_binary(
+        name, folding.header_value(name, value)
+    )
+
+
+# subjects as the languages write them: the separator, accents, Cyrillic, Chinese, emoji, RFC 2047's
+# own characters; long enough for two and three lines
+_SUBJECT = st.lists(
+    st.sampled_from([*"ab Z09-!*+/_=?.,;:()[]\"'·—éőüßдЖ中文字", "😀", "[pbem] reef-7 ", " · turn 12 · "]),
+    min_size=1,
+    max_size=80,
+).map("".join) | st.text(min_size=1, max_size=260).filter(str.isprintable)
+
+
+@given(value=_SUBJECT)
+def test_a_subject_beyond_ascii_is_folded_as_the_email_policy_folds_it(value: str) -> None:
+    assert folding.folded("Subject", value) == folding.HEADER_POLICY.fold_binary(
+        "Subject", folding.header_value("Subject", value)
     )
 
 
 def test_a_header_of_exactly_a_line_is_left_and_one_longer_folded() -> None:
     for length in (76, 77, 78):
         value = "x" * (length - len("Subject: ") - 10) + " " + "y" * 9
-        assert compose._folded("Subject", value) == compose._HEADER_POLICY.fold_binary("Subject", value)
+        assert folding.folded("Subject", value) == folding.HEADER_POLICY.fold_binary("Subject", value)
 
 
 @pytest.mark.parametrize("game_name", ["reef-encounter", "coral-divers"])
@@ -516,3 +586,31 @@ def test_a_piece_is_drawn_once_wherever_it_stands_on_the_board(game_name: str) -
     # ... so the same piece on other spaces (a polyp of one colour, an empty sea space) is one drawing
     drawn = mailpictures._sprite_image.cache_info().misses
     assert drawn == len({sprite.body for sprite in sprites}) < len(sprites)
+
+
+def test_one_moment_in_two_zones_and_two_hosts_get_their_own_date_and_from() -> None:
+    # the Date and From values are kept by what they are made of: each input its own line
+    noon = datetime(2026, 12, 1, 12, tzinfo=UTC)
+
+    def fields(settings: MailSettings, now: datetime) -> dict[str, str]:
+        return dict(compose.header_fields(settings, to="ann@example.org", subject="s", key="k", now=now))
+
+    one, other = MailSettings(from_addr=HOST), MailSettings(from_addr="other@example.net", from_name="Reef")
+    assert fields(one, noon)["Date"] == "Tue, 01 Dec 2026 12:00:00 +0000"
+    assert (
+        fields(one, noon.astimezone(timezone(timedelta(hours=1))))["Date"]
+        == "Tue, 01 Dec 2026 13:00:00 +0100"
+    )
+    assert fields(one, noon)["From"] == f"pbem <{HOST}>"
+    assert fields(other, noon)["From"] == "Reef <other@example.net>"
+
+
+def test_a_paragraph_is_flowed_by_its_words_and_whether_it_is_in_the_order_document() -> None:
+    long = "word " * 20 + "end"  # broken outside the order document, kept whole inside it
+    flowed_text._flowed_paragraph.cache_clear()
+    outside = compose.flowed(f"Report for ann\n\n{long}\n")
+    inside = compose.flowed(f"{markers.BEGIN}\n\n{long}\n\n{markers.END}\n")
+    assert long not in outside and long.strip() in inside  # the same paragraph, its own lines each
+    other = compose.flowed(f"Report for bob\n\n{long}\n")
+    assert other.startswith("Report for bob\n\n") and other.split("\n\n", 1)[1] == outside.split("\n\n", 1)[1]
+    assert flowed_text._flowed_paragraph.cache_info().hits == 1  # the shared paragraph, made once
