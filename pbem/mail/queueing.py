@@ -13,17 +13,20 @@ from datetime import UTC, datetime
 from email import policy
 from email.generator import BytesGenerator
 from email.message import EmailMessage
+from functools import cache
 from io import BytesIO
-from typing import Any
+from typing import Any, Protocol
 
 from isal import isal_zlib
-from sqlalchemy import Engine, String, and_, cast, exists, false, func, insert, literal, update
+from sqlalchemy import Engine, String, and_, bindparam, cast, exists, false, func, literal, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem import fencing
 from pbem.calendar import parts_for_reports
-from pbem.codec import pack_bytes_fast, unpack
+from pbem.codec import pack_bytes_fast, unpack_fast
 from pbem.history import game_row, seat_rows
 from pbem.i18n import language
 from pbem.mail.compose import report_mail, report_subject
@@ -206,53 +209,97 @@ def enqueue_reports(
             if not locking:
                 session.commit()  # no transaction while composing
             mails = _compose(settings, wanted, now, languages, calendars)
-            if not locking:
-                begin_write(session)
             try:
+                # on SQLite the first statement of _store is a write: it takes the write lock
                 queued += _store(session, reports, mails)
                 session.commit()
                 if game_id is not None:
                     # every unqueued report of the game was claimed at once (on PostgreSQL less those
                     # another pass holds, which it queues): asking again would find none
                     return queued
-            except IntegrityError:  # another host queued one of them between our look and our write
+            except IntegrityError:  # a conflict the dedupe key's skip does not cover: once may be a race
                 session.rollback()
                 if failed_on == reports[0].id:
                     raise  # twice on the same report: not a race, a fault to show
                 failed_on = reports[0].id
 
 
-def _claim_reports(session: Session, game_id: str | None, *, lock: bool) -> list[ReportRow]:
+class _Report(Protocol):
+    """A report as the mail pass reads it (a row of :data:`_REPORT_COLUMNS`)."""
+
+    id: int
+    game_id: str
+    epoch: int
+    turn: int
+    seat: str
+    text_z: bytes
+    html_z: bytes
+
+
+# The pass's statements, built once and run with each game's values: building and keying a statement
+# cost SQLAlchemy more than SQLite took to run it (see pbem.history's OF_TURN). Only the columns the
+# mail needs are read, as plain rows, not ORM objects.
+_R = ReportRow.__table__.c  # type: ignore[attr-defined]
+_REPORT_COLUMNS = (_R.id, _R.game_id, _R.epoch, _R.turn, _R.seat, _R.text_z, _R.html_z)
+_UNQUEUED = _R.mail_queued == false()
+#: the game of the oldest unqueued report
+_OLDEST = select(_R.game_id).where(_UNQUEUED).order_by(_R.id).limit(1)
+#: the unqueued reports of a game (param ``of_game``)
+_OF_GAME = select(*_REPORT_COLUMNS).where(_UNQUEUED, _R.game_id == bindparam("of_game")).order_by(_R.id)
+#: the unqueued reports of the game with the oldest one, in one statement (SQLite: nothing to skip)
+_OF_OLDEST = (
+    select(*_REPORT_COLUMNS).where(_UNQUEUED, _R.game_id == _OLDEST.scalar_subquery()).order_by(_R.id)
+)
+_OLDEST_LOCKED = _OLDEST.with_for_update(skip_locked=True)
+_OF_GAME_LOCKED = _OF_GAME.with_for_update(skip_locked=True)
+_OBSERVERS = select(ObserverRow.__table__.c.email).where(  # type: ignore[attr-defined]
+    ObserverRow.__table__.c.game_id == bindparam("of_game")  # type: ignore[attr-defined]
+)
+#: the reports of ``ids`` still unqueued marked queued, and their ids returned: what this pass queues
+_MARK_QUEUED = (
+    update(ReportRow.__table__)  # type: ignore[attr-defined]
+    .where(_R.id.in_(bindparam("ids", expanding=True)), _UNQUEUED)
+    .values(mail_queued=True)
+    .returning(_R.id)
+)
+_O = OutboxRow.__table__  # type: ignore[attr-defined]
+
+
+@cache
+def _insert_new(dialect: str) -> Any:
+    """``INSERT`` of outbox rows that skips a row whose dedupe key is queued already (``ON CONFLICT DO
+    NOTHING``: the unique constraint decides, at the moment of writing, also against a concurrent
+    writer), returning the ids of the rows it wrote; all rows in one statement."""
+    make = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    return make(_O).on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(_O.c.id)
+
+
+def _claim_reports(session: Session, game_id: str | None, *, lock: bool) -> list[_Report]:
     """The unqueued reports of ``game_id`` (else of the game with the oldest one); with ``lock``,
     locked for this transaction, skipping those another pass holds. Empty when none is left."""
-    of_game = select(ReportRow).where(ReportRow.mail_queued == false()).order_by(ReportRow.id)  # type: ignore[arg-type]
+    conn = session.connection()
     if game_id is None:
-        first = (
-            select(ReportRow.game_id).where(ReportRow.mail_queued == false()).order_by(ReportRow.id).limit(1)
-        )
-        if lock:
-            game_id = session.exec(first.with_for_update(skip_locked=True)).first()
-            if game_id is None:
-                return []
-        else:  # nothing to skip: the oldest report's game found in the same statement
-            return list(session.exec(of_game.where(ReportRow.game_id == first.scalar_subquery())))
-    of_game = of_game.where(ReportRow.game_id == game_id)
-    if lock:
-        of_game = of_game.with_for_update(skip_locked=True)
-    return list(session.exec(of_game))
+        if not lock:  # nothing to skip: the oldest report's game found in the same statement
+            return list(conn.execute(_OF_OLDEST))  # type: ignore[arg-type]
+        game_id = conn.execute(_OLDEST_LOCKED).scalar()
+        if game_id is None:
+            return []
+    return list(conn.execute(_OF_GAME_LOCKED if lock else _OF_GAME, {"of_game": game_id}))  # type: ignore[arg-type]
 
 
 def _addressed(
-    session: Session, reports: list[ReportRow], seats: list[SeatRow]
-) -> list[tuple[ReportRow, str, str]]:
+    session: Session, reports: list[_Report], seats: list[SeatRow]
+) -> list[tuple[_Report, str, str]]:
     """(report, dedupe key, address) of every mail one game's ``reports`` owe its ``seats`` and
-    observers, less those queued."""
+    observers. Those queued already (a report whose mail is in the outbox but not marked queued: a
+    row from before ``mail_queued``) are composed all the same and skipped by the dedupe key when
+    stored: asking the outbox first cost a statement every pass for a case that hardly comes."""
     game_id = reports[0].game_id
     emails = {seat.name: seat.email for seat in seats}
     observers: list[str] = []
     if any(r.seat == "" for r in reports):
-        observers = list(session.exec(select(ObserverRow.email).where(ObserverRow.game_id == game_id)))
-    wanted: list[tuple[ReportRow, str, str]] = []
+        observers = list(session.connection().execute(_OBSERVERS, {"of_game": game_id}).scalars())
+    wanted: list[tuple[_Report, str, str]] = []
     for row in reports:
         targets = [emails.get(row.seat, "")] if row.seat else observers
         for email in targets:
@@ -261,21 +308,14 @@ def _addressed(
                 continue  # no address, or a broken one: nothing to send to, nothing to crash on
             key = report_key(row.game_id, row.epoch, row.turn, row.seat, None if row.seat else address)
             wanted.append((row, key, address))
-    present = _present(session, [key for _, key, _ in wanted])
-    return [item for item in wanted if item[1] not in present]
-
-
-def _present(session: Session, keys: list[str]) -> set[str]:
-    if not keys:
-        return set()
-    return set(session.exec(select(OutboxRow.dedupe_key).where(OutboxRow.dedupe_key.in_(keys))))  # type: ignore[attr-defined]
+    return wanted
 
 
 def _calendars(
     session: Session,
     game: GameRow,
     seats: list[SeatRow],
-    wanted: list[tuple[ReportRow, str, str]],
+    wanted: list[tuple[_Report, str, str]],
     now: datetime,
     settings: MailSettings,
 ) -> dict[int, list[str]]:
@@ -287,7 +327,7 @@ def _calendars(
 
 def _compose(
     settings: MailSettings,
-    wanted: list[tuple[ReportRow, str, str]],
+    wanted: list[tuple[_Report, str, str]],
     now: datetime,
     languages: dict[str, str] | None = None,
     calendars: dict[int, list[str]] | None = None,
@@ -297,9 +337,8 @@ def _compose(
     mails = []
     texts: dict[int, tuple[str, str]] = {}
     for row, key, address in wanted:
-        assert row.id is not None
         if row.id not in texts:
-            texts[row.id] = (unpack(row.text_z), unpack(row.html_z))
+            texts[row.id] = (unpack_fast(row.text_z), unpack_fast(row.html_z))
         text, html = texts[row.id]
         with language((languages or {}).get(row.seat)):
             raw = report_mail(
@@ -330,20 +369,18 @@ def _compose(
     return mails
 
 
-def _store(session: Session, reports: list[ReportRow], mails: list[tuple[int, dict[str, Any]]]) -> int:
-    """Queue ``mails`` and mark ``reports`` queued, in the caller's (writing) transaction: only the
-    reports still unqueued now, and only mails not queued meanwhile. Under a tick's claim on the game
-    that another tick took over, nothing (:class:`pbem.fencing.ClaimLost`)."""
+def _store(session: Session, reports: list[_Report], mails: list[tuple[int, dict[str, Any]]]) -> int:
+    """Queue ``mails`` and mark ``reports`` queued, in the caller's transaction: only the reports still
+    unqueued now, and only mails not queued meanwhile (the dedupe key decides). Under a tick's claim on
+    the game that another tick took over, nothing (:class:`pbem.fencing.ClaimLost`).
+
+    The first statement writes (marking the reports), so on SQLite it takes the write lock before
+    anything is read; three statements in all, whatever the number of mails."""
+    conn = session.connection()
+    still = set(conn.execute(_MARK_QUEUED, {"ids": [row.id for row in reports]}).scalars())
     for game in sorted({row.game_id for row in reports}):
         fencing.check(session, game)
-    ids = [row.id for row in reports]
-    still = set(
-        session.exec(select(ReportRow.id).where(ReportRow.id.in_(ids), ReportRow.mail_queued == false()))
-    )  # type: ignore[union-attr]
-    present = _present(session, [mail["dedupe_key"] for _, mail in mails])
-    rows = [mail for report_id, mail in mails if report_id in still and mail["dedupe_key"] not in present]
-    if rows:  # one statement (as ORM objects, each mail would be an INSERT of its own)
-        session.execute(insert(OutboxRow), rows)
-    if still:
-        session.execute(update(ReportRow).where(ReportRow.id.in_(still)).values(mail_queued=True))  # type: ignore[union-attr]
-    return len(rows)
+    rows = [mail for report_id, mail in mails if report_id in still]
+    if not rows:
+        return 0
+    return len(conn.execute(_insert_new(conn.dialect.name), rows).all())
