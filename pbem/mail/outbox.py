@@ -6,6 +6,9 @@ delivering it (a short lease in ``next_attempt_at``, so a second sender running 
 it), marks it sent only after the server accepted it, and otherwise records the error and pushes the
 next try back exponentially. A refusal never loses a mail: only a permanent refusal (5xx), repeated
 ``max_attempts`` times, gives up, and leaves the row with its error for a person to look at.
+
+The queueing is :mod:`pbem.mail.queueing`, the sending :mod:`pbem.mail.sending`; this module names
+both, the one name every caller imports.
 """
 
 from pbem.mail.queueing import (
