@@ -45,6 +45,17 @@ def unpack(blob: bytes) -> str:
     return zlib.decompress(blob).decode("utf-8")
 
 
+def unpack_fast(blob: bytes) -> str:
+    """:func:`unpack` by ISA-L's inflate, two to three times the stdlib's speed (the mail pass reads a
+    turn's five pages back, some 350 KB, each turn). A damaged stream raises :class:`zlib.error` all
+    the same, as readers of stored rows expect, not ISA-L's own error."""
+    try:
+        raw = isal_zlib.decompress(blob)
+    except isal_zlib.error as exc:
+        raise zlib.error(str(exc)) from None
+    return raw.decode("utf-8")
+
+
 def pack_json(data: Any) -> bytes:
     return pack(canonical_json(data))
 

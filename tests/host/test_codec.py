@@ -6,10 +6,11 @@ import hashlib
 import random
 import zlib
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.codec import pack, pack_bytes_fast, sha256_hex, unpack
+from pbem.codec import pack, pack_bytes_fast, sha256_hex, unpack, unpack_fast
 from pbem.reports import content_digest, report_rows
 
 
@@ -64,3 +65,13 @@ def test_a_damaged_fast_packed_row_fails_as_zlib_does() -> None:
         pass
     else:
         raise AssertionError("a damaged stream was read")
+
+
+def test_the_fast_unpack_reads_what_either_packing_wrote_and_fails_on_damage_as_zlib_does() -> None:
+    page = _page(4)
+    for blob in (pack_bytes_fast(page.encode("utf-8")), pack(page), zlib.compress(page.encode(), 9)):
+        assert unpack_fast(blob) == unpack(blob) == page
+    damaged = pack_bytes_fast(page.encode("utf-8"))
+    for broken in (b"\x00" + damaged[1:], damaged[: len(damaged) // 2]):
+        with pytest.raises(zlib.error):
+            unpack_fast(broken)

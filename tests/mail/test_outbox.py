@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.mail import outbox
+from pbem.mail import outbox, sending
 from pbem.mail.compose import header_fields, new_message
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import MaildirTransport, SmtpTransport
@@ -213,7 +213,7 @@ def test_mails_claimed_by_a_run_that_died_are_due_again_once_the_lease_runs_out(
 ) -> None:
     for key in "abcde":
         put(engine, settings, key)
-    assert len(outbox._claim(engine, START, 3)) == 3  # a run claims three, then is killed
+    assert len(sending._claim(engine, START, 3)) == 3  # a run claims three, then is killed
     box = MaildirTransport(tmp_path / "box")
     first = outbox.send(engine, box, START + timedelta(seconds=1), settings=settings, batch=2)
     assert len(first.sent) == 2  # the two nobody held

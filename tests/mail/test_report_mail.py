@@ -19,7 +19,7 @@ from sqlmodel import Session, select
 from pbem import mailhtml, mailpictures, markers
 from pbem.codec import unpack
 from pbem.create import create_game
-from pbem.mail import compose, flowed_text, folding, outbox, reading
+from pbem.mail import compose, flowed_text, folding, outbox, queueing, reading
 from pbem.mail.compose import thread_root
 from pbem.mail.settings import MailSettings
 from pbem.mailhtml import mail_page
@@ -268,14 +268,14 @@ def test_a_mail_is_stored_as_the_email_package_serialises_it(settings: MailSetti
 def test_a_pass_that_meets_another_while_composing_queues_nothing_twice(
     engine: Engine, game: Game, settings: MailSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = outbox._compose
+    real = queueing._compose
 
     def meanwhile(*args):  # type: ignore[no-untyped-def]
-        monkeypatch.setattr(outbox, "_compose", real)
+        monkeypatch.setattr(queueing, "_compose", real)
         assert outbox.enqueue_reports(engine, START, settings=settings) == 2  # another tick, quicker
         return real(*args)
 
-    monkeypatch.setattr(outbox, "_compose", meanwhile)
+    monkeypatch.setattr(queueing, "_compose", meanwhile)
     assert outbox.enqueue_reports(engine, START, settings=settings) == 0
     assert sorted(queued(engine)) == [f"report:{game.id}:0:0:blue", f"report:{game.id}:0:0:red"]
 
