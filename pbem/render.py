@@ -40,7 +40,7 @@ from markupsafe import Markup
 
 from pbem import i18n
 from pbem.fragments import CheckedEnvironment, FragmentCache
-from pbem.jinja_context import QuickContext
+from pbem.jinja_context import EscapingCodeGenerator, QuickContext, escaped
 
 _HERE = Path(__file__).resolve().parent
 
@@ -66,10 +66,18 @@ def template_dirs() -> list[Path]:
     return found[:1]
 
 
+class _ReportEnvironment(CheckedEnvironment):
+    """The reports' environment: fragments checked as a template loads (:class:`CheckedEnvironment`),
+    and autoescaped values written by :func:`pbem.jinja_context.escaped` (the same text)."""
+
+    code_generator_class = EscapingCodeGenerator
+    escaped = staticmethod(escaped)
+
+
 @cache
 def environment() -> CheckedEnvironment:
-    # CheckedEnvironment: a template's ``{% cache %}`` fragments (pbem.fragments) are checked as it loads
-    env = CheckedEnvironment(
+    # a template's ``{% cache %}`` fragments (pbem.fragments) are checked as it loads
+    env = _ReportEnvironment(
         loader=FileSystemLoader([str(p) for p in [*template_dirs(), *_extra_dirs]]),
         extensions=["jinja2.ext.i18n", FragmentCache],
         autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
@@ -108,6 +116,9 @@ def _gettext(eval_ctx: EvalContext, string: str, /, **variables: Any) -> str:
     """jinja2.ext's newstyle ``gettext``: the message in the current language, escaped when the
     template is, and always a format string (``%%`` is ``%``)."""
     found = i18n.gettext(string)
+    if not variables and "%" not in found:
+        # what ``% {}`` would give (it changes only ``%%``), without markupsafe's formatting (4 us)
+        return Markup(found) if eval_ctx.autoescape else found
     return (Markup(found) if eval_ctx.autoescape else found) % variables
 
 
