@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from games.reef_encounter.words import COLOURS
 from pbem import i18n
-from pbem.render import environment, translated_values
+from pbem.render import environment, grid_items, translated_values
 
 
 def test_each_value_is_what_the_translated_filter_shows_in_the_current_language() -> None:
@@ -36,3 +36,13 @@ def test_a_template_shows_the_same_words_as_with_the_translated_filter() -> None
     for language in ("en", "ru"):
         with i18n.language(language):
             assert once.render(words=COLOURS, order=order) == each.render(words=COLOURS, order=order)
+
+
+def test_grid_items_is_what_jinjas_map_filters_give() -> None:
+    grid = [[{"kind": "rock", "n": 1}, {"kind": "sand", "n": 2}], [{"kind": "starfish", "n": 3}]]
+    env = environment()
+    jinja = env.from_string(
+        '{{ (g | map("map", attribute="kind") | map("list") | list) == g | grid_items("kind") }}'
+    )
+    assert jinja.render(g=grid) == "True"
+    assert grid_items(grid, "n") == [[1, 2], [3]]
