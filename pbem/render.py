@@ -22,8 +22,9 @@ The context of a report (what a template may use):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,22 @@ def _gettext(eval_ctx: EvalContext, string: str, /, **variables: Any) -> str:
     if not variables and "%" not in found:
         # what ``% {}`` would give (it changes only ``%%``), without markupsafe's formatting (4 us)
         return Markup(found) if eval_ctx.autoescape else found
+    if eval_ctx.autoescape and _named_only(found):
+        # what ``Markup(found) % variables`` gives (each value escaped as markupsafe's %s does), in a
+        # quarter of the time
+        return Markup(found % {name: escaped(value) for name, value in variables.items()})
     return (Markup(found) if eval_ctx.autoescape else found) % variables
+
+
+#: what may follow a % in a message :func:`_gettext` formats itself: ``%%`` or ``%(name)s``
+_NAMED_S = re.compile(r"%%|%\([^()]*\)s")
+
+
+@lru_cache(maxsize=4096)
+def _named_only(message: str) -> bool:
+    """Whether every ``%`` of ``message`` is part of a ``%%`` or a ``%(name)s`` (no ``%d``, ``%r``…,
+    whose values markupsafe formats otherwise)."""
+    return message.count("%") == sum(found.group().count("%") for found in _NAMED_S.finditer(message))
 
 
 @pass_eval_context

@@ -79,6 +79,13 @@ def test_an_html_value_is_escaped_and_a_macro_is_not_escaped_twice() -> None:
     assert shown.startswith("&lt;a&amp;b&gt;|<p>&lt;a&amp;b&gt;</p>|<&lt;a&amp;b&gt;>|")
 
 
+def test_a_message_is_formatted_by_the_reports_gettext_only_with_plain_placeholders() -> None:
+    from pbem.render import _named_only
+
+    assert _named_only("turn %(turn)s") and _named_only("100%% of %(x)s") and _named_only("none")
+    assert not _named_only("%(n)d polyps") and not _named_only("50% off") and not _named_only("%s")
+
+
 def test_an_undefined_value_still_fails() -> None:
     loader = DictLoader({"t.html.j2": "{{ missing }}"})
     ours = Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
@@ -89,7 +96,11 @@ def test_an_undefined_value_still_fails() -> None:
 
 
 def test_the_reports_gettext_writes_what_jinjas_newstyle_gettext_writes() -> None:
-    source = '{{ _("none") }}|{{ _("100%% sure") }}|{{ _("%(n)s <b>", n="<i>") }}|{{ _("Scores") ~ "<" }}'
+    source = (
+        '{{ _("none") }}|{{ _("100%% sure") }}|{{ _("%(n)s <b>", n="<i>") }}|{{ _("Scores") ~ "<" }}|'
+        '{{ _("%(a)s and %(b)s, 100%%", a=m, b=7) }}|{{ _("%(n)d polyps & %(x)s", n=3, x="\'q\'") }}|'
+        '{{ _("turn %(turn)s", turn=t) }}'
+    )
     loader = DictLoader({"t.html.j2": source, "t.txt.j2": source})
     stock = Environment(loader=loader, autoescape=lambda name: bool(name and name.endswith("html.j2")))
     stock.add_extension("jinja2.ext.i18n")
@@ -98,4 +109,5 @@ def test_the_reports_gettext_writes_what_jinjas_newstyle_gettext_writes() -> Non
     for language in ("en", "hu"):
         with i18n.language(language):
             for name in ("t.html.j2", "t.txt.j2"):
-                assert ours.get_template(name).render() == stock.get_template(name).render()
+                values = {"m": Markup("<em>x</em>"), "t": "<5>"}
+                assert ours.get_template(name).render(values) == stock.get_template(name).render(values)
