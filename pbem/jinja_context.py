@@ -1,4 +1,5 @@
-"""The reports' Jinja context: :meth:`jinja2.runtime.Context.call` with the same meaning, in fewer steps.
+"""The reports' Jinja runtime: :meth:`jinja2.runtime.Context.call` with the same meaning, in fewer
+steps, and autoescaped output written without a Markup object per value (:func:`escaped`).
 
 Every call a template makes (a macro, ``_()``, ``range``, ``list.append``) goes through
 ``Context.call``, which asks twice whether the callee wants the context passed (two ``hasattr`` and
@@ -13,10 +14,15 @@ checks them against ``Context.call`` case by case.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import markupsafe
+from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame
 from jinja2.runtime import Context
 from jinja2.utils import _PassArg
+from markupsafe import Markup, escape
 
 
 class QuickContext(Context):
@@ -53,3 +59,40 @@ class QuickContext(Context):
             return __self.environment.undefined(
                 "value was undefined because a callable raised a StopIteration exception"
             )
+
+
+# ------------------------------------------------------------------------------------- output escaping
+
+#: markupsafe's own escaper of a plain string (its C speedup, else its Python twin), as ``escape``
+#: calls it; ``None`` where a markupsafe release no longer has it: then ``escape`` does it all
+_ESCAPE_INNER: Callable[[str], str] | None = getattr(markupsafe, "_escape_inner", None)
+
+
+def escaped(value: Any) -> str:
+    """``escape(value)`` as the text it is joined into a page as: the same characters, without making
+    a :class:`Markup` of each ``{{ value }}`` first (0.7 us for a word, 1.2 us for a macro's Markup,
+    1.4 us for a number, against 0.03-0.1 us here; an HTML report writes some 400 values)."""
+    kind = type(value)
+    if kind is Markup:
+        return value  # safe already: escape() gives it back unchanged (its __html__ is itself)
+    if kind is str and _ESCAPE_INNER is not None:
+        return _ESCAPE_INNER(value)
+    if kind is int or kind is float:
+        return str(value)  # digits, a sign, '.', 'e', 'inf', 'nan': nothing to escape
+    return escape(value)
+
+
+class EscapingCodeGenerator(CodeGenerator):
+    """Jinja's code generator, but an autoescaped ``{{ value }}`` goes through :func:`escaped`
+    (``environment.escaped``) instead of markupsafe's ``escape``. An output's value is only ever
+    joined into the text of its block, macro or ``{% set %}`` (which Jinja then marks safe as a
+    whole), so the page is the same string either way; everything else (filters, ``~``, ``%``) is
+    Jinja's and markupsafe's own."""
+
+    def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
+        if frame.eval_ctx.autoescape and not frame.eval_ctx.volatile:
+            self.write("environment.escaped(")
+            if finalize.src is not None:
+                self.write(finalize.src)
+            return
+        super()._output_child_pre(node, frame, finalize)

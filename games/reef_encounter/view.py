@@ -31,24 +31,43 @@ def _spaces(letter: str) -> tuple[tuple[tuple[str, str], ...], ...]:
     )
 
 
-def _board(state: State, letter: str) -> dict[str, Any]:
+@cache
+def _blank(letter: str) -> tuple[tuple[dict[str, Any], ...], ...]:
+    """Every cell of board ``letter`` as a view shows it with nothing on it: copied for each view."""
+    return tuple(
+        tuple(
+            {"space": space, "kind": kind, "polyp": None, "shrimp": None, "shrimp_colour": None}
+            for space, kind in row
+        )
+        for row in _spaces(letter)
+    )
+
+
+@cache
+def _places() -> dict[str, tuple[str, int, int]]:
+    """Where each space of every board is in its board's rows: (board, row, column)."""
+    return {
+        space: (letter, r, c)
+        for letter in BOARDS
+        for r, row in enumerate(_spaces(letter))
+        for c, (space, _kind) in enumerate(row)
+    }
+
+
+def _boards(state: State) -> list[dict[str, Any]]:
+    """Each board in play, row by row, a cell for every space. The empty cells are copies (a board is
+    42 cells and a few hold a piece): only the spaces with a polyp or a shrimp are looked at."""
     polyps, shrimps, players = state.polyps, state.shrimp, state.players
-    rows = []
-    for row in _spaces(letter):
-        cells = []
-        for space, kind in row:
-            shrimp = shrimps.get(space)
-            cells.append(
-                {
-                    "space": space,
-                    "kind": kind,
-                    "polyp": polyps.get(space),
-                    "shrimp": shrimp,
-                    "shrimp_colour": players[shrimp].colour if shrimp else None,
-                }
-            )
-        rows.append(cells)
-    return {"letter": letter, "rows": rows}
+    rows_of = {letter: [[dict(cell) for cell in row] for row in _blank(letter)] for letter in state.boards}
+    places = _places()
+    for space in (*polyps, *shrimps):
+        letter, r, c = places[space]
+        cell = rows_of[letter][r][c]
+        cell["polyp"] = polyps.get(space)
+        shrimp = shrimps.get(space)
+        cell["shrimp"] = shrimp
+        cell["shrimp_colour"] = players[shrimp].colour if shrimp else None
+    return [{"letter": letter, "rows": rows_of[letter]} for letter in state.boards]
 
 
 def _own(state: State, seat: str) -> dict[str, Any]:
@@ -109,7 +128,7 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         # polyps a feeding returns to the bag, as the engine counts them (sea.polyps_back)
         "polyps_back": {"feeding": polyps_back(state, False), "final_feeding": polyps_back(state, True)},
         "colour_order": list(CORAL_COLOURS),
-        "boards": [_board(state, b) for b in state.boards],
+        "boards": _boards(state),
         "open_sea": [
             {
                 "space": name,

@@ -113,3 +113,37 @@ def test_the_final_report_reveals_every_parrotfish() -> None:
     for fmt in ("html", "txt"):
         out = render("reef-encounter", fmt, context(last, None))
         assert ("revealed" in out.lower() and "The game is over" in out) or "THE GAME IS OVER" in out
+
+
+def test_the_view_shows_every_space_of_every_board_with_what_lies_on_it(position: State) -> None:
+    view = GAME.view(position, "purple")
+    assert [b["letter"] for b in view["boards"]] == list(position.boards)
+    for board in view["boards"]:
+        cells = [cell for row in board["rows"] for cell in row]
+        assert len(board["rows"]) == 6 and len(cells) == 42
+        for cell in cells:
+            space = cell["space"]
+            assert space[0] == board["letter"]
+            shrimp = position.shrimp.get(space)
+            assert cell["polyp"] == position.polyps.get(space)
+            assert cell["shrimp"] == shrimp
+            assert cell["shrimp_colour"] == (position.players[shrimp].colour if shrimp else None)
+    board_b = next(b for b in view["boards"] if b["letter"] == "B")
+    assert board_b["rows"][4][3] == {
+        "space": "Bd5",
+        "kind": "rock",
+        "polyp": "yellow",
+        "shrimp": "green",
+        "shrimp_colour": position.players["green"].colour,
+    }
+
+
+def test_each_view_has_cells_of_its_own(position: State) -> None:
+    # the empty cells are copied from one board drawn once a process: a view changed by its reader
+    # must not change the next view
+    first = GAME.view(position, "purple")
+    first["boards"][0]["rows"][0][0]["polyp"] = "grey"
+    again = GAME.view(position, "purple")
+    assert again["boards"][0]["rows"][0][0]["polyp"] == position.polyps.get(
+        again["boards"][0]["rows"][0][0]["space"]
+    )

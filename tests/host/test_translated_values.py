@@ -1,0 +1,48 @@
+"""The ``translated_values`` filter: a mapping's words put in the reader's words once, for a table."""
+
+from __future__ import annotations
+
+from games.reef_encounter.words import COLOURS
+from pbem import i18n
+from pbem.render import environment, grid_items, translated_values
+
+
+def test_each_value_is_what_the_translated_filter_shows_in_the_current_language() -> None:
+    for language in ("en", "hu", "zh"):
+        with i18n.language(language):
+            assert translated_values(COLOURS) == {name: i18n._(word) for name, word in COLOURS.items()}
+    with i18n.language("hu"):
+        hungarian = translated_values(COLOURS)
+    with i18n.language("en"):
+        english = translated_values(COLOURS)
+    assert english["orange"] == "orange" and hungarian["orange"] != "orange"
+
+
+def test_only_the_keys_asked_for() -> None:
+    with i18n.language("hu"):
+        assert translated_values(COLOURS, ["pink", "grey"]) == {
+            "pink": i18n._(COLOURS["pink"]),
+            "grey": i18n._(COLOURS["grey"]),
+        }
+
+
+def test_a_template_shows_the_same_words_as_with_the_translated_filter() -> None:
+    env = environment()
+    once = env.from_string(
+        "{% set w = words | translated_values %}{% for c in order %}{{ w[c] }},{% endfor %}"
+    )
+    each = env.from_string("{% for c in order %}{{ words[c] | translated }},{% endfor %}")
+    order = ["yellow", "grey", "red", "yellow"]
+    for language in ("en", "ru"):
+        with i18n.language(language):
+            assert once.render(words=COLOURS, order=order) == each.render(words=COLOURS, order=order)
+
+
+def test_grid_items_is_what_jinjas_map_filters_give() -> None:
+    grid = [[{"kind": "rock", "n": 1}, {"kind": "sand", "n": 2}], [{"kind": "starfish", "n": 3}]]
+    env = environment()
+    jinja = env.from_string(
+        '{{ (g | map("map", attribute="kind") | map("list") | list) == g | grid_items("kind") }}'
+    )
+    assert jinja.render(g=grid) == "True"
+    assert grid_items(grid, "n") == [[1, 2], [3]]
