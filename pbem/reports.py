@@ -19,7 +19,7 @@ from sqlmodel import Session, select
 
 from pbem import clock, i18n, zones
 from pbem.away import away_notes
-from pbem.codec import pack_bytes_fast, unpack, unpack_json
+from pbem.codec import pack_text_fast, unpack, unpack_json
 from pbem.dice import report_data
 from pbem.envelope import order_template
 from pbem.errors import UserError
@@ -203,8 +203,8 @@ def report_rows(
                 "epoch": epoch,
                 "turn": turn,
                 "seat": seat,
-                "text_z": pack_bytes_fast(raw_text),
-                "html_z": pack_bytes_fast(raw_page),
+                "text_z": pack_text_fast(text, raw_text),
+                "html_z": pack_text_fast(page, raw_page),
                 "content_sha256": _digest(raw_text, raw_page),
                 "mail_queued": False,
             }

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.codec import pack, pack_bytes_fast, sha256_hex, unpack, unpack_fast
+from pbem.codec import pack, pack_bytes_fast, pack_text_fast, sha256_hex, unpack, unpack_fast
 from pbem.reports import content_digest, report_rows
 
 
@@ -75,3 +75,26 @@ def test_the_fast_unpack_reads_what_either_packing_wrote_and_fails_on_damage_as_
     for broken in (b"\x00" + damaged[1:], damaged[: len(damaged) // 2]):
         with pytest.raises(zlib.error):
             unpack_fast(broken)
+
+
+def test_a_blob_just_packed_is_read_back_without_inflating_and_an_older_one_by_inflating(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pbem import codec
+
+    first = pack_text_fast("the public report of turn 7 " * 40)
+    inflated: list[bytes] = []
+    real = codec.isal_zlib.decompress
+
+    def counting(blob: bytes) -> bytes:
+        inflated.append(blob)
+        return real(blob)
+
+    monkeypatch.setattr(codec.isal_zlib, "decompress", counting)
+    assert unpack_fast(bytes(first)) == "the public report of turn 7 " * 40  # equal bytes, another object
+    assert inflated == []
+    for n in range(codec._PACKED_LATELY_MOST):  # a turn's worth of other reports and more
+        pack_text_fast(f"report {n}")
+    assert unpack_fast(first) == "the public report of turn 7 " * 40
+    assert inflated == [first]
+    assert zlib.decompress(first).decode() == "the public report of turn 7 " * 40  # an ordinary stream
