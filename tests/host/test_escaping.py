@@ -18,10 +18,16 @@ class _Html:
     def __html__(self) -> str:
         return "<i>safe</i>"
 
+    def __repr__(self) -> str:  # the test's id: the same in every pytest-xdist worker
+        return "_Html()"
+
 
 class _Shown:
     def __str__(self) -> str:
         return "a < b & 'c'"
+
+    def __repr__(self) -> str:
+        return "_Shown()"
 
 
 VALUES: list[Any] = [
