@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
+import pbem.db
 from pbem.cron.claims import immediate_engine
 from pbem.db import LOCK_SUFFIX, WriteLock, connect, writes
 
@@ -183,3 +184,31 @@ def test_a_forked_child_never_gives_back_the_parents_file(db: Path) -> None:
 )
 def test_which_statements_queue_as_writers(sql: str, expected: bool) -> None:
     assert writes(sql) is expected
+
+
+def test_the_wal_is_checkpointed_by_the_process_after_its_writers_turn_not_inside_it(
+    engine: Engine, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pbem.db, "CHECKPOINT_EVERY", 3)
+    with engine.connect() as conn:  # SQLite's own checkpoint, inside a commit, only as a backstop
+        assert conn.execute(text("PRAGMA wal_autocheckpoint")).scalar() == pbem.db.BACKSTOP_PAGES
+    seen: list[tuple[bool, int]] = []
+    checkpoint = pbem.db._QueuedConnection.checkpoint
+
+    def spy(connection: pbem.db._QueuedConnection) -> None:
+        checkpoint(connection)
+        seen.append((free(db), db.stat().st_size))  # the pages reach the database file only here
+
+    monkeypatch.setattr(pbem.db._QueuedConnection, "checkpoint", spy)
+    tally = pbem.db._queued_factory(db.absolute()).tally  # this process's count on this database
+    tally.count = 0  # (making the schema wrote too)
+    blob = os.urandom(300_000)
+    sizes = []
+    for n in range(6):
+        with engine.begin() as conn:
+            conn.execute(
+                text("INSERT INTO host (key, value) VALUES (:k, :v)"), {"k": f"b{n}", "v": blob.hex()}
+            )
+        sizes.append(db.stat().st_size)
+    assert [ok for ok, _size in seen] == [True, True]  # every third write, the file given back first
+    assert sizes[0] == sizes[1] < sizes[2] == sizes[3] == sizes[4] < sizes[5]  # the WAL held them meanwhile
