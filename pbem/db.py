@@ -4,6 +4,10 @@ SQLite runs in WAL mode with a busy timeout, and with real transactions: pysqlit
 handling starts a transaction only at the first write, so reads before it would not be part of it. The
 turn driver and the order intake lock a game row with a write as their first statement (see
 :func:`lock_game`), which on SQLite takes the database's write lock and on PostgreSQL the row's.
+
+SQLite has one writer at a time: pbem's connections to a file queue for it on a lock file beside it
+(:class:`WriteLock`, ``<database>-writer``), so a writer goes on the moment the one before it is done
+instead of sleeping in SQLite's busy handler, and they checkpoint the WAL after their turn, not in it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import os
 import re
 import sqlite3
 import time
+import weakref
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
@@ -134,6 +139,7 @@ class WriteLock:
         self.timeout = timeout
         self.held = False
         self._fd: int | None = None
+        self._closer: weakref.finalize | None = None
         self._pid = 0
 
     def take(self) -> None:
@@ -158,9 +164,9 @@ class WriteLock:
 
     def close(self) -> None:
         self.give()
-        if self._fd is not None and self._pid == os.getpid():
-            os.close(self._fd)
-        self._fd = None
+        if self._closer is not None and self._pid == os.getpid():
+            self._closer()
+        self._fd = self._closer = None
 
     def _wait(self, fd: int) -> bool:
         deadline = time.monotonic() + self.timeout
@@ -176,13 +182,16 @@ class WriteLock:
 
     def _open(self) -> int | None:
         if self._pid != os.getpid():  # new, or inherited through a fork: the parent's file stays the parent's
-            self._fd, self.held, self._pid = None, False, os.getpid()
+            self._fd, self._closer, self.held, self._pid = None, None, False, os.getpid()
         if self._fd is None:
             try:  # as readable as the database itself, so every user that may write it may queue
                 mode = self.database.stat().st_mode & 0o666
                 self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, mode)
             except OSError:  # a read-only folder: it writes nothing, or fails on SQLite's own lock
                 return None
+            # a connection dropped without being closed (its sqlite3 handle is closed by the C code,
+            # not by close()) must still give the file back: closing the file frees its flock
+            self._closer = weakref.finalize(self, os.close, self._fd)
         return self._fd
 
 

@@ -4,7 +4,9 @@ its end, never by a read, given back at once, and never in the way when it canno
 from __future__ import annotations
 
 import fcntl
+import gc
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -15,7 +17,7 @@ from sqlalchemy import Engine, text
 
 import pbem.db
 from pbem.cron.claims import immediate_engine
-from pbem.db import LOCK_SUFFIX, WriteLock, connect, writes
+from pbem.db import LOCK_SUFFIX, WriteLock, connect, sqlite_connect_args, writes
 
 
 @pytest.fixture()
@@ -69,6 +71,17 @@ def test_a_rollback_or_a_failed_statement_gives_the_file_back(engine: Engine, db
         assert free(db)
     finally:
         raw.close()
+
+
+def test_a_connection_dropped_in_a_write_without_being_closed_gives_the_file_back(db: Path) -> None:
+    connection = sqlite3.connect(str(db), factory=sqlite_connect_args(f"sqlite:///{db}")["factory"])
+    connection.execute("CREATE TABLE t (x)")
+    connection.execute("BEGIN")
+    connection.execute("INSERT INTO t VALUES (1)")
+    assert not free(db)
+    del connection  # as a pool's lost connection: the C code closes the database, not close()
+    gc.collect()
+    assert free(db)
 
 
 def test_the_claims_begin_immediate_queues_too(engine: Engine, db: Path) -> None:
