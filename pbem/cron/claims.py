@@ -62,9 +62,11 @@ def immediate_engine(engine: Engine) -> Engine:
 
 @lru_cache(maxsize=16)
 def _immediate(url: str) -> Engine:
+    from pbem.db import sqlite_connect_args  # here: pbem.db imports this module (through migrations)
+
     # NullPool: no connection outlives its transaction, so a database file deleted and made anew under
     # the same name (pbem demo starts afresh) is opened anew, not written through a stale handle
-    private = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, poolclass=NullPool)
+    private = create_engine(url, connect_args=sqlite_connect_args(url), poolclass=NullPool)
 
     @event.listens_for(private, "connect")
     def _autocommit(dbapi_connection: Any, _record: Any) -> None:

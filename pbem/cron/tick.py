@@ -87,16 +87,20 @@ def advance(
     added to ``result`` as it happens, so a failure later in the game still leaves it counted."""
     result = GameResult() if result is None else result
     # where the game stands once a turn is written, read in that turn's transaction (under its lock,
-    # the clock moved with it): the look after a turn needs no transaction of its own
-    written: list[tuple[int, GameRow, policy.Due]] = []
+    # the clock moved with it): the look after a turn needs no transaction of its own. Only the rows
+    # are read there; the game row made of them and its state loaded wait until the lock is given back
+    # (on SQLite the lock is the whole database's, which the tick's other jobs are waiting for)
+    written: list[tuple[int, dict[str, object], policy.DueRows]] = []
 
     def after_turn(session: Session, row: GameRow, number: int) -> None:
         policy.clock_turn(session, row, number)
-        written[:] = [(number, policy.detached_copy(row), policy.due(session, row, now))]
+        written[:] = [(number, policy.columns_of(row), policy.due_rows(session, row))]
 
     for _ in range(MAX_STEPS):
         if written and result.turns and written[0][0] == result.turns[-1]:
-            _number, game, where = written[0]  # the turn written last was committed: it stands so
+            _number, columns, rows = written[0]  # the turn written last was committed: it stands so
+            game = policy.detached(columns)
+            where = policy.due_of(game, rows, now)
         else:
             found = policy.standing(engine, game_id, now)  # the clock synced, and who owes orders
             if found is None:

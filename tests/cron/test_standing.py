@@ -99,3 +99,39 @@ def test_after_a_turn_the_tick_goes_on_from_the_turns_own_transaction_and_still_
         assert clock is not None and clock.turn == 1
         reminded = session.exec(select(NoticeRow.seat).where(NoticeRow.kind == "reminder")).all()
     assert sorted(reminded) == sorted(waited_for)
+
+
+def test_after_a_turn_the_games_state_is_loaded_once_the_writers_lock_is_given_back(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turn's transaction reads only the rows of the look after it: the new state is loaded for
+    it after the commit, so on SQLite the one writer's lock (the whole database's) is not held for it."""
+    passwords = new_game(engine, "g")
+    policy.sync_clock(engine, "g", START)
+    for name in ("red", "blue"):
+        send_orders(engine, "g", name, passwords[name], START + H)
+    in_writer: list[bool] = []
+    writing = [False]
+    real_clock, real_waiting = policy.clock_turn, policy._waiting
+
+    def clock(session: Session, game: Any, turn: int) -> None:  # the turn's writer, under its lock
+        writing[0] = True
+        real_clock(session, game, turn)
+
+    def waiting(game_type: str, state_z: bytes) -> Any:
+        in_writer.append(writing[0])
+        return real_waiting(game_type, state_z)
+
+    monkeypatch.setattr(policy, "clock_turn", clock)
+    monkeypatch.setattr(policy, "_waiting", waiting)
+    real_commit = Session.commit
+
+    def commit(session: Session) -> None:
+        real_commit(session)
+        writing[0] = False
+
+    monkeypatch.setattr(Session, "commit", commit)
+    settings = TickSettings(host="test", remind_before=3600, outage_after=30 * 86400)
+    summary = tick(engine, START + 2 * H, settings=settings, mail=MailSettings(from_addr="host@example.org"))
+    assert (summary.turns_resolved, summary.errors) == (1, 0)
+    assert len(in_writer) == 2 and not any(in_writer)  # before the turn, and after its commit
