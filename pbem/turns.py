@@ -54,7 +54,9 @@ log = logging.getLogger(__name__)
 
 #: called in a turn's transaction once the turn is written, with the game row and the turn's number:
 #: a layer above the host (cron's clock) keeps its own rows in step with the turn, in one commit
-AfterTurn = Callable[[Session, GameRow, int], None]
+#: called in a turn's writing transaction with the game row written, the turn's number and the seats the
+#: new state waits for (the state is in memory here: the caller need not load it again)
+AfterTurn = Callable[[Session, GameRow, int, tuple[str, ...]], None]
 
 
 def process(
@@ -209,11 +211,12 @@ def _write(
         session.add_all(p.bot_orders)
         try:
             record_turn(session, p.game, row, p.record, now, reports=p.reports)
+            waiting = tuple(p.game.pending(p.record.state))
             if after_turn is not None:
-                after_turn(session, row, number)
+                after_turn(session, row, number, waiting)
             # asked under the game's lock, so no order can slip in between: spares the caller a second
             # transaction to learn that the next turn waits for its players
-            next_ready = _all_orders_in(session, p.game, row, p.record.state, number + 1)
+            next_ready = _all_orders_in(session, row, waiting, number + 1)
             session.commit()
         except (IntegrityError, TurnConflict):
             session.rollback()
@@ -231,8 +234,7 @@ _SET_STATUS = (
 )
 
 
-def _all_orders_in(session: Session, game: Game, row: GameRow, state: Any, number: int) -> bool:
-    pending = game.pending(state)
+def _all_orders_in(session: Session, row: GameRow, pending: tuple[str, ...], number: int) -> bool:
     if not pending:
         return False
     sent = session.exec(SEATS_WITH_ORDERS, params=of_turn(row.id, row.epoch, number)).all()

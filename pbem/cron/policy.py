@@ -118,11 +118,16 @@ def due_rows(session: Session, game: GameRow) -> DueRows:
     return sent, marks
 
 
-def due_of(game: GameRow, rows: DueRows, now: datetime | None = None) -> Due:
+def due_of(
+    game: GameRow, rows: DueRows, now: datetime | None = None, *, waiting: tuple[str, ...] | None = None
+) -> Due:
     """:func:`due` from what it read (:func:`due_rows`): nothing more is read, only the game's state
-    loaded, so a turn's writer can read the rows under its lock and leave this until after."""
+    loaded, so a turn's writer can read the rows under its lock and leave this until after.
+    ``waiting``: the seats the state waits for, when the caller has the state in memory (a turn's
+    writer): then it is not loaded at all."""
     sent, marks = rows
-    waiting = _waiting(game.game_type, game.state_z)
+    if waiting is None:
+        waiting = _waiting(game.id, game.game_type, game.state_z)
     turn = game.turn + 1
     missing = tuple(seat for seat in waiting if seat not in sent)
     abandoned = {name for name, gone, _until in marks if gone}
@@ -141,11 +146,13 @@ def due_of(game: GameRow, rows: DueRows, now: datetime | None = None) -> Due:
     )
 
 
-@lru_cache(maxsize=64)
-def _waiting(game_type: str, state_z: bytes) -> tuple[str, ...]:
-    """The seats a state waits for. A tick asks again of the same state (before and after a step that
-    changed nothing, each time round :func:`pbem.cron.tick.advance`), and loading a state is most of
-    the cost; the key is the stored state itself, so a changed state is never answered from here."""
+@lru_cache(maxsize=8)
+def _waiting(game_id: str, game_type: str, state_z: bytes) -> tuple[str, ...]:
+    """The seats a state waits for. A tick asks again of one game's same state (before and after a step
+    that changed nothing, each time round :func:`pbem.cron.tick.advance`), and loading a state is most
+    of the cost; the key is the stored state itself, so a changed state is never answered from here.
+    The game is in the key too: the bench's fleet is clones of a few games, whose equal states a real
+    host's games never share, and their answers must not make its tick look cheaper than a real one."""
     rules = get_game(game_type)
     return tuple(rules.pending(rules.load_state(unpack_json(state_z))))
 

@@ -90,17 +90,17 @@ def advance(
     # the clock moved with it): the look after a turn needs no transaction of its own. Only the rows
     # are read there; the game row made of them and its state loaded wait until the lock is given back
     # (on SQLite the lock is the whole database's, which the tick's other jobs are waiting for)
-    written: list[tuple[int, dict[str, object], policy.DueRows]] = []
+    written: list[tuple[int, dict[str, object], policy.DueRows, tuple[str, ...]]] = []
 
-    def after_turn(session: Session, row: GameRow, number: int) -> None:
+    def after_turn(session: Session, row: GameRow, number: int, waiting: tuple[str, ...]) -> None:
         policy.clock_turn(session, row, number)
-        written[:] = [(number, policy.columns_of(row), policy.due_rows(session, row))]
+        written[:] = [(number, policy.columns_of(row), policy.due_rows(session, row), waiting)]
 
     for _ in range(MAX_STEPS):
         if written and result.turns and written[0][0] == result.turns[-1]:
-            _number, columns, rows = written[0]  # the turn written last was committed: it stands so
+            _number, columns, rows, waiting = written[0]  # the turn written last was committed: it stands so
             game = policy.detached(columns)
-            where = policy.due_of(game, rows, now)
+            where = policy.due_of(game, rows, now, waiting=waiting)
         else:
             found = policy.standing(engine, game_id, now)  # the clock synced, and who owes orders
             if found is None:

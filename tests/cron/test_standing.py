@@ -15,7 +15,7 @@ from pbem.cron import policy
 from pbem.cron.models import ClockRow, NoticeRow
 from pbem.cron.tick import TickSettings, tick
 from pbem.mail.settings import MailSettings
-from pbem.models import SeatRow
+from pbem.models import GameRow, SeatRow
 from tests.cron.conftest import START, new_game, owes, send_orders
 
 H = timedelta(hours=1)
@@ -101,11 +101,12 @@ def test_after_a_turn_the_tick_goes_on_from_the_turns_own_transaction_and_still_
     assert sorted(reminded) == sorted(waited_for)
 
 
-def test_after_a_turn_the_games_state_is_loaded_once_the_writers_lock_is_given_back(
+def test_after_a_turn_the_games_new_state_is_not_loaded_again_under_the_writers_lock_or_after(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The turn's transaction reads only the rows of the look after it: the new state is loaded for
-    it after the commit, so on SQLite the one writer's lock (the whole database's) is not held for it."""
+    """The turn's transaction reads only the rows of the look after it, and the seats the new state waits
+    for come from the writer, which has that state in memory: on SQLite the one writer's lock (the
+    whole database's) is not held for loading it, and it is not loaded after the commit either."""
     passwords = new_game(engine, "g")
     policy.sync_clock(engine, "g", START)
     for name in ("red", "blue"):
@@ -118,9 +119,9 @@ def test_after_a_turn_the_games_state_is_loaded_once_the_writers_lock_is_given_b
         writing[0] = True
         real_clock(session, game, turn)
 
-    def waiting(game_type: str, state_z: bytes) -> Any:
+    def waiting(game_id: str, game_type: str, state_z: bytes) -> Any:
         in_writer.append(writing[0])
-        return real_waiting(game_type, state_z)
+        return real_waiting(game_id, game_type, state_z)
 
     monkeypatch.setattr(policy, "clock_turn", clock)
     monkeypatch.setattr(policy, "_waiting", waiting)
@@ -134,4 +135,22 @@ def test_after_a_turn_the_games_state_is_loaded_once_the_writers_lock_is_given_b
     settings = TickSettings(host="test", remind_before=3600, outage_after=30 * 86400)
     summary = tick(engine, START + 2 * H, settings=settings, mail=MailSettings(from_addr="host@example.org"))
     assert (summary.turns_resolved, summary.errors) == (1, 0)
-    assert len(in_writer) == 2 and not any(in_writer)  # before the turn, and after its commit
+    # loaded before the turn only: after it, the writer hands over the seats its new state (in memory)
+    # waits for, so that state is not loaded again, under the lock or after it
+    assert in_writer == [False]
+
+
+def test_games_with_equal_states_do_not_share_the_look_at_who_they_wait_for(engine: Engine) -> None:
+    """The seats a state waits for are kept for the same game asked again, not for another game whose
+    state is byte for byte the same: a real host's games never are, the bench's cloned fleet is, and a
+    tick of clones must cost what a tick of real games does."""
+    for game_id in ("g1", "g2"):
+        new_game(engine, game_id)
+    policy._waiting.cache_clear()
+    with Session(engine) as session:
+        games = [session.get(GameRow, game_id) for game_id in ("g1", "g2")]
+        assert games[0] is not None and games[1] is not None
+        assert games[0].state_z == games[1].state_z  # the same state, byte for byte
+        for game in games + games:
+            policy.due(session, game, START)
+    assert (policy._waiting.cache_info().misses, policy._waiting.cache_info().hits) == (2, 2)
