@@ -17,7 +17,9 @@ class Sizes:
     pg_games: int = 1000
     memory_games: int = 10_000
     memory_due: int = 500  # of those, with a turn due; the others wait for their players' orders
-    templates: int = 20  # distinct games (seeds) the fleet is cloned from
+    templates: int = (
+        20  # distinct games (seeds) the memory part's fleet is cloned from (the ticks' are all distinct)
+    )
     replay_games: int = 5
     mail_turns: int = 60  # turns of a Reef Encounter game through the pipeline with every report mailed
     png_repeats: int = 20  # one board drawn to PNG this many times, the cache left out
