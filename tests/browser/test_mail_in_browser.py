@@ -207,3 +207,50 @@ def test_the_sanitiser_drops_what_gmail_drops() -> None:
 def test_the_facts_looked_for_are_many(mail: tuple[str, bytes, dict, str]) -> None:
     game, _raw, view, seat = mail
     assert len(FACTS[game](view, seat)) > 20  # the board's pieces and the seat's holdings, not a token few
+
+
+@pytest.mark.parametrize("lang", ["hu", "en"])
+def test_the_dice_line_breaks_its_hash_not_its_words_at_375_px(lang: str, page: Page, tmp_path: Path) -> None:
+    """The commitment (64 hex digits) must break anywhere to fit a phone; the sentence around it must
+    break between words only (it once broke 'nyil-vános' and 'r-ögzítéssel' mid-word)."""
+    from pbem import i18n
+    from pbem.dice import report_data
+
+    game = registry.get_game("coral-divers")
+    state, events = play("coral-divers", SEATS[:3])[-1]
+    with i18n.language(lang):
+        ctx = context(game, "look-1", state, 3, "alice", events, dice=report_data(2, 123456789, over=True))
+        raw = compose.report_mail(
+            SETTINGS,
+            to="alice@example.org",
+            key="report:look-1:0:3:alice",
+            game_id="look-1",
+            turn=3,
+            seat="alice",
+            text=render("coral-divers", "txt", ctx),
+            html=render("coral-divers", "html", ctx),
+            now=NOW,
+        )
+    assert_fits(page, raw, tmp_path)
+    broken = page.evaluate(
+        """() => {
+            const line = document.querySelector('.dice');
+            const found = [];
+            const walk = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+            for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+                if (node.parentElement.closest('code')) continue;
+                for (const m of node.data.matchAll(/\\S+/g)) {
+                    const range = document.createRange();
+                    range.setStart(node, m.index);
+                    range.setEnd(node, m.index + m[0].length);
+                    const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                    if (tops.size > 1) found.push(m[0]);
+                }
+            }
+            return found;
+        }"""
+    )
+    assert broken == []
+    assert (
+        page.evaluate("document.querySelector('.dice code').getClientRects().length") > 1
+    )  # the hash did break
