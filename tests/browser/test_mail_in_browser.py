@@ -85,9 +85,18 @@ def divers_facts(view: dict[str, Any], seat: str) -> list[str]:
 FACTS = {"reef-encounter": reef_facts, "mare-balticum": baltic_facts, "coral-divers": divers_facts}
 
 
-def report_mail(game_name: str, *, last: bool = False) -> tuple[bytes, dict[str, Any], str]:
+def report_mail(
+    game_name: str, *, last: bool = False, lang: str | None = None
+) -> tuple[bytes, dict[str, Any], str]:
     """(mail bytes, the seat's view, the seat) of the first seat after the middle turn of a bot game
-    (``last``: after its last turn, the game over and scored)."""
+    (``last``: after its last turn, the game over and scored), in ``lang`` (default: English)."""
+    from pbem import i18n
+
+    with i18n.language(lang):
+        return _report_mail(game_name, last)
+
+
+def _report_mail(game_name: str, last: bool) -> tuple[bytes, dict[str, Any], str]:
     game = registry.get_game(game_name)
     seats = SEATS[: game.max_players]
     history = play(game_name, seats)
@@ -173,10 +182,14 @@ def test_nothing_sticks_out_sideways_at_375_px(
     assert_fits(page, raw, tmp_path)
 
 
+@pytest.mark.parametrize("lang", ["en", "hu", "cs", "zh", "ru"])
 @pytest.mark.parametrize("game_name", GAMES)
-def test_the_last_report_sticks_out_nowhere_at_375_px(game_name: str, page: Page, tmp_path: Path) -> None:
-    # the game over: the outcome and the final scoring (Mare Balticum's once had nine columns)
-    raw, _view, _seat = report_mail(game_name, last=True)
+def test_the_last_report_sticks_out_nowhere_at_375_px(
+    game_name: str, lang: str, page: Page, tmp_path: Path
+) -> None:
+    # the game over: the outcome and the final scoring (Mare Balticum's once had nine columns, Coral
+    # Divers' seven of Hungarian headings), in every language a player reads
+    raw, _view, _seat = report_mail(game_name, last=True, lang=lang)
     assert_fits(page, raw, tmp_path)
 
 
