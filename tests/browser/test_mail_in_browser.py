@@ -193,6 +193,16 @@ def test_the_last_report_sticks_out_nowhere_at_375_px(
     assert_fits(page, raw, tmp_path)
 
 
+@pytest.mark.parametrize("lang", ["hu", "cs", "zh", "ru"])
+@pytest.mark.parametrize("game_name", GAMES)
+def test_a_report_in_play_sticks_out_nowhere_at_375_px_in_any_language(
+    game_name: str, lang: str, page: Page, tmp_path: Path
+) -> None:
+    # Coral Divers' nursery once made the Hungarian mail 442 px wide ('szarvasagancs-korall' four times)
+    raw, _view, _seat = report_mail(game_name, lang=lang)
+    assert_fits(page, raw, tmp_path)
+
+
 def assert_fits(page: Page, raw: bytes, tmp_path: Path) -> None:
     show(page, raw, 375, tmp_path)
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
