@@ -52,10 +52,9 @@ from pbem.reports import render_reports, report_dice, report_rows, seat_zones, s
 log = logging.getLogger(__name__)
 
 
-#: called in a turn's transaction once the turn is written, with the game row and the turn's number:
-#: a layer above the host (cron's clock) keeps its own rows in step with the turn, in one commit
-#: called in a turn's writing transaction with the game row written, the turn's number and the seats the
-#: new state waits for (the state is in memory here: the caller need not load it again)
+#: called in a turn's transaction once the turn is written, with the game row, the turn's number and the
+#: seats the new state waits for (the state is in memory here: the caller need not load it again): a
+#: layer above the host (cron's clock) keeps its own rows in step with the turn, in one commit
 AfterTurn = Callable[[Session, GameRow, int, tuple[str, ...]], None]
 
 

@@ -295,11 +295,6 @@ def detached(columns: dict[str, object]) -> GameRow:
     return GameRow(**columns)
 
 
-def detached_copy(game: GameRow) -> GameRow:
-    """:func:`detached` of :func:`columns_of`."""
-    return detached(columns_of(game))
-
-
 _GAME_KEYS = tuple(column.key for column in sa_inspect(GameRow).column_attrs)
 
 
