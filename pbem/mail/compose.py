@@ -305,7 +305,7 @@ def _qp_lines(table: str) -> tuple[str, bytes, str] | None:
 def _qp(text: str) -> bytes:
     """The quoted-printable of ``text`` as :func:`_encoded_part` writes it, every line break a CRLF;
     ``text`` ends at a line break (the last piece of a part: given one if it has none)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    text = _line_feeds(text)
     return binascii.b2a_qp(text.encode("utf-8"), istext=True).replace(b"\n", b"\r\n")
 
 
@@ -313,8 +313,12 @@ def _qp_by_line(text: str) -> bytes:
     """:func:`_qp` of ``text`` (which ends at a line break), a line at a time, each line's encoding
     cached by the line: the seats of a turn share most lines of their pages outside the table too
     (the head, the frame, the outcome, the events), and a line's encoding is a function of it alone."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-    return b"".join([_qp_line(line) for line in text.split("\n")[:-1]])
+    return b"".join([_qp_line(line) for line in _line_feeds(text).split("\n")[:-1]])
+
+
+def _line_feeds(text: str) -> str:
+    """``text`` with every line break (CRLF, CR) a LF, as the quoted-printable of a part is written."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 @lru_cache(maxsize=4096)
