@@ -86,35 +86,32 @@ FACTS = {"reef-encounter": reef_facts, "mare-balticum": baltic_facts, "coral-div
 
 
 def report_mail(
-    game_name: str, *, last: bool = False, lang: str | None = None
+    game_name: str, *, last: bool = False, lang: str | None = None, dice: dict[str, Any] | None = None
 ) -> tuple[bytes, dict[str, Any], str]:
     """(mail bytes, the seat's view, the seat) of the first seat after the middle turn of a bot game
-    (``last``: after its last turn, the game over and scored), in ``lang`` (default: English)."""
+    (``last``: after its last turn, the game over and scored), in ``lang`` (default: English), with
+    ``dice`` (:func:`pbem.dice.report_data`) when given."""
     from pbem import i18n
 
-    with i18n.language(lang):
-        return _report_mail(game_name, last)
-
-
-def _report_mail(game_name: str, last: bool) -> tuple[bytes, dict[str, Any], str]:
     game = registry.get_game(game_name)
     seats = SEATS[: game.max_players]
     history = play(game_name, seats)
     turn = len(history) - 1 if last else len(history) // 2
     state, events = history[turn]
     seat = seats[0]
-    ctx = context(game, "look-1", state, turn, seat, events)
-    raw = compose.report_mail(
-        SETTINGS,
-        to=f"{seat}@example.org",
-        key=f"report:look-1:0:{turn}:{seat}",
-        game_id="look-1",
-        turn=turn,
-        seat=seat,
-        text=render(game_name, "txt", ctx),
-        html=render(game_name, "html", ctx),
-        now=NOW,
-    )
+    with i18n.language(lang):
+        ctx = context(game, "look-1", state, turn, seat, events, dice=dice)
+        raw = compose.report_mail(
+            SETTINGS,
+            to=f"{seat}@example.org",
+            key=f"report:look-1:0:{turn}:{seat}",
+            game_id="look-1",
+            turn=turn,
+            seat=seat,
+            text=render(game_name, "txt", ctx),
+            html=render(game_name, "html", ctx),
+            now=NOW,
+        )
     return raw, ctx["view"], seat
 
 
@@ -236,24 +233,10 @@ def test_the_facts_looked_for_are_many(mail: tuple[str, bytes, dict, str]) -> No
 def test_the_dice_line_breaks_its_hash_not_its_words_at_375_px(lang: str, page: Page, tmp_path: Path) -> None:
     """The commitment (64 hex digits) must break anywhere to fit a phone; the sentence around it must
     break between words only (it once broke 'nyil-vános' and 'r-ögzítéssel' mid-word)."""
-    from pbem import i18n
     from pbem.dice import report_data
 
-    game = registry.get_game("coral-divers")
-    state, events = play("coral-divers", SEATS[:3])[-1]
-    with i18n.language(lang):
-        ctx = context(game, "look-1", state, 3, "alice", events, dice=report_data(2, 123456789, over=True))
-        raw = compose.report_mail(
-            SETTINGS,
-            to="alice@example.org",
-            key="report:look-1:0:3:alice",
-            game_id="look-1",
-            turn=3,
-            seat="alice",
-            text=render("coral-divers", "txt", ctx),
-            html=render("coral-divers", "html", ctx),
-            now=NOW,
-        )
+    dice = report_data(2, 123456789, over=True)
+    raw, _view, _seat = report_mail("coral-divers", last=True, lang=lang, dice=dice)
     assert_fits(page, raw, tmp_path)
     broken = page.evaluate(
         """() => {
