@@ -307,6 +307,12 @@ def board_reports(game_name: str, players: int) -> tuple[list[str], list[tuple[s
     return seats, pages
 
 
+def boards_of(html: str) -> tuple[str, list[str]]:
+    """(the style sheet, every board drawing) of a report page, as the mail composer finds them."""
+    style = "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", html, re.S))
+    return style, [m.group(0) for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)]
+
+
 def mail_of(settings: MailSettings, seat: str, text: str, html: str) -> bytes:
     return compose.report_mail(
         settings,
@@ -362,9 +368,7 @@ def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> Non
     from PIL import ImageChops
 
     _seats, pages = board_reports(game_name, 4)
-    html = pages[0][1]
-    style = "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", html, re.S))
-    boards = [m.group(0) for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)]
+    style, boards = boards_of(pages[0][1])
     layered = [mailpictures.split_layers(svg) for svg in boards]
     assert all(layers is not None for layers in layered)
     assert sum(len(layers.sprites) for layers in layered if layers) > 4  # the pieces, each on its own
@@ -387,9 +391,7 @@ def test_each_drawing_is_rendered_once_for_every_seat_that_sees_it(settings: Mai
     mailhtml.clear_caches()
     for seat, (text, html) in zip(seats, pages, strict=True):
         mail_of(settings, seat, text, html)
-    boards = {
-        m.group(0) for _t, html in pages for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)
-    }
+    boards = {svg for _t, html in pages for svg in boards_of(html)[1]}
     assert mailpictures._render.cache_info().misses == len(boards) == 4  # four boards, each drawn once
 
 
@@ -573,9 +575,7 @@ def test_a_header_of_exactly_a_line_is_left_and_one_longer_folded() -> None:
 @pytest.mark.parametrize("game_name", ["reef-encounter", "coral-divers"])
 def test_a_piece_is_drawn_once_wherever_it_stands_on_the_board(game_name: str) -> None:
     _seats, pages = board_reports(game_name, 4)
-    html = pages[0][1]
-    style = "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", html, re.S))
-    boards = [m.group(0) for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)]
+    style, boards = boards_of(pages[0][1])
     layered = [mailpictures.split_layers(svg) for svg in boards]
     sprites = [sprite for layers in layered if layers for sprite in layers.sprites]
     # every piece is written relative to its box (its group translated to the box's corner) ...
