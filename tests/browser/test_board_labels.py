@@ -1,0 +1,93 @@
+"""Every label drawn on a board's space stays inside that space, in every language the host speaks.
+
+A space of a board drawing (a ``<g data-sprite="x y w h">``) is drawn for the mail's picture within its
+box alone (:mod:`pbem.mailpictures`), so a word wider than its space is cut there ("pontozv" for the
+Hungarian "pontozva"); on the web page it runs into the next space. The words are the translators', so
+the check runs every language, in Chromium with the picture's own font (DejaVu Sans, wider than the
+Arial a browser finds for the page).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from browser.played import GAMES, NAMES, play
+from pbem import i18n, registry
+from pbem.mailpictures import LATIN_FONTS
+from pbem.render import render
+from pbem.reports import context
+
+#: the font resvg draws the mail's pictures with (pbem.mailpictures), forced on the page's drawings
+PICTURE_FONT = "svg text { font-family: 'DejaVu Sans' !important; }"
+#: how far a label may reach past its space: antialiasing, not a cut a reader sees
+SLACK_PX = 0.5
+
+# Each label of a space, against the space's box mapped to the page as the drawing is shown
+_ESCAPING = """
+(slack) => {
+  const out = [];
+  for (const g of document.querySelectorAll('svg [data-sprite]')) {
+    const svg = g.ownerSVGElement, m = svg.getScreenCTM();
+    const [x, y, w, h] = g.getAttribute('data-sprite').split(' ').map(Number);
+    const at = (a, b) => { const p = svg.createSVGPoint(); p.x = a; p.y = b; return p.matrixTransform(m); };
+    const from = at(x, y), to = at(x + w, y + h);
+    for (const t of g.querySelectorAll('text')) {
+      if (!t.textContent.trim()) continue;
+      const r = t.getBoundingClientRect();
+      const over = Math.max(from.x - r.left, r.right - to.x, from.y - r.top, r.bottom - to.y);
+      if (over > slack) out.push(`"${t.textContent.trim()}" by ${over.toFixed(1)} px`);
+    }
+  }
+  return [...new Set(out)];
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def page(browser: Browser) -> Page:
+    return browser.new_page()
+
+
+@pytest.fixture(scope="module")
+def histories() -> dict[str, list[tuple[Any, list[Any]]]]:
+    """Each game played by bots at its most players, every state kept."""
+    return {game: play(game, list(NAMES[: registry.get_game(game).max_players])) for game in GAMES}
+
+
+def escaping(page: Page, html: str) -> list[str]:
+    page.set_content(html)
+    page.add_style_tag(content=PICTURE_FONT)
+    return page.evaluate(_ESCAPING, SLACK_PX)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+@pytest.mark.parametrize("game_name", GAMES)
+def test_no_label_reaches_out_of_its_space(
+    page: Page, histories: dict[str, list[tuple[Any, list[Any]]]], game_name: str, lang: str
+) -> None:
+    game, history = registry.get_game(game_name), histories[game_name]
+    seat = NAMES[0]
+    found: dict[int, list[str]] = {}
+    # the middle of the game and its end, where every station is scored and every token turned
+    for turn in (len(history) // 2, len(history) - 1):
+        state, events = history[turn]
+        with i18n.language(lang):
+            html = render(game_name, "html", context(game, "look-1", state, turn, seat, events))
+        assert "data-sprite" in html  # its spaces are marked, or the check would see nothing
+        found[turn] = escaping(page, html)
+    assert found == {turn: [] for turn in found}
+
+
+def test_the_check_sees_a_label_wider_than_its_space(page: Page) -> None:
+    wide = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="60">'
+        '<g data-sprite="10 10 40 40" transform="translate(10 10)">'
+        '<text x="20" y="30" text-anchor="middle" font-size="11">pontozva-pontozva</text></g>'
+        '<g data-sprite="60 10 40 40" transform="translate(60 10)">'
+        '<text x="20" y="30" text-anchor="middle" font-size="11">ok</text></g></svg>'
+    )
+    assert [problem.split(" by ")[0] for problem in escaping(page, wide)] == ['"pontozva-pontozva"']
+    assert LATIN_FONTS[0] == "DejaVuSans.ttf"  # the font forced above is the pictures' own
