@@ -361,11 +361,12 @@ def tick(
         if progress is not None:
             progress(game_id)
 
-    helpers = jobs.start(settings.jobs - 1, helper, progress)
-    games_and_mail(summary, settings, show if progress else None)
-    for counts in helpers.join():
-        for name in _SUMMED:
-            setattr(summary, name, getattr(summary, name) + counts.get(name, 0))
+    with jobs.frozen_heap():
+        helpers = jobs.start(settings.jobs - 1, helper, progress)
+        games_and_mail(summary, settings, show if progress else None)
+        for counts in helpers.join():
+            for name in _SUMMED:
+                setattr(summary, name, getattr(summary, name) + counts.get(name, 0))
     with Session(claims.immediate_engine(engine)) as session:
         row = session.get(TickRow, row_id)
         assert row is not None

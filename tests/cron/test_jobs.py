@@ -3,11 +3,13 @@ their tick."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
 import sys
 import time
+import weakref
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -115,3 +117,44 @@ def _alive(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state != "Z"
+
+
+def test_the_tick_sets_what_it_holds_aside_from_the_collector_in_itself_and_its_helpers(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(passwords, "_N", 2)
+    for n in range(6):
+        pw = new_game(engine, f"f{n}")
+        for seat in ("red", "blue"):
+            send_orders(engine, f"f{n}", seat, pw[seat], START + timedelta(hours=1))
+    at = START + timedelta(hours=2)
+    seen = tmp_path / "frozen"
+    seen.mkdir()
+
+    def enqueue(game_id: str | None) -> int:
+        # how many objects the collector leaves alone, as each process works on its games
+        (seen / str(os.getpid())).write_text(str(gc.get_freeze_count()))
+        return enqueue_reports(engine, at, settings=MAIL, game_id=game_id)
+
+    assert gc.get_freeze_count() == 0
+    settings = TickSettings(host="t", remind_before=3600, outage_after=30 * 86400, batch=1, jobs=2)
+    summary = tick(engine, at, settings=settings, mail=MAIL, enqueue=enqueue)
+    assert (summary.turns_resolved, summary.errors) == (6, 0)
+    frozen = {path.name: int(path.read_text()) for path in seen.iterdir()}
+    assert str(os.getpid()) in frozen and len(frozen) == 2  # the tick and its helper
+    assert all(count > 10_000 for count in frozen.values())  # the imported host, at least
+    assert gc.get_freeze_count() == 0  # given back: a long-lived caller frees them as before
+
+
+def test_the_frozen_heap_keeps_nothing_that_was_garbage_already() -> None:
+    class Node:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only the collector frees it
+
+    before = Node()
+    ref = weakref.ref(before)
+    del before
+    with jobs.frozen_heap():
+        assert ref() is None  # collected before the freeze, not kept for the tick's life
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
