@@ -15,7 +15,7 @@ from email.generator import BytesGenerator
 from email.message import EmailMessage
 from functools import cache
 from io import BytesIO
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from isal import isal_zlib
 from sqlalchemy import Engine, String, and_, bindparam, cast, exists, false, func, literal, update
@@ -27,14 +27,13 @@ from sqlmodel import Session, select
 from pbem import fencing
 from pbem.calendar import parts_for_reports
 from pbem.codec import pack_bytes_fast, unpack_fast
-from pbem.history import game_row, seat_rows
+from pbem.errors import UserError
 from pbem.i18n import language
 from pbem.mail.compose import report_mail, report_subject
 from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.markers import BEGIN
 from pbem.models import GameRow, ObserverRow, OutboxRow, ReportRow, SeatRow
-from pbem.reports import languages_of
 
 
 def utcnow(now: datetime | None = None) -> datetime:
@@ -201,10 +200,9 @@ def enqueue_reports(
             if not reports:
                 return queued
             # the game and its seats read once, for the addresses, the languages and the calendars
-            game = game_row(session, reports[0].game_id)
-            seats = seat_rows(session, game.id)
+            game, seats = _game_and_seats(session, reports[0].game_id)
             wanted = _addressed(session, reports, seats)
-            languages = languages_of(game, seats)
+            languages = {seat.name: seat.language or game.language for seat in seats} | {"": game.language}
             calendars = _calendars(session, game, seats, wanted, now, settings)
             if not locking:
                 session.commit()  # no transaction while composing
@@ -212,10 +210,14 @@ def enqueue_reports(
             try:
                 # on SQLite the first statement of _store is a write: it takes the write lock
                 queued += _store(session, reports, mails)
+                # every unqueued report of the game was claimed at once (on PostgreSQL less those
+                # another pass holds, which it queues): with one game asked for, asking again would find
+                # none; else whether any other game's report is unqueued is asked in this transaction
+                # (on SQLite under the write lock, so it sees every report committed before), not in
+                # a Session of its own that finds none at the end of every pass
+                more = game_id is None and session.connection().execute(_OLDEST).first() is not None
                 session.commit()
-                if game_id is not None:
-                    # every unqueued report of the game was claimed at once (on PostgreSQL less those
-                    # another pass holds, which it queues): asking again would find none
+                if not more:
                     return queued
             except IntegrityError:  # a conflict the dedupe key's skip does not cover: once may be a race
                 session.rollback()
@@ -288,8 +290,56 @@ def _claim_reports(session: Session, game_id: str | None, *, lock: bool) -> list
     return list(conn.execute(_OF_GAME_LOCKED if lock else _OF_GAME, {"of_game": game_id}))  # type: ignore[arg-type]
 
 
+class _Game(NamedTuple):
+    """The columns of a game's row the mail pass reads (the calendars', the languages'): read as
+    :class:`pbem.models.GameRow` is, by attribute, without its state or an ORM object."""
+
+    id: str
+    game_type: str
+    epoch: int
+    turn: int
+    status: str
+    created_at: datetime
+    turn_seconds: int | None
+    deadline_at: datetime | None
+    timezone: str
+    language: str
+
+
+class _Seat(NamedTuple):
+    """The columns of a seat's row the mail pass reads (:class:`pbem.models.SeatRow`'s names)."""
+
+    name: str
+    email: str
+    language: str | None
+    timezone: str | None
+
+
+_G = GameRow.__table__.c  # type: ignore[attr-defined]
+_S = SeatRow.__table__.c  # type: ignore[attr-defined]
+_GAME_COLUMNS = tuple(_G[name] for name in _Game._fields)
+#: a game's columns and its seats', one row a seat in seat order (one row of empty seat columns for a
+#: game without seats): one Core statement where an ORM load of the game (its state with it) and one
+#: of its seats were two
+_GAME_AND_SEATS = (
+    select(*_GAME_COLUMNS, *(_S[name].label(f"seat_{name}") for name in _Seat._fields))
+    .select_from(GameRow.__table__.outerjoin(SeatRow.__table__, _S.game_id == _G.id))  # type: ignore[attr-defined]
+    .where(_G.id == bindparam("of_game"))
+    .order_by(_S.position)
+)
+
+
+def _game_and_seats(session: Session, game_id: str) -> tuple[_Game, list[_Seat]]:
+    rows = session.connection().execute(_GAME_AND_SEATS, {"of_game": game_id}).all()  # type: ignore[arg-type]
+    if not rows:
+        raise UserError(f"there is no game {game_id!r}")  # as pbem.history.game_row says it
+    width = len(_Game._fields)
+    seats = [_Seat(*row[width:]) for row in rows if row[width] is not None]
+    return _Game(*rows[0][:width]), seats
+
+
 def _addressed(
-    session: Session, reports: list[_Report], seats: list[SeatRow]
+    session: Session, reports: list[_Report], seats: list[_Seat]
 ) -> list[tuple[_Report, str, str]]:
     """(report, dedupe key, address) of every mail one game's ``reports`` owe its ``seats`` and
     observers. Those queued already (a report whose mail is in the outbox but not marked queued: a
@@ -314,8 +364,8 @@ def _addressed(
 
 def _calendars(
     session: Session,
-    game: GameRow,
-    seats: list[SeatRow],
+    game: _Game,
+    seats: list[_Seat],
     wanted: list[tuple[_Report, str, str]],
     now: datetime,
     settings: MailSettings,
