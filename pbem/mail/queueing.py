@@ -9,6 +9,7 @@ the outbox twice, or from two hosts at once, queues nothing twice. Sending is :m
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from email import policy
 from email.generator import BytesGenerator
@@ -26,7 +27,7 @@ from sqlmodel import Session, select
 
 from pbem import fencing
 from pbem.calendar import parts_for_reports
-from pbem.codec import pack_bytes_fast, unpack_fast
+from pbem.codec import pack_bytes_fast, pack_bytes_sharing, unpack_fast
 from pbem.errors import UserError
 from pbem.i18n import language
 from pbem.mail.compose import report_mail, report_subject
@@ -89,13 +90,15 @@ def message_bytes(msg: EmailMessage) -> bytes:
     return out.getvalue()
 
 
-def pack_message(msg: EmailMessage | bytes) -> bytes:
+def pack_message(msg: EmailMessage | bytes, shared: Sequence[bytes] = ()) -> bytes:
     """A mail as the outbox stores it: packed as stored reports are (:func:`pbem.codec.pack_bytes_fast`,
     ISA-L). A report mail is some 80 KB, two thirds of it base64 pictures that hardly shrink; the
     stdlib's zlib at level 1 took 1.3 ms a mail over them (a host packs one per seat per turn), ISA-L
     takes 0.16 ms for the same 46 KB. The stream is an ordinary zlib one: rows packed before by the
-    stdlib read the same, and any zlib reads these."""
-    return pack_bytes_fast(msg if isinstance(msg, bytes) else message_bytes(msg))
+    stdlib read the same, and any zlib reads these. ``shared``: large pieces of the mail that other
+    mails hold too, packed once for all (:func:`pbem.codec.pack_bytes_sharing`)."""
+    raw = msg if isinstance(msg, bytes) else message_bytes(msg)
+    return pack_bytes_sharing(raw, shared) if shared else pack_bytes_fast(raw)
 
 
 def unpack_message(blob: bytes) -> bytes:
@@ -391,6 +394,7 @@ def _compose(
         if row.id not in texts:
             texts[row.id] = (unpack_fast(row.text_z), unpack_fast(row.html_z))
         text, html = texts[row.id]
+        shared: list[bytes] = []
         with language((languages or {}).get(row.seat)):
             raw = report_mail(
                 settings,
@@ -403,6 +407,7 @@ def _compose(
                 html=html,
                 now=now,
                 calendars=(calendars or {}).get(row.id, ()),
+                shared=shared,
             )
             subject = report_subject(row.game_id, row.turn, row.seat, your_move=BEGIN in text)
         outbox_row = {
@@ -410,7 +415,7 @@ def _compose(
             "game_id": row.game_id,
             "to_addr": address,
             "subject": subject[:300],
-            "message_z": pack_message(raw),
+            "message_z": pack_message(raw, shared),
             "created_at": now,
             "status": "pending",
             "attempts": 0,
