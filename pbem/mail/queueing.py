@@ -19,7 +19,7 @@ from io import BytesIO
 from typing import Any, NamedTuple, Protocol
 
 from isal import isal_zlib
-from sqlalchemy import Engine, String, and_, bindparam, cast, exists, false, func, literal, update
+from sqlalchemy import Connection, Engine, String, and_, bindparam, cast, exists, false, func, literal, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -197,33 +197,35 @@ def enqueue_reports(
     queued = 0
     failed_on: int | None = None
     while True:
-        with Session(engine, expire_on_commit=False) as session:
-            locking = session.get_bind().dialect.name == "postgresql"
-            reports = _claim_reports(session, game_id, lock=locking)
+        # a Core connection, not a Session: the pass has no ORM object to track, and a Session's
+        # transaction and connection bookkeeping cost more than the pass's statements
+        with engine.connect() as conn:
+            locking = conn.dialect.name == "postgresql"
+            reports = _claim_reports(conn, game_id, lock=locking)
             if not reports:
                 return queued
             # the game and its seats read once, for the addresses, the languages and the calendars
-            game, seats = _game_and_seats(session, reports[0].game_id)
-            wanted = _addressed(session, reports, seats)
+            game, seats = _game_and_seats(conn, reports[0].game_id)
+            wanted = _addressed(conn, reports, seats)
             languages = {seat.name: seat.language or game.language for seat in seats} | {"": game.language}
-            calendars = _calendars(session, game, seats, wanted, now, settings)
+            calendars = _calendars(conn, game, seats, wanted, now, settings)
             if not locking:
-                session.commit()  # no transaction while composing
+                conn.commit()  # no transaction while composing
             mails = _compose(settings, wanted, now, languages, calendars)
             try:
                 # on SQLite the first statement of _store is a write: it takes the write lock
-                queued += _store(session, reports, mails)
+                queued += _store(conn, reports, mails)
                 # every unqueued report of the game was claimed at once (on PostgreSQL less those
                 # another pass holds, which it queues): with one game asked for, asking again would find
                 # none; else whether any other game's report is unqueued is asked in this transaction
                 # (on SQLite under the write lock, so it sees every report committed before), not in
-                # a Session of its own that finds none at the end of every pass
-                more = game_id is None and session.connection().execute(_OLDEST).first() is not None
-                session.commit()
+                # a transaction of its own that finds none at the end of every pass
+                more = game_id is None and conn.execute(_OLDEST).first() is not None
+                conn.commit()
                 if not more:
                     return queued
             except IntegrityError:  # a conflict the dedupe key's skip does not cover: once may be a race
-                session.rollback()
+                conn.rollback()
                 if failed_on == reports[0].id:
                     raise  # twice on the same report: not a race, a fault to show
                 failed_on = reports[0].id
@@ -280,10 +282,9 @@ def _insert_new(dialect: str) -> Any:
     return postgresql_insert(_O).on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(_O.c.id)
 
 
-def _claim_reports(session: Session, game_id: str | None, *, lock: bool) -> list[_Report]:
+def _claim_reports(conn: Connection, game_id: str | None, *, lock: bool) -> list[_Report]:
     """The unqueued reports of ``game_id`` (else of the game with the oldest one); with ``lock``,
     locked for this transaction, skipping those another pass holds. Empty when none is left."""
-    conn = session.connection()
     if game_id is None:
         if not lock:  # nothing to skip: the oldest report's game found in the same statement
             return list(conn.execute(_OF_OLDEST))  # type: ignore[arg-type]
@@ -332,8 +333,8 @@ _GAME_AND_SEATS = (
 )
 
 
-def _game_and_seats(session: Session, game_id: str) -> tuple[_Game, list[_Seat]]:
-    rows = session.connection().execute(_GAME_AND_SEATS, {"of_game": game_id}).all()  # type: ignore[arg-type]
+def _game_and_seats(conn: Connection, game_id: str) -> tuple[_Game, list[_Seat]]:
+    rows = conn.execute(_GAME_AND_SEATS, {"of_game": game_id}).all()  # type: ignore[arg-type]
     if not rows:
         raise UserError(f"there is no game {game_id!r}")  # as pbem.history.game_row says it
     width = len(_Game._fields)
@@ -342,7 +343,7 @@ def _game_and_seats(session: Session, game_id: str) -> tuple[_Game, list[_Seat]]
 
 
 def _addressed(
-    session: Session, reports: list[_Report], seats: list[_Seat]
+    conn: Connection, reports: list[_Report], seats: list[_Seat]
 ) -> list[tuple[_Report, str, str]]:
     """(report, dedupe key, address) of every mail one game's ``reports`` owe its ``seats`` and
     observers. Those queued already (a report whose mail is in the outbox but not marked queued: a
@@ -352,7 +353,7 @@ def _addressed(
     emails = {seat.name: seat.email for seat in seats}
     observers: list[str] = []
     if any(r.seat == "" for r in reports):
-        observers = list(session.connection().execute(_OBSERVERS, {"of_game": game_id}).scalars())
+        observers = list(conn.execute(_OBSERVERS, {"of_game": game_id}).scalars())
     wanted: list[tuple[_Report, str, str]] = []
     for row in reports:
         targets = [emails.get(row.seat, "")] if row.seat else observers
@@ -366,7 +367,7 @@ def _addressed(
 
 
 def _calendars(
-    session: Session,
+    conn: Connection,
     game: _Game,
     seats: list[_Seat],
     wanted: list[tuple[_Report, str, str]],
@@ -376,7 +377,8 @@ def _calendars(
     """Each seat's report's calendar parts (its resolved turn's deadline cancelled, the next one set)."""
     reports = {row.id: (row.id, row.seat, row.turn) for row, _key, _address in wanted if row.seat}
     organizer = settings.from_addr or "pbem@localhost"
-    return parts_for_reports(session, game.id, list(reports.values()), now, organizer, game=game, seats=seats)  # type: ignore[arg-type]
+    # (the game's and seats' rows given, nothing is read: no session wanted)
+    return parts_for_reports(None, game.id, list(reports.values()), now, organizer, game=game, seats=seats)  # type: ignore[arg-type]
 
 
 def _compose(
@@ -425,17 +427,18 @@ def _compose(
     return mails
 
 
-def _store(session: Session, reports: list[_Report], mails: list[tuple[int, dict[str, Any]]]) -> int:
+def _store(conn: Connection, reports: list[_Report], mails: list[tuple[int, dict[str, Any]]]) -> int:
     """Queue ``mails`` and mark ``reports`` queued, in the caller's transaction: only the reports still
     unqueued now, and only mails not queued meanwhile (the dedupe key decides). Under a tick's claim on
     the game that another tick took over, nothing (:class:`pbem.fencing.ClaimLost`).
 
     The first statement writes (marking the reports), so on SQLite it takes the write lock before
     anything is read; three statements in all, whatever the number of mails."""
-    conn = session.connection()
     still = set(conn.execute(_MARK_QUEUED, {"ids": [row.id for row in reports]}).scalars())
     for game in sorted({row.game_id for row in reports}):
-        fencing.check(session, game)
+        # (its statement is Core's, an UPDATE counted by its rowcount: a connection runs it as a
+        # session does)
+        fencing.check(conn, game)  # type: ignore[arg-type]
     rows = [mail for report_id, mail in mails if report_id in still]
     if not rows:
         return 0
