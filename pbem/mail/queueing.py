@@ -205,8 +205,8 @@ def enqueue_reports(
             if not reports:
                 return queued
             # the game and its seats read once, for the addresses, the languages and the calendars
-            game, seats = _game_and_seats(conn, reports[0].game_id)
-            wanted = _addressed(conn, reports, seats)
+            game, seats, observed = _game_and_seats(conn, reports[0].game_id)
+            wanted = _addressed(conn, reports, seats, observed)
             languages = {seat.name: seat.language or game.language for seat in seats} | {"": game.language}
             calendars = _calendars(conn, game, seats, wanted, now, settings)
             if not locking:
@@ -322,37 +322,45 @@ class _Seat(NamedTuple):
 _G = GameRow.__table__.c  # type: ignore[attr-defined]
 _S = SeatRow.__table__.c  # type: ignore[attr-defined]
 _GAME_COLUMNS = tuple(_G[name] for name in _Game._fields)
+_OB = ObserverRow.__table__.c  # type: ignore[attr-defined]
 #: a game's columns and its seats', one row a seat in seat order (one row of empty seat columns for a
-#: game without seats): one Core statement where an ORM load of the game (its state with it) and one
-#: of its seats were two
+#: game without seats), and last whether the game has observers: one Core statement where an ORM load
+#: of the game (its state with it) and one of its seats were two, and the observers' addresses are
+#: asked for only when there are some (most games have none, and every turn has a public report)
 _GAME_AND_SEATS = (
-    select(*_GAME_COLUMNS, *(_S[name].label(f"seat_{name}") for name in _Seat._fields))
+    select(
+        *_GAME_COLUMNS,
+        *(_S[name].label(f"seat_{name}") for name in _Seat._fields),
+        exists().where(_OB.game_id == _G.id).label("observed"),
+    )
     .select_from(GameRow.__table__.outerjoin(SeatRow.__table__, _S.game_id == _G.id))  # type: ignore[attr-defined]
     .where(_G.id == bindparam("of_game"))
     .order_by(_S.position)
 )
 
 
-def _game_and_seats(conn: Connection, game_id: str) -> tuple[_Game, list[_Seat]]:
+def _game_and_seats(conn: Connection, game_id: str) -> tuple[_Game, list[_Seat], bool]:
+    """The game's columns, its seats' in seat order, and whether it has observers."""
     rows = conn.execute(_GAME_AND_SEATS, {"of_game": game_id}).all()  # type: ignore[arg-type]
     if not rows:
         raise UserError(f"there is no game {game_id!r}")  # as pbem.history.game_row says it
     width = len(_Game._fields)
-    seats = [_Seat(*row[width:]) for row in rows if row[width] is not None]
-    return _Game(*rows[0][:width]), seats
+    seats = [_Seat(*row[width:-1]) for row in rows if row[width] is not None]
+    return _Game(*rows[0][:width]), seats, bool(rows[0][-1])
 
 
 def _addressed(
-    conn: Connection, reports: list[_Report], seats: list[_Seat]
+    conn: Connection, reports: list[_Report], seats: list[_Seat], observed: bool = True
 ) -> list[tuple[_Report, str, str]]:
     """(report, dedupe key, address) of every mail one game's ``reports`` owe its ``seats`` and
-    observers. Those queued already (a report whose mail is in the outbox but not marked queued: a
-    row from before ``mail_queued``) are composed all the same and skipped by the dedupe key when
-    stored: asking the outbox first cost a statement every pass for a case that hardly comes."""
+    observers (``observed``: whether the game has any, else they are not asked for). Those queued
+    already (a report whose mail is in the outbox but not marked queued: a row from before
+    ``mail_queued``) are composed all the same and skipped by the dedupe key when stored: asking the
+    outbox first cost a statement every pass for a case that hardly comes."""
     game_id = reports[0].game_id
     emails = {seat.name: seat.email for seat in seats}
     observers: list[str] = []
-    if any(r.seat == "" for r in reports):
+    if observed and any(r.seat == "" for r in reports):
         observers = list(conn.execute(_OBSERVERS, {"of_game": game_id}).scalars())
     wanted: list[tuple[_Report, str, str]] = []
     for row in reports:

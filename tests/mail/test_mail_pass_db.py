@@ -23,7 +23,7 @@ from pbem.mail.compose import header_fields, new_message, report_mail
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import MaildirTransport, SmtpTransport
 from pbem.migrations import upgrade
-from pbem.models import OutboxRow, ReportRow
+from pbem.models import ObserverRow, OutboxRow, ReportRow
 from pbem.registry import register
 from pbem.reports import languages_of
 from tests.cron.conftest import fresh_pg_database
@@ -92,7 +92,8 @@ def test_a_pass_queues_every_game_with_each_seat_s_language_zone_and_calendar(
 ) -> None:
     """The pass reads the game's and seats' columns itself (not their ORM rows): its mails are the ones
     composed from those rows, seat language and zone, calendar part and all; and one pass queues the
-    reports of every game (it asks for more in the transaction that queues a game's)."""
+    reports of every game (it asks for more in the transaction that queues a game's), the public one
+    to the observers of the game that has them (it asks for their addresses only then)."""
     register(PEARL_DIVE)
     for game_id, zone in (("pz-1", "Europe/Budapest"), ("pz-2", "America/New_York"), ("pz-3", "UTC")):
         create_game(
@@ -109,8 +110,13 @@ def test_a_pass_queues_every_game_with_each_seat_s_language_zone_and_calendar(
             timezone=zone,
             seat_zones={"blue": "Asia/Tokyo"},
         )
-    assert outbox.enqueue_reports(engine, START, settings=settings) == 6
+    with Session(engine) as session:  # one game watched: its public report goes to its observer
+        session.add(ObserverRow(game_id="pz-2", email=" Kibitz@Example.org"))
+        session.commit()
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 7
+    assert [k for k in keys(engine) if "observer=" in k] == ["report:pz-2:0:0:observer=kibitz@example.org"]
     with Session(engine) as session:
+        assert all(session.exec(select(ReportRow.mail_queued)))  # the unwatched games' public ones too
         reports = list(session.exec(select(ReportRow).where(ReportRow.seat != "")))
         assert len(reports) == 6
         for report in reports:
