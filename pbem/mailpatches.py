@@ -21,6 +21,7 @@ order is the laid picture.
 from __future__ import annotations
 
 import heapq
+import struct
 import sys
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
@@ -64,7 +65,7 @@ def compose(
     static_rows: bytes,
     static_colours: Sequence[int],
     placed: Sequence[Placed],
-) -> tuple[bytes, bytearray] | None:
+) -> tuple[bytes, bytes] | None:
     """The picture ``placed`` laid over the static layer (``static_rgb``; ``static_rows`` the same as a
     PNG's rows of indices of ``static_colours``, sorted: :func:`pbem.mailpng.png_rows`) as its palette
     and its rows; ``None`` if a box has more colours than a palette holds (it is then made as before,
@@ -89,17 +90,18 @@ def compose(
             _PATCHES.put(key, patch)
         patches.append((box, patch))
     colours, index = _palette(static_colours, [patch for _box, patch in patches])
-    rows = bytearray(static_rows)
-    stride = width + 1  # a row's filter byte, then its indices
+    # the rows as a picture of one byte a pixel, one pixel wider (the first column: each row's filter
+    # byte), each patch's indices pasted in by Pillow (in C, not a slice a row)
+    canvas = Image.frombytes("L", (width + 1, height), static_rows)
     for (left, top, right, bottom), patch in patches:
         table = bytes(map(index.__getitem__, patch.colours)).ljust(256, b"\0")
-        line = right - left
-        indices = memoryview(patch.indices.translate(table))
-        at = top * stride + 1 + left
-        for start in range(0, line * (bottom - top), line):
-            rows[at : at + line] = indices[start : start + line]
-            at += stride
-    return b"".join(c.to_bytes(3, "big") for c in colours), rows
+        pixels = Image.frombytes("L", (right - left, bottom - top), patch.indices.translate(table))
+        canvas.paste(pixels, (left + 1, top))
+    rows = canvas.tobytes()
+    # the palette's RGB: each colour as four bytes (big-endian, by struct in C), its high zero byte cut
+    palette = bytearray(struct.pack(f">{len(colours)}I", *colours))
+    del palette[::4]
+    return bytes(palette), rows
 
 
 def _clipped(placed: Placed, width: int, height: int) -> tuple[int, int, int, int] | None:
@@ -222,6 +224,11 @@ def _reduced_palette(
     heapq.heapify(crowded)
     count = len(cubes)
     while crowded:
+        if count >= room:
+            # no split into two or more fits any more (and the count never falls): every cube left is
+            # its colours as they are, whatever splitting them would try (the entries are sorted below)
+            final += [members for _size, _level, _cube, members in crowded]
+            break
         _size, level, _cube, members = heapq.heappop(crowded)
         parts: dict[int, list[int]] = {}
         for colour in members:

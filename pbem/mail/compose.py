@@ -179,6 +179,7 @@ def report_mail(
     html: str,
     now: datetime,
     calendars: Sequence[str] = (),
+    shared: list[bytes] | None = None,
 ) -> bytes:
     """A report as the bytes of a multipart/alternative message: the plain text first, then the mail
     rendering of the web page ``html`` (:func:`pbem.mailhtml.mail_page`: CSS inlined, boards as PNG
@@ -191,7 +192,9 @@ def report_mail(
     overhead around the one costly step, the quoted-printable encoding (C-coded ``binascii`` here, as
     in :func:`_add_html`). The structure is the one ``set_content`` and ``add_alternative`` write, and
     the tests parse it back with the email package. The boundary comes from the Message-ID, so the same
-    report mails the same bytes.
+    report mails the same bytes. ``shared``: given a list, the large pieces of the message other seats'
+    mails of the turn hold too (the table's quoted-printable, each picture's base64) are put in it, in
+    the order they come in the message, for the outbox's packing (:func:`pbem.codec.pack_bytes_sharing`).
     """
     fields = header_fields(
         settings,
@@ -213,6 +216,10 @@ def report_mail(
             _encoded_part("html", page.html, force_qp=True),
         ]
     parts = [texts[0], _html_part(texts[1], page.pictures, boundary)]
+    if shared is not None:
+        lined = _qp_lines(page.parts[1]) if len(page.parts) == 3 else None
+        shared += [lined[1]] if lined is not None else []
+        shared += [_picture_part(picture)[1] for picture in page.pictures]
     out = [folded(name, value) for name, value in fields]
     out += [b"MIME-Version: 1.0\r\n", alternative_header(boundary), b"\r\n"]
     out += [*_multipart(boundary, parts), b"\r\n"]

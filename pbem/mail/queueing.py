@@ -9,16 +9,17 @@ the outbox twice, or from two hosts at once, queues nothing twice. Sending is :m
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from email import policy
 from email.generator import BytesGenerator
 from email.message import EmailMessage
 from functools import cache
 from io import BytesIO
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from isal import isal_zlib
-from sqlalchemy import Engine, String, and_, bindparam, cast, exists, false, func, literal, update
+from sqlalchemy import Connection, Engine, String, and_, bindparam, cast, exists, false, func, literal, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -26,15 +27,14 @@ from sqlmodel import Session, select
 
 from pbem import fencing
 from pbem.calendar import parts_for_reports
-from pbem.codec import pack_bytes_fast, unpack_fast
-from pbem.history import game_row, seat_rows
+from pbem.codec import pack_bytes_fast, pack_bytes_sharing, unpack_fast
+from pbem.errors import UserError
 from pbem.i18n import language
 from pbem.mail.compose import report_mail, report_subject
 from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.markers import BEGIN
 from pbem.models import GameRow, ObserverRow, OutboxRow, ReportRow, SeatRow
-from pbem.reports import languages_of
 
 
 def utcnow(now: datetime | None = None) -> datetime:
@@ -90,13 +90,15 @@ def message_bytes(msg: EmailMessage) -> bytes:
     return out.getvalue()
 
 
-def pack_message(msg: EmailMessage | bytes) -> bytes:
+def pack_message(msg: EmailMessage | bytes, shared: Sequence[bytes] = ()) -> bytes:
     """A mail as the outbox stores it: packed as stored reports are (:func:`pbem.codec.pack_bytes_fast`,
     ISA-L). A report mail is some 80 KB, two thirds of it base64 pictures that hardly shrink; the
     stdlib's zlib at level 1 took 1.3 ms a mail over them (a host packs one per seat per turn), ISA-L
     takes 0.16 ms for the same 46 KB. The stream is an ordinary zlib one: rows packed before by the
-    stdlib read the same, and any zlib reads these."""
-    return pack_bytes_fast(msg if isinstance(msg, bytes) else message_bytes(msg))
+    stdlib read the same, and any zlib reads these. ``shared``: large pieces of the mail that other
+    mails hold too, packed once for all (:func:`pbem.codec.pack_bytes_sharing`)."""
+    raw = msg if isinstance(msg, bytes) else message_bytes(msg)
+    return pack_bytes_sharing(raw, shared) if shared else pack_bytes_fast(raw)
 
 
 def unpack_message(blob: bytes) -> bytes:
@@ -195,30 +197,35 @@ def enqueue_reports(
     queued = 0
     failed_on: int | None = None
     while True:
-        with Session(engine, expire_on_commit=False) as session:
-            locking = session.get_bind().dialect.name == "postgresql"
-            reports = _claim_reports(session, game_id, lock=locking)
+        # a Core connection, not a Session: the pass has no ORM object to track, and a Session's
+        # transaction and connection bookkeeping cost more than the pass's statements
+        with engine.connect() as conn:
+            locking = conn.dialect.name == "postgresql"
+            reports = _claim_reports(conn, game_id, lock=locking)
             if not reports:
                 return queued
             # the game and its seats read once, for the addresses, the languages and the calendars
-            game = game_row(session, reports[0].game_id)
-            seats = seat_rows(session, game.id)
-            wanted = _addressed(session, reports, seats)
-            languages = languages_of(game, seats)
-            calendars = _calendars(session, game, seats, wanted, now, settings)
+            game, seats, observed = _game_and_seats(conn, reports[0].game_id)
+            wanted = _addressed(conn, reports, seats, observed)
+            languages = {seat.name: seat.language or game.language for seat in seats} | {"": game.language}
+            calendars = _calendars(conn, game, seats, wanted, now, settings)
             if not locking:
-                session.commit()  # no transaction while composing
+                conn.commit()  # no transaction while composing
             mails = _compose(settings, wanted, now, languages, calendars)
             try:
                 # on SQLite the first statement of _store is a write: it takes the write lock
-                queued += _store(session, reports, mails)
-                session.commit()
-                if game_id is not None:
-                    # every unqueued report of the game was claimed at once (on PostgreSQL less those
-                    # another pass holds, which it queues): asking again would find none
+                queued += _store(conn, reports, mails)
+                # every unqueued report of the game was claimed at once (on PostgreSQL less those
+                # another pass holds, which it queues): with one game asked for, asking again would find
+                # none; else whether any other game's report is unqueued is asked in this transaction
+                # (on SQLite under the write lock, so it sees every report committed before), not in
+                # a transaction of its own that finds none at the end of every pass
+                more = game_id is None and conn.execute(_OLDEST).first() is not None
+                conn.commit()
+                if not more:
                     return queued
             except IntegrityError:  # a conflict the dedupe key's skip does not cover: once may be a race
-                session.rollback()
+                conn.rollback()
                 if failed_on == reports[0].id:
                     raise  # twice on the same report: not a race, a fault to show
                 failed_on = reports[0].id
@@ -275,10 +282,9 @@ def _insert_new(dialect: str) -> Any:
     return postgresql_insert(_O).on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(_O.c.id)
 
 
-def _claim_reports(session: Session, game_id: str | None, *, lock: bool) -> list[_Report]:
+def _claim_reports(conn: Connection, game_id: str | None, *, lock: bool) -> list[_Report]:
     """The unqueued reports of ``game_id`` (else of the game with the oldest one); with ``lock``,
     locked for this transaction, skipping those another pass holds. Empty when none is left."""
-    conn = session.connection()
     if game_id is None:
         if not lock:  # nothing to skip: the oldest report's game found in the same statement
             return list(conn.execute(_OF_OLDEST))  # type: ignore[arg-type]
@@ -288,18 +294,74 @@ def _claim_reports(session: Session, game_id: str | None, *, lock: bool) -> list
     return list(conn.execute(_OF_GAME_LOCKED if lock else _OF_GAME, {"of_game": game_id}))  # type: ignore[arg-type]
 
 
+class _Game(NamedTuple):
+    """The columns of a game's row the mail pass reads (the calendars', the languages'): read as
+    :class:`pbem.models.GameRow` is, by attribute, without its state or an ORM object."""
+
+    id: str
+    game_type: str
+    epoch: int
+    turn: int
+    status: str
+    created_at: datetime
+    turn_seconds: int | None
+    deadline_at: datetime | None
+    timezone: str
+    language: str
+
+
+class _Seat(NamedTuple):
+    """The columns of a seat's row the mail pass reads (:class:`pbem.models.SeatRow`'s names)."""
+
+    name: str
+    email: str
+    language: str | None
+    timezone: str | None
+
+
+_G = GameRow.__table__.c  # type: ignore[attr-defined]
+_S = SeatRow.__table__.c  # type: ignore[attr-defined]
+_GAME_COLUMNS = tuple(_G[name] for name in _Game._fields)
+_OB = ObserverRow.__table__.c  # type: ignore[attr-defined]
+#: a game's columns and its seats', one row a seat in seat order (one row of empty seat columns for a
+#: game without seats), and last whether the game has observers: one Core statement where an ORM load
+#: of the game (its state with it) and one of its seats were two, and the observers' addresses are
+#: asked for only when there are some (most games have none, and every turn has a public report)
+_GAME_AND_SEATS = (
+    select(
+        *_GAME_COLUMNS,
+        *(_S[name].label(f"seat_{name}") for name in _Seat._fields),
+        exists().where(_OB.game_id == _G.id).label("observed"),
+    )
+    .select_from(GameRow.__table__.outerjoin(SeatRow.__table__, _S.game_id == _G.id))  # type: ignore[attr-defined]
+    .where(_G.id == bindparam("of_game"))
+    .order_by(_S.position)
+)
+
+
+def _game_and_seats(conn: Connection, game_id: str) -> tuple[_Game, list[_Seat], bool]:
+    """The game's columns, its seats' in seat order, and whether it has observers."""
+    rows = conn.execute(_GAME_AND_SEATS, {"of_game": game_id}).all()  # type: ignore[arg-type]
+    if not rows:
+        raise UserError(f"there is no game {game_id!r}")  # as pbem.history.game_row says it
+    width = len(_Game._fields)
+    seats = [_Seat(*row[width:-1]) for row in rows if row[width] is not None]
+    return _Game(*rows[0][:width]), seats, bool(rows[0][-1])
+
+
 def _addressed(
-    session: Session, reports: list[_Report], seats: list[SeatRow]
+    conn: Connection, reports: list[_Report], seats: list[_Seat], observed: bool = True
 ) -> list[tuple[_Report, str, str]]:
     """(report, dedupe key, address) of every mail one game's ``reports`` owe its ``seats`` and
-    observers. Those queued already (a report whose mail is in the outbox but not marked queued: a
-    row from before ``mail_queued``) are composed all the same and skipped by the dedupe key when
-    stored: asking the outbox first cost a statement every pass for a case that hardly comes."""
+    observers (``observed``: whether the game has any, else they are not asked for). Those queued
+    already (a report whose mail is in the outbox but not marked queued: a row from before
+    ``mail_queued``) are composed all the same and skipped by the dedupe key when stored: asking the
+    outbox first cost a statement every pass for a case that hardly comes."""
     game_id = reports[0].game_id
     emails = {seat.name: seat.email for seat in seats}
     observers: list[str] = []
-    if any(r.seat == "" for r in reports):
-        observers = list(session.connection().execute(_OBSERVERS, {"of_game": game_id}).scalars())
+    if observed and any(r.seat == "" for r in reports):
+        observers = list(conn.execute(_OBSERVERS, {"of_game": game_id}).scalars())
     wanted: list[tuple[_Report, str, str]] = []
     for row in reports:
         targets = [emails.get(row.seat, "")] if row.seat else observers
@@ -313,9 +375,9 @@ def _addressed(
 
 
 def _calendars(
-    session: Session,
-    game: GameRow,
-    seats: list[SeatRow],
+    conn: Connection,
+    game: _Game,
+    seats: list[_Seat],
     wanted: list[tuple[_Report, str, str]],
     now: datetime,
     settings: MailSettings,
@@ -323,7 +385,8 @@ def _calendars(
     """Each seat's report's calendar parts (its resolved turn's deadline cancelled, the next one set)."""
     reports = {row.id: (row.id, row.seat, row.turn) for row, _key, _address in wanted if row.seat}
     organizer = settings.from_addr or "pbem@localhost"
-    return parts_for_reports(session, game.id, list(reports.values()), now, organizer, game=game, seats=seats)  # type: ignore[arg-type]
+    # (the game's and seats' rows given, nothing is read: no session wanted)
+    return parts_for_reports(None, game.id, list(reports.values()), now, organizer, game=game, seats=seats)  # type: ignore[arg-type]
 
 
 def _compose(
@@ -341,6 +404,7 @@ def _compose(
         if row.id not in texts:
             texts[row.id] = (unpack_fast(row.text_z), unpack_fast(row.html_z))
         text, html = texts[row.id]
+        shared: list[bytes] = []
         with language((languages or {}).get(row.seat)):
             raw = report_mail(
                 settings,
@@ -353,6 +417,7 @@ def _compose(
                 html=html,
                 now=now,
                 calendars=(calendars or {}).get(row.id, ()),
+                shared=shared,
             )
             subject = report_subject(row.game_id, row.turn, row.seat, your_move=BEGIN in text)
         outbox_row = {
@@ -360,7 +425,7 @@ def _compose(
             "game_id": row.game_id,
             "to_addr": address,
             "subject": subject[:300],
-            "message_z": pack_message(raw),
+            "message_z": pack_message(raw, shared),
             "created_at": now,
             "status": "pending",
             "attempts": 0,
@@ -370,17 +435,18 @@ def _compose(
     return mails
 
 
-def _store(session: Session, reports: list[_Report], mails: list[tuple[int, dict[str, Any]]]) -> int:
+def _store(conn: Connection, reports: list[_Report], mails: list[tuple[int, dict[str, Any]]]) -> int:
     """Queue ``mails`` and mark ``reports`` queued, in the caller's transaction: only the reports still
     unqueued now, and only mails not queued meanwhile (the dedupe key decides). Under a tick's claim on
     the game that another tick took over, nothing (:class:`pbem.fencing.ClaimLost`).
 
     The first statement writes (marking the reports), so on SQLite it takes the write lock before
     anything is read; three statements in all, whatever the number of mails."""
-    conn = session.connection()
     still = set(conn.execute(_MARK_QUEUED, {"ids": [row.id for row in reports]}).scalars())
     for game in sorted({row.game_id for row in reports}):
-        fencing.check(session, game)
+        # (its statement is Core's, an UPDATE counted by its rowcount: a connection runs it as a
+        # session does)
+        fencing.check(conn, game)  # type: ignore[arg-type]
     rows = [mail for report_id, mail in mails if report_id in still]
     if not rows:
         return 0

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pbem import codec
 from pbem.codec import pack, pack_bytes_fast, pack_text_fast, sha256_hex, unpack, unpack_fast
+from pbem.mail.outbox import unpack_message
 from pbem.reports import content_digest, report_rows
 
 
@@ -98,3 +100,50 @@ def test_a_blob_just_packed_is_read_back_without_inflating_and_an_older_one_by_i
     assert unpack_fast(first) == "the public report of turn 7 " * 40
     assert inflated == [first]
     assert zlib.decompress(first).decode() == "the public report of turn 7 " * 40  # an ordinary stream
+
+
+def _mail_like(seed: int) -> tuple[bytes, list[bytes]]:
+    """A message of a seat's own bytes around pieces other mails share (as a report mail holds its
+    turn's table and pictures), the pieces beginning alike as two PNGs' base64 do."""
+    rng = random.Random(seed)
+    own = [rng.randbytes(rng.choice([0, 5, 300, 2000, 9000])) for _ in range(4)]
+    pieces = [
+        b"iVBORw0KGgoAAAANSUhEUgAA" * 4 + rng.randbytes(rng.choice([200, 5000, 20000])) for _ in range(3)
+    ]
+    return own[0] + pieces[0] + own[1] + pieces[1] + own[2] + pieces[2] + own[3], pieces
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_message_packed_sharing_its_pieces_reads_back_exactly_and_the_same_bytes_cold_or_warm(
+    seed: int,
+) -> None:
+    raw, pieces = _mail_like(seed)
+    codec._SEGMENTS.clear()
+    cold = codec.pack_bytes_sharing(raw, pieces)
+    assert zlib.decompress(cold) == raw == unpack_message(cold)
+    assert all(piece in codec._SEGMENTS for piece in pieces)  # kept for the next seat's mail
+    warm = codec.pack_bytes_sharing(raw, [bytes(piece) for piece in pieces])  # equal, not the same
+    assert warm == cold
+    # a piece the message does not hold, or named out of order, is passed over: still exact
+    stranger = random.Random(seed + 100).randbytes(3000)
+    for shared in ([stranger, *pieces], [pieces[2], pieces[0]], [pieces[1], pieces[1]], []):
+        assert zlib.decompress(codec.pack_bytes_sharing(raw, shared)) == raw
+
+
+def test_a_message_sharing_pieces_packs_the_pieces_once_and_about_as_small() -> None:
+    raw, pieces = _mail_like(3)
+    other = b"another seat's own words" * 50 + pieces[0] + b"its own" + pieces[1] + pieces[2] + b"end"
+    codec._SEGMENTS.clear()
+    first, second = codec.pack_bytes_sharing(raw, pieces), codec.pack_bytes_sharing(other, pieces)
+    assert zlib.decompress(second) == other
+    for piece in pieces:  # each piece's stream is in both mails' packed bytes, made once
+        assert codec._SEGMENTS[piece] in first and codec._SEGMENTS[piece] in second
+    assert len(first) <= len(pack_bytes_fast(raw)) * 1.05 + 64
+
+
+def test_the_pieces_kept_are_bounded() -> None:
+    codec._SEGMENTS.clear()
+    for seed in range(codec._SEGMENTS_MOST + 10):
+        raw, pieces = _mail_like(seed)
+        codec.pack_bytes_sharing(raw, pieces)
+    assert len(codec._SEGMENTS) == codec._SEGMENTS_MOST

@@ -10,7 +10,7 @@ import zlib
 import pytest
 from PIL import Image
 
-from pbem import mailpng
+from pbem import mailpatches, mailpng
 
 
 def chunks(png: bytes) -> list[tuple[bytes, bytes]]:
@@ -248,3 +248,60 @@ def test_the_patches_kept_are_bounded_by_their_weight() -> None:
     assert kept.get(("key", 3)) is not None and kept.get(("key", 0)) is None
     kept.put(("key", 5), mailpatches.Patch((0,), frozenset(), bytes(4_000)))
     assert list(kept.kept) == [("key", 3), ("key", 5)]  # the one used lately stays
+
+
+def _splitting_every_cube(static: list[int], extra: set[int]) -> list[list[int]]:
+    """The cubes :func:`pbem.mailpatches._reduced_palette` ends with, by trying every crowded cube to
+    the last (as it did before it stopped once the palette was full)."""
+    import heapq
+
+    masks = mailpatches._MASKS
+    room = mailpatches.COLOURS - len(static)
+    bits = 1
+    while bits < 8 and len({c & masks[bits] for c in extra}) > room:
+        bits += 1
+    cubes: dict[int, list[int]] = {}
+    for colour in sorted(extra):
+        cubes.setdefault(colour & masks[bits], []).append(colour)
+    final = [m for m in cubes.values() if len(m) == 1]
+    crowded = [(-len(m), bits, c, m) for c, m in cubes.items() if len(m) > 1]
+    heapq.heapify(crowded)
+    count = len(cubes)
+    while crowded:
+        _size, level, _cube, members = heapq.heappop(crowded)
+        parts: dict[int, list[int]] = {}
+        for colour in members:
+            parts.setdefault(colour & masks[level - 1], []).append(colour)
+        if count - 1 + len(parts) > room:
+            final.append(members)
+            continue
+        count += len(parts) - 1
+        for part, inside in parts.items():
+            if len(inside) == 1 or level == 1:
+                final.append(inside)
+            else:
+                heapq.heappush(crowded, (-len(inside), level - 1, part, inside))
+    return sorted(final)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_reduced_palette_is_the_one_splitting_every_crowded_cube_gives(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    static = sorted(rng.sample(range(1 << 24), rng.choice([10, 41, 120, 250])))
+    # blends crowd around a few colours, as a board's edges do
+    centres = [rng.randrange(1 << 24) for _ in range(rng.choice([3, 12, 40]))]
+    extra = {
+        min(0xFFFFFF, max(0, centre + rng.randrange(-3000, 3000))) for centre in centres for _ in range(20)
+    } - set(static)
+    fill = frozenset(rng.sample(sorted(extra), 5))
+    patch = mailpatches.Patch(tuple(sorted(extra)), fill, b"")
+    colours, index = mailpatches._reduced_palette(static, [patch], extra)
+    assert len(colours) <= mailpatches.COLOURS
+    cubes = _splitting_every_cube(static, extra)
+    # the same cubes: each cube's colours share one entry, and no two cubes do
+    assert len(colours) == len(static) + len(cubes)
+    for cube in cubes:
+        assert len({index[colour] for colour in cube}) == 1
+    assert len({index[cube[0]] for cube in cubes}) == len(cubes)

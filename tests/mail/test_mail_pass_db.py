@@ -12,15 +12,22 @@ import pytest
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
+from pbem.calendar import parts_for_reports
+from pbem.codec import unpack
+from pbem.create import create_game
 from pbem.db import connect
+from pbem.history import game_row, seat_rows
+from pbem.i18n import language
 from pbem.mail import outbox
-from pbem.mail.compose import header_fields, new_message
+from pbem.mail.compose import header_fields, new_message, report_mail
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import MaildirTransport, SmtpTransport
 from pbem.migrations import upgrade
-from pbem.models import OutboxRow, ReportRow
+from pbem.models import ObserverRow, OutboxRow, ReportRow
+from pbem.registry import register
+from pbem.reports import languages_of
 from tests.cron.conftest import fresh_pg_database
-from tests.mail.conftest import START, Recorder, SmtpServer, _start_smtp, new_game
+from tests.mail.conftest import PEARL_DIVE, PLAYERS, START, Recorder, SmtpServer, _start_smtp, new_game
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -78,6 +85,64 @@ def test_a_pass_for_one_game_queues_its_mail_and_leaves_the_others(
         f"report:{first.id}:0:0:blue",
         f"report:{first.id}:0:0:red",
     ]
+
+
+def test_a_pass_queues_every_game_with_each_seat_s_language_zone_and_calendar(
+    engine: Engine, settings: MailSettings
+) -> None:
+    """The pass reads the game's and seats' columns itself (not their ORM rows): its mails are the ones
+    composed from those rows, seat language and zone, calendar part and all; and one pass queues the
+    reports of every game (it asks for more in the transaction that queues a game's), the public one
+    to the observers of the game that has them (it asks for their addresses only then)."""
+    register(PEARL_DIVE)
+    for game_id, zone in (("pz-1", "Europe/Budapest"), ("pz-2", "America/New_York"), ("pz-3", "UTC")):
+        create_game(
+            engine,
+            PEARL_DIVE.name,
+            game_id,
+            PLAYERS,
+            seed=3,
+            options={"rounds": "2"},
+            turn_seconds=86400,
+            now=START,
+            language="cs",
+            seat_languages={"red": "hu"},
+            timezone=zone,
+            seat_zones={"blue": "Asia/Tokyo"},
+        )
+    with Session(engine) as session:  # one game watched: its public report goes to its observer
+        session.add(ObserverRow(game_id="pz-2", email=" Kibitz@Example.org"))
+        session.commit()
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 7
+    assert [k for k in keys(engine) if "observer=" in k] == ["report:pz-2:0:0:observer=kibitz@example.org"]
+    with Session(engine) as session:
+        assert all(session.exec(select(ReportRow.mail_queued)))  # the unwatched games' public ones too
+        reports = list(session.exec(select(ReportRow).where(ReportRow.seat != "")))
+        assert len(reports) == 6
+        for report in reports:
+            game, seats = game_row(session, report.game_id), seat_rows(session, report.game_id)
+            email = next(seat.email for seat in seats if seat.name == report.seat)
+            key = outbox.report_key(report.game_id, report.epoch, report.turn, report.seat)
+            parts = parts_for_reports(
+                session, game.id, [(report.id, report.seat, report.turn)], START, settings.from_addr
+            )
+            assert parts[report.id]  # the deadline set: a calendar part to compare
+            with language(languages_of(game, seats)[report.seat]):
+                expected = report_mail(
+                    settings,
+                    to=email,
+                    key=key,
+                    game_id=report.game_id,
+                    turn=report.turn,
+                    seat=report.seat,
+                    text=unpack(report.text_z),
+                    html=unpack(report.html_z),
+                    now=outbox.utcnow(START),
+                    calendars=parts[report.id],
+                )
+            row = session.exec(select(OutboxRow).where(OutboxRow.dedupe_key == key)).one()
+            assert outbox.unpack_message(row.message_z) == expected
+            assert row.to_addr == email
 
 
 def put(engine: Engine, settings: MailSettings, key: str, body: str = "", due: datetime = START) -> None:
