@@ -88,8 +88,6 @@ def accepted_orders(game_id: Any, epoch: Any, turn: Any) -> ColumnElement[bool]:
 OF_TURN = accepted_orders(bindparam("of_game"), bindparam("of_epoch"), bindparam("of_turn"))
 #: the seats whose orders stand for a turn (params: :func:`of_turn`)
 SEATS_WITH_ORDERS = select(SubmissionRow.seat).where(OF_TURN)
-#: the ids of the orders standing for a turn
-ORDER_IDS = select(SubmissionRow.id).where(OF_TURN)
 #: the orders standing for a turn: id, seat and the orders themselves
 STANDING_ORDERS = select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.orders_json).where(OF_TURN)
 _SEATS = select(SeatRow).where(SeatRow.game_id == bindparam("of_game")).order_by(SeatRow.position)  # type: ignore[arg-type]
@@ -126,7 +124,7 @@ def _game_update(columns: tuple[str, ...]) -> Update:
 
 
 def of_turn(game_id: str, epoch: int, turn: int) -> dict[str, Any]:
-    """The parameters of :data:`SEATS_WITH_ORDERS`, :data:`ORDER_IDS` and :data:`STANDING_ORDERS`."""
+    """The parameters of :data:`OF_TURN`, :data:`SEATS_WITH_ORDERS` and :data:`STANDING_ORDERS`."""
     return {"of_game": game_id, "of_epoch": epoch, "of_turn": turn}
 
 

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import Engine, Row, bindparam, update
+from sqlalchemy import Engine, Row, bindparam, case, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -32,7 +32,7 @@ from pbem.envelope import orders_yaml
 from pbem.errors import UserError
 from pbem.game import Game, GameError
 from pbem.history import (
-    ORDER_IDS,
+    OF_TURN,
     SEATS_WITH_ORDERS,
     STANDING_ORDERS,
     TurnConflict,
@@ -198,18 +198,12 @@ def _write(
         row = locked_game(session, p.row.id)  # the lock, and the game as it stands under it
         if row is None:
             raise UserError(f"there is no game {p.row.id!r}")
-        conn = session.connection()
-        standing = conn.execute(ORDER_IDS, of_turn(row.id, row.epoch, number)).scalars().all()
-        if (row.status, row.epoch, row.turn) != ("active", p.row.epoch, number - 1) or set(standing) != set(
-            p.statuses
+        if (row.status, row.epoch, row.turn) != ("active", p.row.epoch, number - 1) or not _settle_orders(
+            session, row, number, p.statuses
         ):
             session.rollback()
             log.info("game %s: turn %d moved while it was resolved; looking again", row.id, number)
             return None
-        for status in ("consumed", "superseded"):
-            ids = [sub_id for sub_id, to in p.statuses.items() if to == status]
-            if ids:
-                conn.execute(_SET_STATUS, {"ids": ids, "to": status})
         session.add_all(p.bot_orders)
         try:
             row = record_turn(session, p.game, row, p.record, now, reports=p.reports)
@@ -227,12 +221,31 @@ def _write(
         return number, next_ready
 
 
-# built once, on the table (no submission of these ids is an object in the session: ORDER_IDS read
-# only ids): building the ORM statement and keying it for the cache cost more than running it
-_SET_STATUS = (
-    update(SubmissionRow.__table__)  # type: ignore[attr-defined]
-    .where(SubmissionRow.__table__.c.id.in_(bindparam("ids", expanding=True)))  # type: ignore[attr-defined]
-    .values(status=bindparam("to"))
+def _settle_orders(session: Session, row: Row[Any], number: int, statuses: dict[int, str]) -> bool:
+    """Mark the orders standing for turn ``number`` consumed or superseded as the snapshot found them,
+    under the game's lock, in one statement; whether they are the orders the snapshot read (when not,
+    orders came or went meanwhile, and the caller rolls this back and looks again)."""
+    consumed = [sub_id for sub_id, to in statuses.items() if to == "consumed"]
+    marked = session.connection().execute(
+        _SETTLE_ORDERS, {**of_turn(row.id, row.epoch, number), "consumed": consumed}
+    )
+    return set(marked.scalars()) == set(statuses)
+
+
+_SUBMISSIONS = SubmissionRow.__table__  # type: ignore[attr-defined]
+# every order standing for the turn set consumed (the snapshot's seats owing orders) or superseded,
+# the ids marked given back: the check that they are the snapshot's and the writing of their new
+# status in one statement. Built once, on the table (no submission is an object in the session):
+# building and keying the ORM statement cost more than running it
+_SETTLE_ORDERS = (
+    update(_SUBMISSIONS)
+    .where(OF_TURN)
+    .values(
+        status=case(
+            (_SUBMISSIONS.c.id.in_(bindparam("consumed", expanding=True)), "consumed"), else_="superseded"
+        )
+    )
+    .returning(_SUBMISSIONS.c.id)
 )
 
 

@@ -14,10 +14,11 @@ from sqlalchemy import Engine, event
 from sqlmodel import Session, select
 
 from host.conftest import SEATS, T0, Table
+from pbem import turns
 from pbem.create import create_game
 from pbem.db import connect, locked_game
 from pbem.history import game_facts, game_row, seat_facts, seat_rows
-from pbem.models import GameRow, SeatRow
+from pbem.models import GameRow, SeatRow, SubmissionRow
 from pbem.orders import submit
 from pbem.passwords import hash_password
 from pbem.turns import process
@@ -152,3 +153,42 @@ def test_a_requested_password_first_used_in_an_order_file_becomes_the_seats_own(
     old = any_table.orders("red")  # the password the game began with: refused from now on
     assert not submit(any_table.engine, old).accepted
     assert submit(any_table.engine, any_table.orders("red", password=fresh)).accepted
+
+
+def test_a_turns_orders_are_checked_and_marked_by_one_update_under_the_lock(
+    any_table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for seat, _email in SEATS:
+        assert submit(any_table.engine, any_table.orders(seat)).accepted
+    with Session(any_table.engine) as session:  # orders standing for no seat the turn waits for
+        session.add(
+            SubmissionRow(
+                game_id="pd-1", seat="nobody", epoch=0, turn=1, received_at=T0, raw_z=b"", status="accepted"
+            )
+        )
+        session.commit()
+    real, writes = turns._write, []
+
+    def meanwhile(*args: Any) -> Any:
+        if not writes:  # red sends new orders between the snapshot and the write: the first write
+            assert submit(any_table.engine, any_table.orders("red")).accepted  # finds them and rolls back
+        writes.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(turns, "_write", meanwhile)
+    with recorded(any_table.engine) as sent:
+        assert process(any_table.engine, any_table.game_id) == [1]
+    assert len(writes) == 2
+    marks = [s for s in sent if s.startswith("UPDATE submission SET status=CASE")]
+    assert len(marks) == 2 and all("RETURNING" in s for s in marks)
+    assert not [s for s in _reads_of(sent, "submission") if s.startswith("SELECT submission.id FROM")]
+    with Session(any_table.engine) as session:
+        rows = session.exec(select(SubmissionRow).order_by(SubmissionRow.id)).all()  # type: ignore[arg-type]
+        got = [(s.seat, s.status) for s in rows]
+    assert got == [
+        ("red", "superseded"),
+        ("blue", "consumed"),
+        ("green", "consumed"),
+        ("nobody", "superseded"),
+        ("red", "consumed"),
+    ]
