@@ -226,9 +226,11 @@ def _settle_orders(session: Session, row: Row[Any], number: int, statuses: dict[
     under the game's lock, in one statement; whether they are the orders the snapshot read (when not,
     orders came or went meanwhile, and the caller rolls this back and looks again)."""
     consumed = [sub_id for sub_id, to in statuses.items() if to == "consumed"]
-    marked = session.connection().execute(
-        _SETTLE_ORDERS, {**of_turn(row.id, row.epoch, number), "consumed": consumed}
-    )
+    params = of_turn(row.id, row.epoch, number)
+    if len(consumed) == len(statuses):  # the usual turn: every order consumed, no list of ids to send
+        marked = session.connection().execute(_CONSUME_ORDERS, params)
+    else:
+        marked = session.connection().execute(_SETTLE_ORDERS, {**params, "consumed": consumed})
     return set(marked.scalars()) == set(statuses)
 
 
@@ -247,6 +249,9 @@ _SETTLE_ORDERS = (
     )
     .returning(_SUBMISSIONS.c.id)
 )
+# the same when the snapshot found every order consumed: without the list of their ids, whose
+# expanding parameter SQLAlchemy renders into the statement anew at each run
+_CONSUME_ORDERS = update(_SUBMISSIONS).where(OF_TURN).values(status="consumed").returning(_SUBMISSIONS.c.id)
 
 
 def _all_orders_in(session: Session, row: Row[Any], pending: tuple[str, ...], number: int) -> bool:

@@ -192,3 +192,14 @@ def test_a_turns_orders_are_checked_and_marked_by_one_update_under_the_lock(
         ("nobody", "superseded"),
         ("red", "consumed"),
     ]
+
+
+def test_a_turn_whose_orders_are_all_consumed_marks_them_without_a_list_of_ids(any_table: Table) -> None:
+    for seat, _email in SEATS:
+        assert submit(any_table.engine, any_table.orders(seat)).accepted
+    with recorded(any_table.engine) as sent:
+        assert process(any_table.engine, any_table.game_id) == [1]
+    [mark] = [s for s in sent if s.startswith("UPDATE submission SET status=")]
+    assert "CASE" not in mark and " IN " not in mark and "RETURNING" in mark
+    with Session(any_table.engine) as session:
+        assert {s.status for s in session.exec(select(SubmissionRow))} == {"consumed"}
