@@ -14,7 +14,8 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, Update, and_, bindparam, insert, update
+from sqlalchemy import ColumnElement, Connection, Row, Update, and_, bindparam, insert, update
+from sqlalchemy import select as core_select
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -46,6 +47,23 @@ def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
     return list(session.exec(_SEATS, params={"of_game": game_id}))
 
 
+def game_facts(db: Session | Connection, game_id: str) -> Row[Any] | None:
+    """The game's row to read only, or ``None``: a Core row of the table (the entity's attribute names),
+    not an object of a session, so nothing it holds can be changed or flushed through it; read on the
+    session's connection, or on ``db`` itself. Cheaper than :func:`game_row`: the ORM's execution and
+    loading of one row cost about twice the statement (SQLite)."""
+    return _connection(db).execute(_GAME_FACTS, {"of_game": game_id}).first()
+
+
+def seat_facts(db: Session | Connection, game_id: str) -> list[Row[Any]]:
+    """The game's seats in their order, to read only: Core rows, as :func:`game_facts`."""
+    return list(_connection(db).execute(_SEAT_FACTS, {"of_game": game_id}))
+
+
+def _connection(db: Session | Connection) -> Connection:
+    return db.connection() if isinstance(db, Session) else db
+
+
 def recorded_elsewhere(session: Session, game_id: str) -> bool:
     """Whether ``game_id`` came in from a record made elsewhere (:mod:`pbem.records`)."""
     origin = session.get(GameOriginRow, game_id)
@@ -70,11 +88,18 @@ def accepted_orders(game_id: Any, epoch: Any, turn: Any) -> ColumnElement[bool]:
 OF_TURN = accepted_orders(bindparam("of_game"), bindparam("of_epoch"), bindparam("of_turn"))
 #: the seats whose orders stand for a turn (params: :func:`of_turn`)
 SEATS_WITH_ORDERS = select(SubmissionRow.seat).where(OF_TURN)
-#: the ids of the orders standing for a turn
-ORDER_IDS = select(SubmissionRow.id).where(OF_TURN)
 #: the orders standing for a turn: id, seat and the orders themselves
 STANDING_ORDERS = select(SubmissionRow.id, SubmissionRow.seat, SubmissionRow.orders_json).where(OF_TURN)
 _SEATS = select(SeatRow).where(SeatRow.game_id == bindparam("of_game")).order_by(SeatRow.position)  # type: ignore[arg-type]
+_GAME_TABLE = GameRow.__table__  # type: ignore[attr-defined]
+_SEAT_TABLE = SeatRow.__table__  # type: ignore[attr-defined]
+#: :func:`game_facts` and :func:`seat_facts`: on the tables, run on the session's connection
+_GAME_FACTS = core_select(_GAME_TABLE).where(_GAME_TABLE.c.id == bindparam("of_game"))
+_SEAT_FACTS = (
+    core_select(_SEAT_TABLE)
+    .where(_SEAT_TABLE.c.game_id == bindparam("of_game"))
+    .order_by(_SEAT_TABLE.c.position)
+)
 
 
 _INSERT_TURN = insert(TurnRow.__table__)  # type: ignore[attr-defined]
@@ -94,11 +119,12 @@ def _game_update(columns: tuple[str, ...]) -> Update:
             table.c.turn == bindparam("of_turn"),
         )
         .values({column: bindparam(f"new_{column}") for column in columns})
+        .returning(*table.c)  # the row as it left it: the turn's writer goes on with it
     )
 
 
 def of_turn(game_id: str, epoch: int, turn: int) -> dict[str, Any]:
-    """The parameters of :data:`SEATS_WITH_ORDERS`, :data:`ORDER_IDS` and :data:`STANDING_ORDERS`."""
+    """The parameters of :data:`OF_TURN`, :data:`SEATS_WITH_ORDERS` and :data:`STANDING_ORDERS`."""
     return {"of_game": game_id, "of_epoch": epoch, "of_turn": turn}
 
 
@@ -201,15 +227,18 @@ def after_turn_values(game: Game, row: GameRow, turn: TurnRecord, now: datetime)
 def record_turn(
     session: Session,
     game: Game,
-    row: GameRow,
+    row: GameRow | Row[Any],
     turn: TurnRecord,
     now: datetime,
     *,
     reports: Sequence[Mapping[str, Any]] | None = None,
-) -> None:
-    """Write ``turn`` (see the module's docstring). Raises :class:`TurnConflict` when the game row no
-    longer stands at the turn before. ``reports``: the turn's report rows, rendered beforehand for
-    the game row as :func:`after_turn_values` leaves it; rendered here when not given."""
+) -> GameRow | Row[Any]:
+    """Write ``turn`` (see the module's docstring) and return the game row as it stands after it.
+    Raises :class:`TurnConflict` when the game row no longer stands at the turn before. ``row``: an
+    object of the session, or a Core row read under the game's lock (:func:`pbem.db.locked_game`), to
+    read only: then the row returned is a Core row too, the one the update gave back. ``reports``: the
+    turn's report rows, rendered beforehand for the game row as :func:`after_turn_values` leaves it;
+    rendered here when not given."""
     # Imported here: reports renders from the rows this module defines.
     from pbem.reports import store_reports, write_reports
 
@@ -243,18 +272,25 @@ def record_turn(
     if turn.number > 0:
         # on the table, through the session's connection, as the turn row: the ORM's bulk update layer
         # over plain column values cost more than the statement (the row is set by hand below)
-        result = session.connection().execute(
-            _game_update(tuple(sorted(values))),
-            {"of_game": row.id, "of_epoch": row.epoch, "of_turn": turn.number - 1}
-            | {f"new_{key}": value for key, value in values.items()},
+        written = (
+            session.connection()
+            .execute(
+                _game_update(tuple(sorted(values))),
+                {"of_game": row.id, "of_epoch": row.epoch, "of_turn": turn.number - 1}
+                | {f"new_{key}": value for key, value in values.items()},
+            )
+            .first()
         )
-        if result.rowcount != 1:
+        if written is None:
             raise TurnConflict(f"game {row.id} is no longer at turn {turn.number - 1}")
-        # the row as this update left it, without reading it back: the caller goes on with it (the
-        # turn driver asks whether the next turn is ready, cron's clock moves), and expired, its next
-        # attribute read would load the whole row again, state and all
-        for key, value in values.items():
-            set_committed_value(row, key, value)
+        if isinstance(row, GameRow):
+            # the object as this update left it, without reading it back: the caller goes on with it
+            # (the turn driver asks whether the next turn is ready, cron's clock moves), and expired,
+            # its next attribute read would load the whole row again, state and all
+            for key, value in values.items():
+                set_committed_value(row, key, value)
+        else:
+            row = written
     else:
         for key, value in values.items():
             setattr(row, key, value)
@@ -263,3 +299,4 @@ def record_turn(
         write_reports(session, game, row, turn.state, turn.number, turn.events)
     else:
         store_reports(session, reports)
+    return row

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from sqlalchemy import Engine, bindparam, insert, update
+from sqlalchemy import Engine, Row, bindparam, insert, update
 from sqlmodel import Session
 
 from pbem import away, clock, guessing, passwords, redaction, seatpass
@@ -34,9 +34,9 @@ from pbem.envelope import (
 from pbem.errors import UserError
 from pbem.explain import step_errors
 from pbem.game import Game, GameError, RulesError
-from pbem.history import OF_TURN, current_state, game_of, game_row, of_turn, seat_rows
+from pbem.history import OF_TURN, current_state, game_facts, game_of, game_row, of_turn, seat_facts, seat_rows
 from pbem.i18n import _
-from pbem.models import GameRow, SeatRow, SubmissionRow
+from pbem.models import SubmissionRow
 from pbem.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
 from pbem.preview import preview
 
@@ -74,11 +74,11 @@ class _Verdict:
 
     errors: list[str] = field(default_factory=list)
     envelope: Envelope | None = None
-    row: GameRow | None = None
+    row: Row[Any] | None = None  # the game's, to read only (Core rows: pbem.history.game_facts)
     game: Game | None = None
     state: Any = None
     seat: str | None = None
-    seat_row: SeatRow | None = None
+    seat_row: Row[Any] | None = None
     orders_json: str | None = None
 
 
@@ -91,8 +91,14 @@ def _quote(step: Any) -> str:
 
 
 def _examine(
-    session: Session, data: Any, from_address: str | None, raw: str | bytes = b"", now: datetime | None = None
+    session: Session,
+    data: Any,
+    from_address: str | None,
+    raw: str | bytes = b"",
+    now: datetime | None = None,
+    locked: Row[Any] | None = None,
 ) -> _Verdict:
+    """``locked``: the game's row as the caller read it with the game's lock, if it did."""
     verdict = _Verdict()
     where = positions(raw)
     envelope, errors = read_envelope(data, where)
@@ -118,13 +124,13 @@ def _examine(
             f"password: not checked, too many wrong passwords for this seat {guessing.AUTH_HELD}"
         ]
         return verdict
-    row = session.get(GameRow, envelope.game)
+    row = locked if locked is not None and locked.id == envelope.game else game_facts(session, envelope.game)
     if row is None:
         passwords.verify(envelope.password, None)  # same time as a real check
         guessing.wrong(session, envelope.game, envelope.player, from_address, when)  # as for a real seat
         verdict.errors = [f"game: there is no game {envelope.game!r} [game.unknown]"]
         return verdict
-    seat = next((s for s in seat_rows(session, row.id) if s.name == envelope.player), None)
+    seat = next((s for s in seat_facts(session, row.id) if s.name == envelope.player), None)
     if not seatpass.check(session, seat, envelope.password):  # a requested new password counts too
         guessing.wrong(session, envelope.game, envelope.player, from_address, when)
         verdict.errors = [
@@ -217,7 +223,7 @@ def _rules_error(exc: RulesError, where: Positions) -> str:
     return f"{where.step(exc.step)}{step}{quote}: {action}{_(exc.message)} [{exc.code}]"
 
 
-def _same_address(given: str, seat: SeatRow) -> bool:
+def _same_address(given: str, seat: Row[Any]) -> bool:
     return given.strip().lower() == seat.email.strip().lower()
 
 
@@ -288,13 +294,13 @@ def submit(
     # expire_on_commit=False: the receipt is made of what this transaction wrote and read; expired,
     # each attribute read after the commit would load its row again in a transaction of its own
     with Session(engine, expire_on_commit=False) as session:
-        if claimed is not None:
-            # The game's write lock first: a turn cannot resolve between our checks and our insert. The
-            # row comes back with it, so reading the game below sends nothing more (kept referenced
-            # here: the session's identity map holds its rows weakly).
-            held = locked_game(session, claimed)  # noqa: F841
+        # The game's write lock first: a turn cannot resolve between our checks and our insert. The
+        # row comes back with it, so reading the game below sends nothing more.
+        held = locked_game(session, claimed) if claimed is not None else None
         verdict = (
-            _Verdict(errors=read_error) if read_error else _examine(session, data, from_address, text, when)
+            _Verdict(errors=read_error)
+            if read_error
+            else _examine(session, data, from_address, text, when, locked=held)
         )
         envelope, row = verdict.envelope, verdict.row
         accepted = not verdict.errors and verdict.orders_json is not None
@@ -304,8 +310,11 @@ def submit(
             else None
         )
         if accepted and row is not None:
-            # orders from a seat away end its absence (the seat's row is the one the password was checked on)
-            away.back(session, row.id, verdict.seat or "", when, seat=verdict.seat_row)
+            # orders from a seat away end its absence: only then is the seat read as an object of the
+            # session, to be changed (the row read for the password check is a Core row, to read only;
+            # it was read in this transaction, under the game's lock, so it tells whether the seat is away)
+            if verdict.seat_row is not None and verdict.seat_row.away_until is not None:
+                away.back(session, row.id, verdict.seat or "", when)
             session.connection().execute(
                 _SUPERSEDE, {**of_turn(row.id, row.epoch, row.turn + 1), "of_seat": verdict.seat}
             )

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import Engine, bindparam, update
+from sqlalchemy import Engine, Row, bindparam, case, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -32,30 +32,32 @@ from pbem.envelope import orders_yaml
 from pbem.errors import UserError
 from pbem.game import Game, GameError
 from pbem.history import (
-    ORDER_IDS,
+    OF_TURN,
     SEATS_WITH_ORDERS,
     STANDING_ORDERS,
     TurnConflict,
     TurnRecord,
     after_turn_values,
     current_state,
+    game_facts,
     game_of,
     of_turn,
     record_turn,
-    seat_rows,
+    seat_facts,
     settle,
     turn_events,
 )
-from pbem.models import GameRow, SubmissionRow
+from pbem.models import SubmissionRow
 from pbem.reports import render_reports, report_dice, report_rows, seat_zones, shown_deadline
 
 log = logging.getLogger(__name__)
 
 
-#: called in a turn's transaction once the turn is written, with the game row, the turn's number and the
-#: seats the new state waits for (the state is in memory here: the caller need not load it again): a
-#: layer above the host (cron's clock) keeps its own rows in step with the turn, in one commit
-AfterTurn = Callable[[Session, GameRow, int, tuple[str, ...]], None]
+#: called in a turn's transaction once the turn is written, with the game row (as the turn left it, to
+#: read only: a Core row of the table), the turn's number and the seats the new state waits for (the
+#: state is in memory here: the caller need not load it again): a layer above the host (cron's clock)
+#: keeps its own rows in step with the turn, in one commit
+AfterTurn = Callable[[Session, Row[Any], int, tuple[str, ...]], None]
 
 
 def process(
@@ -107,7 +109,7 @@ class _Prepared:
     """A turn resolved and rendered from a snapshot, waiting to be written."""
 
     game: Game
-    row: GameRow  # as read (detached)
+    row: Row[Any]  # as read (a Core row: pbem.history.game_facts)
     record: TurnRecord
     statuses: dict[int, str]  # the orders read (submission id -> consumed | superseded)
     bot_orders: list[SubmissionRow]
@@ -115,8 +117,11 @@ class _Prepared:
 
 
 def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) -> _Prepared | None:
-    with Session(engine) as session:
-        row = session.get(GameRow, game_id)
+    # a snapshot, read only: Core rows on a connection of the engine's own (nothing is written, so no
+    # Session is wanted; the ORM's loading of the game and its seats into objects cost more than the
+    # statements)
+    with engine.connect() as conn:
+        row = game_facts(conn, game_id)
         if row is None:
             raise UserError(f"there is no game {game_id!r}")
         if row.status != "active":
@@ -128,13 +133,10 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
             return None
         number = row.turn + 1
         # the three columns read, not whole rows (each with its raw file) made into ORM objects
-        waiting = session.exec(STANDING_ORDERS, params=of_turn(game_id, row.epoch, number)).all()
-        seat_list = seat_rows(session, game_id)
-        languages = {seat.name: seat.language for seat in seat_list}
-        seats = list(languages)
-        for seat_row in seat_list:
-            session.expunge(seat_row)
-        session.expunge(row)
+        waiting = conn.execute(STANDING_ORDERS, of_turn(game_id, row.epoch, number)).all()
+        seat_list = seat_facts(conn, game_id)
+    languages = {seat.name: seat.language for seat in seat_list}
+    seats = list(languages)
     given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
     missing = [seat for seat in pending if seat not in given]
     if missing and not fill_missing:
@@ -196,20 +198,15 @@ def _write(
         row = locked_game(session, p.row.id)  # the lock, and the game as it stands under it
         if row is None:
             raise UserError(f"there is no game {p.row.id!r}")
-        standing = session.exec(ORDER_IDS, params=of_turn(row.id, row.epoch, number)).all()
-        if (row.status, row.epoch, row.turn) != ("active", p.row.epoch, number - 1) or set(standing) != set(
-            p.statuses
+        if (row.status, row.epoch, row.turn) != ("active", p.row.epoch, number - 1) or not _settle_orders(
+            session, row, number, p.statuses
         ):
             session.rollback()
             log.info("game %s: turn %d moved while it was resolved; looking again", row.id, number)
             return None
-        for status in ("consumed", "superseded"):
-            ids = [sub_id for sub_id, to in p.statuses.items() if to == status]
-            if ids:
-                session.connection().execute(_SET_STATUS, {"ids": ids, "to": status})
         session.add_all(p.bot_orders)
         try:
-            record_turn(session, p.game, row, p.record, now, reports=p.reports)
+            row = record_turn(session, p.game, row, p.record, now, reports=p.reports)
             waiting = tuple(p.game.pending(p.record.state))
             if after_turn is not None:
                 after_turn(session, row, number, waiting)
@@ -224,19 +221,43 @@ def _write(
         return number, next_ready
 
 
-# built once, on the table (no submission of these ids is an object in the session: ORDER_IDS read
-# only ids): building the ORM statement and keying it for the cache cost more than running it
-_SET_STATUS = (
-    update(SubmissionRow.__table__)  # type: ignore[attr-defined]
-    .where(SubmissionRow.__table__.c.id.in_(bindparam("ids", expanding=True)))  # type: ignore[attr-defined]
-    .values(status=bindparam("to"))
+def _settle_orders(session: Session, row: Row[Any], number: int, statuses: dict[int, str]) -> bool:
+    """Mark the orders standing for turn ``number`` consumed or superseded as the snapshot found them,
+    under the game's lock, in one statement; whether they are the orders the snapshot read (when not,
+    orders came or went meanwhile, and the caller rolls this back and looks again)."""
+    consumed = [sub_id for sub_id, to in statuses.items() if to == "consumed"]
+    params = of_turn(row.id, row.epoch, number)
+    if len(consumed) == len(statuses):  # the usual turn: every order consumed, no list of ids to send
+        marked = session.connection().execute(_CONSUME_ORDERS, params)
+    else:
+        marked = session.connection().execute(_SETTLE_ORDERS, {**params, "consumed": consumed})
+    return set(marked.scalars()) == set(statuses)
+
+
+_SUBMISSIONS = SubmissionRow.__table__  # type: ignore[attr-defined]
+# every order standing for the turn set consumed (the snapshot's seats owing orders) or superseded,
+# the ids marked given back: the check that they are the snapshot's and the writing of their new
+# status in one statement. Built once, on the table (no submission is an object in the session):
+# building and keying the ORM statement cost more than running it
+_SETTLE_ORDERS = (
+    update(_SUBMISSIONS)
+    .where(OF_TURN)
+    .values(
+        status=case(
+            (_SUBMISSIONS.c.id.in_(bindparam("consumed", expanding=True)), "consumed"), else_="superseded"
+        )
+    )
+    .returning(_SUBMISSIONS.c.id)
 )
+# the same when the snapshot found every order consumed: without the list of their ids, whose
+# expanding parameter SQLAlchemy renders into the statement anew at each run
+_CONSUME_ORDERS = update(_SUBMISSIONS).where(OF_TURN).values(status="consumed").returning(_SUBMISSIONS.c.id)
 
 
-def _all_orders_in(session: Session, row: GameRow, pending: tuple[str, ...], number: int) -> bool:
+def _all_orders_in(session: Session, row: Row[Any], pending: tuple[str, ...], number: int) -> bool:
     if not pending:
         return False
-    sent = session.exec(SEATS_WITH_ORDERS, params=of_turn(row.id, row.epoch, number)).all()
+    sent = session.connection().execute(SEATS_WITH_ORDERS, of_turn(row.id, row.epoch, number)).scalars().all()
     return set(pending) <= set(sent)
 
 
@@ -244,7 +265,9 @@ def _plain(orders: BaseModel) -> Any:
     return orders.model_dump(mode="json", by_alias=True)
 
 
-def _bot_orders(game: Game, row: GameRow, state: Any, seat: str, number: int, now: datetime) -> SubmissionRow:
+def _bot_orders(
+    game: Game, row: Row[Any], state: Any, seat: str, number: int, now: datetime
+) -> SubmissionRow:
     """The bot's orders for ``seat``, to be stored as a consumed submission of source ``bot``."""
     chance = Recorder.for_turn(row.seed, row.epoch, number, f"bot:{seat}")
     decision = game.pending(state)[seat]

@@ -14,8 +14,9 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, Row, func
 from sqlmodel import Session, select
 
 from pbem import fencing, turns
@@ -92,7 +93,8 @@ def advance(
     # (on SQLite the lock is the whole database's, which the tick's other jobs are waiting for)
     written: list[tuple[int, dict[str, object], policy.DueRows, tuple[str, ...]]] = []
 
-    def after_turn(session: Session, row: GameRow, number: int, waiting: tuple[str, ...]) -> None:
+    def after_turn(session: Session, row: Row[Any], number: int, waiting: tuple[str, ...]) -> None:
+        # row: the game row as the turn wrote it, a Core row to read only (pbem.turns.AfterTurn)
         policy.clock_turn(session, row, number)
         written[:] = [(number, policy.columns_of(row), policy.due_rows(session, row), waiting)]
 
