@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import Connection, bindparam, update
 from sqlmodel import Session
 
 from pbem.models import GameRow
@@ -48,14 +48,16 @@ def holding(game_id: str, generation: int) -> Iterator[None]:
         _held.reset(token)
 
 
-def check(session: Session, game_id: str | None) -> None:
+def check(session: Session | Connection, game_id: str | None) -> None:
     """Raise :class:`ClaimLost` unless this work holds no claim on ``game_id`` or still holds the one
-    it claimed; call it in the transaction that writes, before its commit."""
+    it claimed; call it in the transaction that writes, before its commit (``session``: that
+    transaction's Session, or its Core connection, as the mail pass writes on one)."""
     held = _held.get()
     if held is None or game_id is None or held[0] != game_id:
         return
     _, generation = held
-    result = session.connection().execute(_CHECK, {"of_game": game_id, "generation": generation})
+    conn = session if isinstance(session, Connection) else session.connection()
+    result = conn.execute(_CHECK, {"of_game": game_id, "generation": generation})
     if result.rowcount != 1:
         raise ClaimLost(game_id, generation)
 

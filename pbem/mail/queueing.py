@@ -446,7 +446,7 @@ def _store(conn: Connection, reports: list[_Report], mails: list[tuple[int, dict
     for game in sorted({row.game_id for row in reports}):
         # (its statement is Core's, an UPDATE counted by its rowcount: a connection runs it as a
         # session does)
-        fencing.check(conn, game)  # type: ignore[arg-type]
+        fencing.check(conn, game)
     rows = [mail for report_id, mail in mails if report_id in still]
     if not rows:
         return 0
