@@ -41,7 +41,7 @@ from markupsafe import Markup
 
 from pbem import i18n
 from pbem.fragments import CheckedEnvironment, FragmentCache
-from pbem.jinja_context import EscapingCodeGenerator, QuickContext, escaped
+from pbem.jinja_context import EscapingCodeGenerator, QuickAttributes, QuickContext, escaped
 
 _HERE = Path(__file__).resolve().parent
 
@@ -67,9 +67,10 @@ def template_dirs() -> list[Path]:
     return found[:1]
 
 
-class _ReportEnvironment(CheckedEnvironment):
+class _ReportEnvironment(QuickAttributes, CheckedEnvironment):
     """The reports' environment: fragments checked as a template loads (:class:`CheckedEnvironment`),
-    and autoescaped values written by :func:`pbem.jinja_context.escaped` (the same text)."""
+    autoescaped values written by :func:`pbem.jinja_context.escaped` (the same text), and a dict's
+    items read as ``d.name`` without an exception first (:class:`QuickAttributes`)."""
 
     code_generator_class = EscapingCodeGenerator
     escaped = staticmethod(escaped)
