@@ -104,15 +104,15 @@ def environment() -> CheckedEnvironment:
     # times: ``{% set words = view.words | translated_values %}`` then ``words[name]`` (a filter call
     # and a catalog look-up a word, 1.2 us, some 150 times in a Reef Encounter table)
     env.filters["translated_values"] = translated_values
-    # one value of every cell of a board, row by row: ``b.rows | grid_items("kind")`` (Jinja's
+    # one value of every cell of a board, row by row: ``b.rows | grid_items(1)`` (Jinja's
     # ``map("map", attribute=…) | map("list") | list`` did the same through two filters a cell, 39 us
     # a Reef Encounter board)
     env.filters["grid_items"] = grid_items
     return env
 
 
-def grid_items(grid: Iterable[Iterable[Mapping[str, Any]]], key: str) -> list[list[Any]]:
-    """``cell[key]`` of each cell of ``grid`` (rows of mappings), row by row."""
+def grid_items(grid: Iterable[Iterable[Any]], key: Any) -> list[list[Any]]:
+    """``cell[key]`` of each cell of ``grid`` (rows of mappings or tuples), row by row."""
     return [[cell[key] for cell in row] for row in grid]
 
 
