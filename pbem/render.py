@@ -23,7 +23,7 @@ The context of a report (what a template may use):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -74,6 +74,15 @@ class _ReportEnvironment(QuickAttributes, CheckedEnvironment):
 
     code_generator_class = EscapingCodeGenerator
     escaped = staticmethod(escaped)
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals as a plain dict of the environment's and its own, where Jinja's is a
+        ``ChainMap`` over them: every report's context copies them (``dict(globals, **ctx)``) and
+        takes their names (``set(globals)``), which a ChainMap answers in Python a key at a time
+        (~10 us a page, each of a turn's ten). The same names and values: the environment's globals
+        are all set in :func:`environment`, before any template loads, and never changed after; a
+        template's own (``d``) still go to it alone."""
+        return {**self.globals, **(d or {})}
 
 
 @cache

@@ -153,3 +153,15 @@ def test_a_template_reads_a_dicts_items_and_methods_as_before() -> None:
     assert template.render(d={"name": "ann", "items": 3}) == "ann 2 3"
     with pytest.raises(UndefinedError, match="has no attribute 'nowhere'"):
         environment().from_string("{{ d.nowhere }}").render(d={"name": "ann"})
+
+
+def test_a_templates_globals_are_the_environments_and_its_own() -> None:
+    # a plain dict of both (Jinja's ChainMap answers a key at a time in Python); a template's own
+    # globals stay its own
+    env = environment()
+    page = env.get_template("reef-encounter/report.html.j2")
+    assert dict(page.globals) == dict(env.globals)
+    own = env.from_string("{{ answer }} {{ range(2) | list }} {{ _('none') }}", globals={"answer": 42})
+    assert own.render() == "42 [0, 1] none"
+    assert "answer" not in env.globals and "answer" not in page.globals
+    assert page.new_context({}).globals_keys == set(env.globals)
