@@ -6,11 +6,13 @@ the password as a placeholder (never the real one), and the game's own starter o
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from yaml.nodes import ScalarNode
 
 from pbem import markers
 from pbem.game import Decision
@@ -57,8 +59,28 @@ def read_envelope(data: Any, where: Positions | None = None) -> tuple[Envelope |
 
 def scalar_flow(value: Any) -> str:
     """``value`` as one line of YAML that reads back as itself (``on`` is quoted, ``red`` is not)."""
+    if (
+        type(value) is str
+        and _PLAIN.fullmatch(value)
+        and _RESOLVER.resolve(ScalarNode, value, (True, False)) == _STR
+    ):
+        return value  # what PyYAML writes for it (20 us through its emitter): the word itself
+    return yaml_flow(value)
+
+
+def yaml_flow(value: Any) -> str:
+    """:func:`scalar_flow` as PyYAML's emitter writes it, for every value."""
     dumped = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**6)
     return dumped.removesuffix("\n").removesuffix("\n...").strip()
+
+
+#: a name PyYAML's emitter writes plain, as it is, unless its resolver reads it as something else
+#: (``on``, ``null``, ``12``, ``1e3``, ``2024-01-01``): letters, digits and ``_``, with ``-`` and
+#: ``.`` inside (game ids, seats, colours, steps such as ``pass``); none is an indicator there
+_PLAIN = re.compile(r"[A-Za-z0-9_]+(?:[-.]+[A-Za-z0-9_]+)*")
+#: the resolver SafeDumper asks whether a plain scalar would read back as a string
+_RESOLVER = yaml.resolver.Resolver()
+_STR = "tag:yaml.org,2002:str"
 
 
 def indent(text: str, by: str = "  ") -> str:

@@ -31,16 +31,18 @@ def _spaces(letter: str) -> tuple[tuple[tuple[str, str], ...], ...]:
     )
 
 
+#: a board's cell as a view shows it: (space, kind, polyp, shrimp, shrimp_colour); the kind is
+#: ``rock``, ``sand`` or ``starfish``, the polyp its colour, the shrimp its seat and that seat's
+#: colour, ``None`` where nothing lies. A tuple: a view's boards cannot be changed by a reader, so the
+#: empty cells are shared by every view (a board is 42 cells and a few hold a piece), and a tuple
+#: costs less than a dict to pickle (pbem.tables keys a report's table by its pickle)
+Cell = tuple[str, str, str | None, str | None, str | None]
+
+
 @cache
-def _blank(letter: str) -> tuple[tuple[dict[str, Any], ...], ...]:
-    """Every cell of board ``letter`` as a view shows it with nothing on it: copied for each view."""
-    return tuple(
-        tuple(
-            {"space": space, "kind": kind, "polyp": None, "shrimp": None, "shrimp_colour": None}
-            for space, kind in row
-        )
-        for row in _spaces(letter)
-    )
+def _blank(letter: str) -> tuple[tuple[Cell, ...], ...]:
+    """Every cell of board ``letter`` with nothing on it, row by row."""
+    return tuple(tuple((space, kind, None, None, None) for space, kind in row) for row in _spaces(letter))
 
 
 @cache
@@ -55,19 +57,17 @@ def _places() -> dict[str, tuple[str, int, int]]:
 
 
 def _boards(state: State) -> list[dict[str, Any]]:
-    """Each board in play, row by row, a cell for every space. The empty cells are copies (a board is
-    42 cells and a few hold a piece): only the spaces with a polyp or a shrimp are looked at."""
+    """Each board in play, row by row, a :data:`Cell` for every space: the empty board's, with a cell
+    made anew for each space that holds a polyp or a shrimp (only those spaces are looked at)."""
     polyps, shrimps, players = state.polyps, state.shrimp, state.players
-    rows_of = {letter: [[dict(cell) for cell in row] for row in _blank(letter)] for letter in state.boards}
+    rows_of = {letter: [list(row) for row in _blank(letter)] for letter in state.boards}
     places = _places()
     for space in (*polyps, *shrimps):
         letter, r, c = places[space]
-        cell = rows_of[letter][r][c]
-        cell["polyp"] = polyps.get(space)
+        row = rows_of[letter][r]
         shrimp = shrimps.get(space)
-        cell["shrimp"] = shrimp
-        cell["shrimp_colour"] = players[shrimp].colour if shrimp else None
-    return [{"letter": letter, "rows": rows_of[letter]} for letter in state.boards]
+        row[c] = (space, row[c][1], polyps.get(space), shrimp, players[shrimp].colour if shrimp else None)
+    return [{"letter": letter, "rows": tuple(map(tuple, rows_of[letter]))} for letter in state.boards]
 
 
 def _own(state: State, seat: str) -> dict[str, Any]:

@@ -32,11 +32,11 @@ def reef_facts(view: dict[str, Any], seat: str) -> list[str]:
     facts = []
     for board in view["boards"]:
         for row in board["rows"]:
-            for cell in row:
-                if cell["polyp"]:
-                    facts.append(f"{cell['space'][1:]} {cell['polyp']}")
-                if cell["shrimp"]:
-                    facts.append(f"{cell['space'][1:]} {cell['shrimp']}")
+            for space, _kind, polyp, shrimp, _colour in row:  # games/reef_encounter/view.py's Cell
+                if polyp:
+                    facts.append(f"{space[1:]} {polyp}")
+                if shrimp:
+                    facts.append(f"{space[1:]} {shrimp}")
     for space in view["open_sea"]:
         facts.append(f"polyps: {', '.join(space['polyps'])}" if space["polyps"] else "polyps: none")
     for tile in view["tiles"]:

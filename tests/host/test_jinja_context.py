@@ -108,3 +108,60 @@ def test_calling_an_undefined_name_fails_as_in_jinja() -> None:
     with pytest.raises(UndefinedError) as got:
         ours.call(missing)
     assert str(got.value) == str(expected.value)
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    """A dict subclass: its attributes may be its own, so it goes the way Jinja's getattr does."""
+
+    colour = "from the attribute"
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"name": "a", "items": "an item named items", "__class__": "x", "get": 1},
+        {},
+        _Dict(name="a", colour="from the item"),
+        ["a", "list"],
+        "a string",
+        None,
+    ],
+    ids=["dict", "empty", "subclass", "list", "str", "none"],
+)
+@pytest.mark.parametrize("name", ["name", "missing", "items", "get", "__class__", "keys", "colour", "upper"])
+def test_an_attribute_is_read_as_jinjas_getattr_reads_it(obj: Any, name: str) -> None:
+    # ``obj.name``: an item of a plain dict without the exception first; dict's own methods, other
+    # types and a missing key as Jinja has them (the reports' environment is strict: undefined fails)
+    ours = environment()
+    theirs = Environment(undefined=StrictUndefined)
+    expected = theirs.getattr(obj, name)
+    got = ours.getattr(obj, name)
+    if isinstance(expected, Undefined):
+        assert isinstance(got, StrictUndefined)
+        with pytest.raises(UndefinedError) as want:
+            str(expected)
+        with pytest.raises(UndefinedError) as have:
+            str(got)
+        assert str(have.value) == str(want.value)
+    else:
+        assert got == expected
+        assert type(got) is type(expected)
+
+
+def test_a_template_reads_a_dicts_items_and_methods_as_before() -> None:
+    template = environment().from_string("{{ d.name }} {{ d.items()|list|length }} {{ d['items'] }}")
+    assert template.render(d={"name": "ann", "items": 3}) == "ann 2 3"
+    with pytest.raises(UndefinedError, match="has no attribute 'nowhere'"):
+        environment().from_string("{{ d.nowhere }}").render(d={"name": "ann"})
+
+
+def test_a_templates_globals_are_the_environments_and_its_own() -> None:
+    # a plain dict of both (Jinja's ChainMap answers a key at a time in Python); a template's own
+    # globals stay its own
+    env = environment()
+    page = env.get_template("reef-encounter/report.html.j2")
+    assert dict(page.globals) == dict(env.globals)
+    own = env.from_string("{{ answer }} {{ range(2) | list }} {{ _('none') }}", globals={"answer": 42})
+    assert own.render() == "42 [0, 1] none"
+    assert "answer" not in env.globals and "answer" not in page.globals
+    assert page.new_context({}).globals_keys == set(env.globals)

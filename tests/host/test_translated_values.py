@@ -46,3 +46,9 @@ def test_grid_items_is_what_jinjas_map_filters_give() -> None:
     )
     assert jinja.render(g=grid) == "True"
     assert grid_items(grid, "n") == [[1, 2], [3]]
+
+
+def test_grid_items_reads_rows_of_tuples_by_position() -> None:
+    grid = ((("Aa1", "rock"), ("Ab1", "sand")), (("Aa2", "starfish"),))
+    assert grid_items(grid, 1) == [["rock", "sand"], ["starfish"]]
+    assert environment().from_string("{{ g | grid_items(0) }}").render(g=grid) == "[['Aa1', 'Ab1'], ['Aa2']]"

@@ -121,29 +121,27 @@ def test_the_view_shows_every_space_of_every_board_with_what_lies_on_it(position
     for board in view["boards"]:
         cells = [cell for row in board["rows"] for cell in row]
         assert len(board["rows"]) == 6 and len(cells) == 42
-        for cell in cells:
-            space = cell["space"]
+        for space, kind, polyp, shrimp, shrimp_colour in cells:
             assert space[0] == board["letter"]
-            shrimp = position.shrimp.get(space)
-            assert cell["polyp"] == position.polyps.get(space)
-            assert cell["shrimp"] == shrimp
-            assert cell["shrimp_colour"] == (position.players[shrimp].colour if shrimp else None)
+            assert kind in ("rock", "sand", "starfish")
+            assert polyp == position.polyps.get(space)
+            assert shrimp == position.shrimp.get(space)
+            assert shrimp_colour == (position.players[shrimp].colour if shrimp else None)
     board_b = next(b for b in view["boards"] if b["letter"] == "B")
-    assert board_b["rows"][4][3] == {
-        "space": "Bd5",
-        "kind": "rock",
-        "polyp": "yellow",
-        "shrimp": "green",
-        "shrimp_colour": position.players["green"].colour,
-    }
+    assert board_b["rows"][4][3] == ("Bd5", "rock", "yellow", "green", position.players["green"].colour)
 
 
-def test_each_view_has_cells_of_its_own(position: State) -> None:
-    # the empty cells are copied from one board drawn once a process: a view changed by its reader
-    # must not change the next view
+def test_a_views_boards_cannot_be_changed_by_its_reader(position: State) -> None:
+    # the empty cells are shared by every view (one board drawn once a process): a reader cannot
+    # change them, so no view can change the next
     first = GAME.view(position, "purple")
-    first["boards"][0]["rows"][0][0]["polyp"] = "grey"
+    rows = first["boards"][0]["rows"]
+    with pytest.raises(TypeError):
+        rows[0][0] = ("Aa1", "rock", "grey", None, None)  # type: ignore[index]
+    with pytest.raises(TypeError):
+        rows[0] = ()  # type: ignore[index]
     again = GAME.view(position, "purple")
-    assert again["boards"][0]["rows"][0][0]["polyp"] == position.polyps.get(
-        again["boards"][0]["rows"][0][0]["space"]
-    )
+    assert again["boards"] == first["boards"]
+    assert [cell[2] for row in again["boards"][0]["rows"] for cell in row] == [
+        position.polyps.get(cell[0]) for row in again["boards"][0]["rows"] for cell in row
+    ]
