@@ -11,7 +11,7 @@ import sys
 import time
 import weakref
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -30,16 +30,21 @@ ROOT = Path(__file__).resolve().parents[2]
 MAIL = MailSettings(from_addr="host@example.org")
 
 
+def due_games(engine: Engine, game_ids: list[str]) -> datetime:
+    """Two-seat games with every order in for turn 1; returns when a tick finds them all due."""
+    for game_id in game_ids:
+        pw = new_game(engine, game_id)
+        for seat in ("red", "blue"):
+            send_orders(engine, game_id, seat, pw[seat], START + timedelta(hours=1))
+    return START + timedelta(hours=2)
+
+
 def test_helpers_share_the_games_and_the_tick_sums_their_counts(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(passwords, "_N", 2)  # the setup's passwords: the tick checks none
     games = 30
-    for n in range(games):
-        pw = new_game(engine, f"g{n:02d}")
-        for seat in ("red", "blue"):
-            send_orders(engine, f"g{n:02d}", seat, pw[seat], START + timedelta(hours=1))
-    at = START + timedelta(hours=2)
+    at = due_games(engine, [f"g{n:02d}" for n in range(games)])
     workers = tmp_path / "pids"
     workers.mkdir()
 
@@ -123,11 +128,7 @@ def test_the_tick_sets_what_it_holds_aside_from_the_collector_in_itself_and_its_
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(passwords, "_N", 2)
-    for n in range(6):
-        pw = new_game(engine, f"f{n}")
-        for seat in ("red", "blue"):
-            send_orders(engine, f"f{n}", seat, pw[seat], START + timedelta(hours=1))
-    at = START + timedelta(hours=2)
+    at = due_games(engine, [f"f{n}" for n in range(6)])
     seen = tmp_path / "frozen"
     seen.mkdir()
 
