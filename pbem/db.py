@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from alembic.util.exc import CommandError
-from sqlalchemy import Engine, Row, bindparam, create_engine, event, make_url, text, update
+from sqlalchemy import Connection, Engine, Row, bindparam, create_engine, event, make_url, text, update
 from sqlalchemy.exc import DatabaseError, DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import Session
 
@@ -419,6 +419,12 @@ def _create_schema(engine: Engine) -> None:
             if attempt == attempts - 1:
                 raise UserError(f"cannot open the database {url}: {reason}") from None
             time.sleep(0.05 * (attempt + 1))
+
+
+def connection_of(db: Session | Connection) -> Connection:
+    """The Core connection of ``db``'s transaction: a Session's, or ``db`` itself (code that writes on
+    a connection, as the mail pass does, and code that holds a Session share the same statements)."""
+    return db.connection() if isinstance(db, Session) else db
 
 
 def lock_game(session: Session, game_id: str) -> bool:

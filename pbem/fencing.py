@@ -25,6 +25,7 @@ from contextvars import ContextVar
 from sqlalchemy import Connection, bindparam, update
 from sqlmodel import Session
 
+from pbem.db import connection_of
 from pbem.models import GameRow
 
 _held: ContextVar[tuple[str, int] | None] = ContextVar("pbem_claim", default=None)
@@ -56,8 +57,7 @@ def check(session: Session | Connection, game_id: str | None) -> None:
     if held is None or game_id is None or held[0] != game_id:
         return
     _, generation = held
-    conn = session if isinstance(session, Connection) else session.connection()
-    result = conn.execute(_CHECK, {"of_game": game_id, "generation": generation})
+    result = connection_of(session).execute(_CHECK, {"of_game": game_id, "generation": generation})
     if result.rowcount != 1:
         raise ClaimLost(game_id, generation)
 

@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 
 from pbem import fencing, registry
 from pbem.codec import canonical_json, pack_json, sha256_hex, unpack_json
+from pbem.db import connection_of
 from pbem.errors import UserError
 from pbem.game import Event, Game
 from pbem.i18n import N_, Text
@@ -52,16 +53,12 @@ def game_facts(db: Session | Connection, game_id: str) -> Row[Any] | None:
     not an object of a session, so nothing it holds can be changed or flushed through it; read on the
     session's connection, or on ``db`` itself. Cheaper than :func:`game_row`: the ORM's execution and
     loading of one row cost about twice the statement (SQLite)."""
-    return _connection(db).execute(_GAME_FACTS, {"of_game": game_id}).first()
+    return connection_of(db).execute(_GAME_FACTS, {"of_game": game_id}).first()
 
 
 def seat_facts(db: Session | Connection, game_id: str) -> list[Row[Any]]:
     """The game's seats in their order, to read only: Core rows, as :func:`game_facts`."""
-    return list(_connection(db).execute(_SEAT_FACTS, {"of_game": game_id}))
-
-
-def _connection(db: Session | Connection) -> Connection:
-    return db.connection() if isinstance(db, Session) else db
+    return list(connection_of(db).execute(_SEAT_FACTS, {"of_game": game_id}))
 
 
 def recorded_elsewhere(session: Session, game_id: str) -> bool:

@@ -35,6 +35,7 @@ from pbem.mail.reading import is_address
 from pbem.mail.settings import MailSettings, load_settings
 from pbem.markers import BEGIN
 from pbem.models import GameRow, ObserverRow, OutboxRow, ReportRow, SeatRow
+from pbem.reports import languages_of
 
 
 def utcnow(now: datetime | None = None) -> datetime:
@@ -207,7 +208,7 @@ def enqueue_reports(
             # the game and its seats read once, for the addresses, the languages and the calendars
             game, seats, observed = _game_and_seats(conn, reports[0].game_id)
             wanted = _addressed(conn, reports, seats, observed)
-            languages = {seat.name: seat.language or game.language for seat in seats} | {"": game.language}
+            languages = languages_of(game, seats)  # type: ignore[arg-type]
             calendars = _calendars(conn, game, seats, wanted, now, settings)
             if not locking:
                 conn.commit()  # no transaction while composing
@@ -444,8 +445,6 @@ def _store(conn: Connection, reports: list[_Report], mails: list[tuple[int, dict
     anything is read; three statements in all, whatever the number of mails."""
     still = set(conn.execute(_MARK_QUEUED, {"ids": [row.id for row in reports]}).scalars())
     for game in sorted({row.game_id for row in reports}):
-        # (its statement is Core's, an UPDATE counted by its rowcount: a connection runs it as a
-        # session does)
         fencing.check(conn, game)
     rows = [mail for report_id, mail in mails if report_id in still]
     if not rows:
