@@ -72,16 +72,27 @@ def _deflated(raw: bytes | memoryview) -> bytes:
     return packer.compress(raw) + packer.flush(isal_zlib.Z_SYNC_FLUSH)
 
 
+def _packed_cut(cut: memoryview) -> bytes:
+    """A cut of a mail between its shared pieces: stored as it is when short, else deflated."""
+    return _stored(cut) if len(cut) < _STORE_BELOW else _deflated(cut)
+
+
 def _deflated_shared(piece: bytes) -> bytes:
     known = _SEGMENTS.get(piece)
     if known is None:
-        known = _SEGMENTS[piece] = _deflated(piece)
-        while len(_SEGMENTS) > _SEGMENTS_MOST:
-            try:
-                _SEGMENTS.popitem(last=False)
-            except KeyError:  # emptied meanwhile by another thread
-                break
+        known = _deflated(piece)
+        _remember(_SEGMENTS, piece, known, _SEGMENTS_MOST)
     return known
+
+
+def _remember(kept: OrderedDict[bytes, Any], key: bytes, value: Any, most: int) -> None:
+    """Keep ``value`` under ``key`` in ``kept``, forgetting the oldest entries beyond ``most``."""
+    kept[key] = value
+    while len(kept) > most:
+        try:
+            kept.popitem(last=False)
+        except KeyError:  # emptied meanwhile by another thread: nothing left to forget
+            break
 
 
 def pack_bytes_sharing(raw: bytes, shared: Sequence[bytes]) -> bytes:
@@ -103,13 +114,11 @@ def pack_bytes_sharing(raw: bytes, shared: Sequence[bytes]) -> bytes:
             continue
         found -= middle
         if found > at:
-            cut = view[at:found]
-            out.append(_stored(cut) if len(cut) < _STORE_BELOW else _deflated(cut))
+            out.append(_packed_cut(view[at:found]))
         out.append(_deflated_shared(piece))
         at = found + len(piece)
     if at < len(raw):
-        cut = view[at:]
-        out.append(_stored(cut) if len(cut) < _STORE_BELOW else _deflated(cut))
+        out.append(_packed_cut(view[at:]))
     out += [_LAST_BLOCK, isal_zlib.adler32(raw).to_bytes(4, "big")]
     return b"".join(out)
 
@@ -126,12 +135,7 @@ def pack_text_fast(text: str, raw: bytes | None = None) -> bytes:
     """:func:`pack_bytes_fast` of ``text`` (``raw``: its UTF-8, when the caller has it), remembered for
     :func:`unpack_fast`."""
     blob = pack_bytes_fast(text.encode("utf-8") if raw is None else raw)
-    _PACKED_LATELY[blob] = text
-    while len(_PACKED_LATELY) > _PACKED_LATELY_MOST:
-        try:
-            _PACKED_LATELY.popitem(last=False)
-        except KeyError:  # emptied meanwhile by another thread: nothing left to forget
-            break
+    _remember(_PACKED_LATELY, blob, text, _PACKED_LATELY_MOST)
     return blob
 
 
