@@ -21,7 +21,7 @@ from pathlib import Path
 from bench import engine as engine_figures
 from bench import fleet, pipeline
 from bench.flat import flat
-from bench.machine import describe, load
+from bench.machine import describe, load, speed
 from bench.mail import mail_figures
 from bench.sizes import FULL, QUICK, Sizes
 from pbem.cron.jobs import auto_jobs
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             except Exception:
                 failed += 1
                 print(f"bench part {name} failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
-            print(f"{NOTE} part {name}: {time.perf_counter() - start:.0f} s, {load()}", flush=True)
+            print(f"{NOTE} part {name}: {time.perf_counter() - start:.0f} s, {load()}, {speed()}", flush=True)
     return 1 if failed else 0
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import sqlite3
+import statistics
 import sys
+import time
 from datetime import UTC, datetime
 
 
@@ -53,6 +56,26 @@ def load() -> str:
     return f"load average {one:.1f} {five:.1f} {fifteen:.1f}"
 
 
+def reference_ms() -> float:
+    """CPU ms of a fixed piece of work (a pure-Python loop, then one scrypt at the seat passwords'
+    cost), the median of three: how fast the machine runs at the moment. On a shared VM that moves by a
+    third or more minute to minute, whatever the load average says, and every figure moves with it; a
+    figure is read against the reference taken beside it."""
+    timings = []
+    for _ in range(3):
+        start = time.process_time()
+        total = 0
+        for i in range(200_000):
+            total += i * i % 7
+        hashlib.scrypt(b"tulip-frog-42", salt=bytes(16), n=2**11, r=8, p=1, dklen=32)
+        timings.append(time.process_time() - start)
+    return statistics.median(timings) * 1000
+
+
+def speed() -> str:
+    return f"reference task {reference_ms():.1f} ms of cpu"
+
+
 def describe() -> list[str]:
     """The notes printed above the figures."""
     return [
@@ -62,4 +85,5 @@ def describe() -> list[str]:
         f"python {platform.python_version()} ({sys.implementation.name}), sqlite {sqlite3.sqlite_version}, "
         f"postgresql {postgres_version()}",
         f"{load()} at the start (other work on the machine slows every figure)",
+        f"{speed()} at the start (bench.machine.reference_ms: the machine's speed of the moment)",
     ]

@@ -63,6 +63,10 @@ def test_quick_bench_prints_every_named_figure_once_as_name_value_unit(tmp_path:
     assert any("cores" in n and "memory" in n for n in notes), "the machine is printed at the top"
     assert any("sqlite" in n and "postgresql" in n and "python" in n for n in notes)
     assert lines[0].startswith("#")
+    # the machine's speed of the moment, at the start and after every part, beside what was measured
+    assert sum("reference task" in n and "ms of cpu" in n for n in notes) == 1 + len(
+        [n for n in notes if n.startswith("# part ")]
+    )
     figures = [row.split(" ") for row in lines if not row.startswith("#")]
     assert all(len(parts) == 3 for parts in figures), figures
     names = [name for name, _value, _unit in figures]
