@@ -208,8 +208,11 @@ def report_mail(
     boundary = "=_pbem_" + sha256_hex(dict(fields)["Message-ID"])[:32]
     texts = [_encoded_part("plain", flowed(text), flowed=True), _html_text_part(page)]
     related = _related_boundary(boundary)
-    if any(b.encode() in body for _headers, body in texts for b in (boundary, related)):
-        # only a 7bit part could hold it (quoted-printable writes "=" as "=3D", base64 has no "_"):
+    # only a 7bit part can hold a boundary (quoted-printable writes every "=" as "=3D" and breaks
+    # lines by "=" and a line break, so no "=_" is in it; base64 has neither): the others are not
+    # searched (an HTML part is some 80 KB, searched twice)
+    unsafe = [body for headers, body in texts if not headers.endswith(_QP_HEADER)]
+    if any(b.encode() in body for body in unsafe for b in (boundary, related)):
         # encode that part too
         texts = [
             _encoded_part("plain", flowed(text), force_qp=True, flowed=True),
@@ -331,6 +334,10 @@ def _line_feeds(text: str) -> str:
 @lru_cache(maxsize=4096)
 def _qp_line(line: str) -> bytes:
     return _qp(line + "\n")
+
+
+#: how the headers of a quoted-printable text part end (:func:`_text_headers`)
+_QP_HEADER = b"Content-Transfer-Encoding: quoted-printable\r\n"
 
 
 def _text_headers(subtype: str, cte: str, form: str = "") -> bytes:

@@ -263,13 +263,40 @@ _OF_GAME_LOCKED = _OF_GAME.with_for_update(skip_locked=True)
 _OBSERVERS = select(ObserverRow.__table__.c.email).where(  # type: ignore[attr-defined]
     ObserverRow.__table__.c.game_id == bindparam("of_game")  # type: ignore[attr-defined]
 )
-#: the reports of ``ids`` still unqueued marked queued, and their ids returned: what this pass queues
-_MARK_QUEUED = (
-    update(ReportRow.__table__)  # type: ignore[attr-defined]
-    .where(_R.id.in_(bindparam("ids", expanding=True)), _UNQUEUED)
-    .values(mail_queued=True)
-    .returning(_R.id)
-)
+
+
+def _marking(ids: object) -> Any:
+    """``UPDATE`` marking the reports of ``ids`` still unqueued queued, and returning their ids: what
+    this pass queues."""
+    return (
+        update(ReportRow.__table__)  # type: ignore[attr-defined]
+        .where(_R.id.in_(ids), _UNQUEUED)  # type: ignore[arg-type]
+        .values(mail_queued=True)
+        .returning(_R.id)
+    )
+
+
+#: for any number of reports (an expanding ``IN``, which SQLAlchemy renders anew at each run)
+_MARK_QUEUED = _marking(bindparam("ids", expanding=True))
+#: up to this many reports (a pass's are one game's: its seats' and the public one, a turn or a few)
+#: the statement has one parameter a report, and is compiled once for each count
+_MARK_FIXED_UP_TO = 24
+
+
+@cache
+def _mark_queued(count: int) -> Any:
+    """:data:`_MARK_QUEUED` for ``count`` reports, its parameters ``id0`` … (``count`` at most
+    :data:`_MARK_FIXED_UP_TO`: bounded)."""
+    return _marking([bindparam(f"id{at}") for at in range(count)])
+
+
+def _mark(conn: Connection, ids: list[int]) -> set[int]:
+    """Mark the reports of ``ids`` that are still unqueued queued; their ids."""
+    if len(ids) > _MARK_FIXED_UP_TO:
+        return set(conn.execute(_MARK_QUEUED, {"ids": ids}).scalars())
+    return set(conn.execute(_mark_queued(len(ids)), {f"id{at}": id_ for at, id_ in enumerate(ids)}).scalars())
+
+
 _O = OutboxRow.__table__  # type: ignore[attr-defined]
 
 
@@ -443,7 +470,7 @@ def _store(conn: Connection, reports: list[_Report], mails: list[tuple[int, dict
 
     The first statement writes (marking the reports), so on SQLite it takes the write lock before
     anything is read; three statements in all, whatever the number of mails."""
-    still = set(conn.execute(_MARK_QUEUED, {"ids": [row.id for row in reports]}).scalars())
+    still = _mark(conn, [row.id for row in reports])
     for game in sorted({row.game_id for row in reports}):
         fencing.check(conn, game)
     rows = [mail for report_id, mail in mails if report_id in still]

@@ -18,7 +18,7 @@ from pbem.create import create_game
 from pbem.db import connect
 from pbem.history import game_row, seat_rows
 from pbem.i18n import language
-from pbem.mail import outbox
+from pbem.mail import outbox, queueing
 from pbem.mail.compose import header_fields, new_message, report_mail
 from pbem.mail.settings import MailSettings
 from pbem.mail.transport import MaildirTransport, SmtpTransport
@@ -85,6 +85,26 @@ def test_a_pass_for_one_game_queues_its_mail_and_leaves_the_others(
         f"report:{first.id}:0:0:blue",
         f"report:{first.id}:0:0:red",
     ]
+
+
+@pytest.mark.parametrize("count", [1, 5, queueing._MARK_FIXED_UP_TO, queueing._MARK_FIXED_UP_TO + 3])
+def test_marking_reports_queued_marks_exactly_those_still_unqueued(engine: Engine, count: int) -> None:
+    """Up to :data:`queueing._MARK_FIXED_UP_TO` reports are marked by a statement of one parameter a
+    report (one for each count), more by the expanding one: the same rows either way."""
+    for at in range(10):  # three reports a game
+        new_game(engine, f"pm-{at}")
+    with Session(engine) as session:
+        ids = sorted(session.exec(select(ReportRow.id)))
+        session.exec(update(ReportRow).where(ReportRow.id == ids[1]).values(mail_queued=True))  # type: ignore[call-overload]
+        session.commit()
+    asked = [*ids[: count - 1], max(ids) + 100]  # and one that is no report
+    with engine.connect() as conn:
+        marked = queueing._mark(conn, asked)
+        conn.commit()
+    assert marked == set(ids[: count - 1]) - {ids[1]}
+    with Session(engine) as session:
+        queued = set(session.exec(select(ReportRow.id).where(ReportRow.mail_queued)))
+    assert queued == set(ids[: count - 1]) | {ids[1]}
 
 
 def test_a_pass_queues_every_game_with_each_seat_s_language_zone_and_calendar(
