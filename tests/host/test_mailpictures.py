@@ -385,3 +385,19 @@ def test_a_colour_whose_key_is_zero_takes_the_codec_s_byte_zero_wherever_it_is_s
     assert found is not None and found[-1].index(0) == 1
     canvas = canvas_of(colours)
     assert mailpatches._indices(canvas, colours) == indexed_by_word(canvas)
+
+
+@pytest.mark.parametrize("count", [2, 3, 50, 256, 257, 258, 400])
+def test_a_cube_s_mean_colour_is_each_channel_s_mean_rounded(count: int) -> None:
+    import random
+
+    rng = random.Random(count)
+    for members in (
+        [0xFFFFFF] * count,  # the most every channel's sum can be
+        [0x00FF00] * (count - 1) + [0x0000FF],
+        [rng.randrange(1 << 24) for _ in range(count)],
+    ):
+        n = len(members)
+        expected = tuple(round(sum((c >> shift) & 255 for c in members) / n) for shift in (16, 8, 0))
+        mean = mailpatches._mean(members)
+        assert (mean >> 16, (mean >> 8) & 255, mean & 255) == expected
