@@ -20,13 +20,16 @@ order is the laid picture.
 
 from __future__ import annotations
 
+import codecs
 import heapq
+import random
 import struct
 import sys
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from PIL import Image, ImageChops
@@ -95,13 +98,19 @@ def compose(
     canvas = Image.frombytes("L", (width + 1, height), static_rows)
     for (left, top, right, bottom), patch in patches:
         table = bytes(map(index.__getitem__, patch.colours)).ljust(256, b"\0")
-        pixels = Image.frombytes("L", (right - left, bottom - top), patch.indices.translate(table))
+        pixels = _band((right - left, bottom - top), patch.indices.translate(table))
         canvas.paste(pixels, (left + 1, top))
     rows = canvas.tobytes()
     # the palette's RGB: each colour as four bytes (big-endian, by struct in C), its high zero byte cut
     palette = bytearray(struct.pack(f">{len(colours)}I", *colours))
     del palette[::4]
     return bytes(palette), rows
+
+
+def _band(size: tuple[int, int], pixels: bytes) -> Image.Image:
+    """``pixels`` (a byte a pixel) as an ``L`` picture to read from: Pillow's picture of the bytes
+    themselves (``frombuffer``: no decoder set up and run, half the cost of ``frombytes`` for a box)."""
+    return Image.frombuffer("L", size, pixels, "raw", "L", 0, 1)
 
 
 def _clipped(placed: Placed, width: int, height: int) -> tuple[int, int, int, int] | None:
@@ -156,14 +165,112 @@ def _patch(static_rgb: Image.Image, box: tuple[int, int, int, int], members: lis
     if found is None:
         return None
     found.sort(key=lambda pair: pair[1])
-    # each pixel's index, looked up by its colour read as one number (RGBA, opaque: four bytes a pixel,
-    # the lookups run in C); exact, where Pillow's mapping to a given palette is not
-    word = {int.from_bytes(bytes((*rgb, 255)), sys.byteorder): i for i, (_count, rgb) in enumerate(found)}
-    indices = bytes(map(word.__getitem__, memoryview(canvas.convert("RGBA").tobytes()).cast("I")))
+    indices = _indices(canvas, [rgb for _count, rgb in found])
     packed = [(r << 16) | (g << 8) | b for _count, (r, g, b) in found]
     least = canvas.width * canvas.height / 20
     fill = frozenset(colour for colour, (count, _rgb) in zip(packed, found, strict=True) if count >= least)
     return Patch(tuple(packed), fill, indices)
+
+
+#: tables that mix one channel into another (:func:`_indices`): fixed, so a patch is the same bytes
+#: whatever the process made before
+_MIXES = tuple(bytes(random.Random(f"mix {n}").randbytes(256)) for n in range(6))
+#: the high bytes of UTF-16's surrogates: a key made of them would pair with its neighbour
+_SURROGATES = range(0xD8, 0xE0)
+#: each byte xor-ed with a multiple of eight (by that multiple's eighth): a block of eight values swapped
+#: with the surrogates' block
+#: the character a charmap codec's table has where a byte is not used: no colour's key
+_UNMAPPED = 0xFFFE
+_FLIPS = tuple(bytes(v ^ (b << 3) for v in range(256)) for b in range(32))
+
+
+def _indices(canvas: Image.Image, colours: list[tuple[int, int, int]]) -> bytes:
+    """Each pixel of ``canvas`` (RGB) as the index of its colour in ``colours`` (all it has, sorted).
+
+    Exact, where Pillow's mapping to a given palette is not, and in C: each pixel is read as a 16-bit
+    key made of two of its channels (the low byte one channel, or one plus a fixed table of another:
+    :data:`_MIXES`), the first pair of the candidates that tells this box's colours apart; the keys as
+    UTF-16 text, each a character (no key is a surrogate's), are turned into bytes by a charmap codec
+    whose table is the colours' keys. Two channels tell a Reef Encounter piece's colours apart in half
+    its boxes, a mixed pair in nearly all the rest; a box none does is looked up colour by colour as
+    one 32-bit word each (:func:`_indices_by_word`)."""
+    chosen = _keys(colours)
+    if chosen is None:
+        return _indices_by_word(canvas, colours)
+    low, mix, high, flip, keys = chosen
+    channels = canvas.split()
+    low_band = channels[low]
+    if mix is not None:
+        mixed = channels[3 - high - low].tobytes().translate(_MIXES[mix])
+        low_band = ImageChops.add_modulo(low_band, _band(canvas.size, mixed))
+    high_band = channels[high]
+    if flip:
+        high_band = _band(canvas.size, high_band.tobytes().translate(_FLIPS[flip >> 3]))
+    text = Image.merge("LA", (low_band, high_band)).tobytes().decode("utf-16-le")
+    # the codec's fast table wants its byte 0 to be the character 0: a colour whose key is 0 takes byte
+    # 0, the others the bytes after it, and the bytes are turned back into the colours' indices
+    zero = keys.index(0) if 0 in keys else -1
+    order = ([zero] if zero >= 0 else []) + [i for i in range(len(keys)) if i != zero]
+    if zero < 0 and len(order) == COLOURS:
+        return _indices_by_word(canvas, colours)  # no byte left for the character 0
+    table = ("" if zero >= 0 else "\0") + "".join(chr(keys[i]) for i in order)
+    coded = codecs.charmap_encode(text, "strict", codecs.charmap_build(table.ljust(256, chr(_UNMAPPED))))[0]
+    back = ([] if zero >= 0 else [0]) + order
+    if back == list(range(len(back))):
+        return coded
+    return coded.translate(bytes(back).ljust(256, b"\0"))
+
+
+def _key_candidates() -> tuple[tuple[int, tuple[tuple[int, int | None], ...]], ...]:
+    """The keys :func:`_keys` tries, in order: for each high byte's channel (green first: a board's
+    colours differ most there), the low byte one of the other two as it is, then mixed with the last
+    by each table of :data:`_MIXES` (the low byte's channel, the one mixed in, the table)."""
+    found: list[tuple[int, tuple[tuple[int, int | None], ...]]] = []
+    for high in (1, 2, 0):
+        one, other = (c for c in (0, 1, 2) if c != high)
+        lows: list[tuple[int, int | None]] = [(one, None), (other, None)]
+        lows += [(low, n) for n in range(len(_MIXES)) for low in (one, other)]
+        found.append((high, tuple(lows)))
+    return tuple(found)
+
+
+def _keys(colours: list[tuple[int, int, int]]) -> tuple[int, int | None, int, int, list[int]] | None:
+    """The channels whose 16-bit key tells ``colours`` apart: the low byte's channel and the table
+    mixing the third channel into it (or ``None``), the high byte's channel and the byte it is
+    xor-ed with so that no key is a surrogate's (its block of eight values is one no colour has
+    there); and each colour's key."""
+    for high, lows in _CANDIDATES:
+        taken = {colour[high] >> 3 for colour in colours}
+        free = next((block for block in _SURROGATE_FIRST if block not in taken), None)
+        if free is None:
+            continue
+        flip = (free ^ _SURROGATES.start >> 3) << 3
+        highs = [(colour[high] ^ flip) << 8 for colour in colours]
+        for low, mix in lows:
+            if mix is None:
+                keys = [colour[low] | h for colour, h in zip(colours, highs, strict=True)]
+            else:
+                add, table = 3 - high - low, _MIXES[mix]
+                keys = [
+                    ((colour[low] + table[colour[add]]) & 255) | h
+                    for colour, h in zip(colours, highs, strict=True)
+                ]
+            if len(set(keys)) == len(keys) and _UNMAPPED not in keys:
+                return low, mix, high, flip, keys
+    return None
+
+
+_CANDIDATES = _key_candidates()
+#: the blocks of eight values tried for the high byte's channel to be xor-ed into the surrogates' block
+#: from: the surrogates' own first (no xor), then the others
+_SURROGATE_FIRST = (_SURROGATES.start >> 3, *(b for b in range(32) if b != _SURROGATES.start >> 3))
+
+
+def _indices_by_word(canvas: Image.Image, colours: list[tuple[int, int, int]]) -> bytes:
+    """:func:`_indices` looked up pixel by pixel: each colour read as one number (RGBA, opaque: four
+    bytes a pixel) in a dict, the lookups run by ``map`` in C."""
+    word = {int.from_bytes(bytes((*rgb, 255)), sys.byteorder): i for i, rgb in enumerate(colours)}
+    return bytes(map(word.__getitem__, memoryview(canvas.convert("RGBA").tobytes()).cast("I")))
 
 
 def exactly_indexed(rgb: Image.Image, colours: list[tuple[int, int, int]]) -> Image.Image | None:
@@ -245,22 +352,39 @@ def _reduced_palette(
     fill = set().union(*(patch.fill for patch in patches))
     index = {colour: i for i, colour in enumerate(static_colours)}
     colours = list(static_colours)
-    for members in sorted(final):
+    # the cubes in the order of their colours (they are disjoint and each sorted: by their first)
+    final.sort(key=_first)
+    for members in final:
         if len(members) == 1:
-            entry = members[0]
-        else:
-            entry = next((colour for colour in members if colour in fill), -1)
-            if entry < 0:
-                n = len(members)
-                entry = (
-                    (round(sum(c >> 16 for c in members) / n) << 16)
-                    | (round(sum((c >> 8) & 255 for c in members) / n) << 8)
-                    | round(sum(c & 255 for c in members) / n)
-                )
-        for colour in members:
-            index[colour] = len(colours)
+            index[members[0]] = len(colours)
+            colours.append(members[0])
+            continue
+        entry = -1 if fill.isdisjoint(members) else next(c for c in members if c in fill)
+        if entry < 0:
+            entry = _mean(members)
+        index.update(dict.fromkeys(members, len(colours)))
         colours.append(entry)
     return colours, index
+
+
+_first = itemgetter(0)
+_RED_BLUE = (0xFF00FF).__and__
+
+
+def _mean(members: list[int]) -> int:
+    """The mean colour of ``members`` (``0xRRGGBB``), each channel rounded. The channels' sums are
+    read off two sums run in C (all of it, and red and blue alone: blue's sum stays under red's
+    bits for up to 257 colours), not three sums of a channel each."""
+    n = len(members)
+    if n > 257:
+        return (
+            (round(sum(c >> 16 for c in members) / n) << 16)
+            | (round(sum((c >> 8) & 255 for c in members) / n) << 8)
+            | round(sum(c & 255 for c in members) / n)
+        )
+    red_blue = sum(map(_RED_BLUE, members))
+    green = (sum(members) - red_blue) >> 8
+    return (round((red_blue >> 16) / n) << 16) | (round(green / n) << 8) | round((red_blue & 0xFFFF) / n)
 
 
 #: for ``bits``, the mask that keeps a colour's cube of ``2 ** bits`` shades a side

@@ -49,6 +49,8 @@ _SPRITE = re.compile(r'<g\b[^>]*?\bdata-sprite="([^"]*)"[^>]*>')
 _TRANSLATE = re.compile(r"\s*translate\(\s*([-+0-9.eE]+)(?:\s*,\s*|\s+)([-+0-9.eE]+)\s*\)\s*")
 _G_TAG = re.compile(r"<(/?)g\b[^>]*?(/?)>")
 _DEFS = re.compile(r"<defs\b.*?</defs>", re.S)
+#: the white space after a piece (what ``str.lstrip`` strips; matched in place, not on a copy of the rest)
+_SPACE = re.compile(r"\s*")
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
@@ -159,7 +161,7 @@ def split_layers(svg: str) -> Layers | None:
             origin = (float(moved.group(1)), float(moved.group(2)))
         body = svg[match.end() : end - len("</g>")]
         sprites.append(Sprite(box, body, origin))  # type: ignore[arg-type]
-        at = end + len(svg[end:]) - len(svg[end:].lstrip())
+        at = _SPACE.match(svg, end).end()  # type: ignore[union-attr]  # (it matches nothing too)
     if not svg.startswith("</svg>", at):
         return None  # something else follows the pieces: it may cover them
     # the root's words (its aria-label counts the pieces) are not drawn: left out, the static layer is

@@ -305,3 +305,99 @@ def test_a_reduced_palette_is_the_one_splitting_every_crowded_cube_gives(seed: i
     for cube in cubes:
         assert len({index[colour] for colour in cube}) == 1
     assert len({index[cube[0]] for cube in cubes}) == len(cubes)
+
+
+# ---------------------------------------------------------------- a patch's pixels as their colours' indices
+
+
+def indexed_by_word(canvas: Image.Image) -> bytes:
+    """Each pixel's index among the canvas's colours (sorted), the plain way: one lookup a pixel."""
+    colours = sorted(rgb for _count, rgb in canvas.getcolors(1 << 24) or [])
+    index = {rgb: i for i, rgb in enumerate(colours)}
+    raw = canvas.tobytes()
+    return bytes(index[tuple(raw[i : i + 3])] for i in range(0, len(raw), 3))
+
+
+def canvas_of(
+    colours: list[tuple[int, int, int]], size: tuple[int, int] = (37, 23), seed: int = 5
+) -> Image.Image:
+    """A canvas of every one of ``colours`` in runs, scattered (each colour at least once)."""
+    import random
+
+    rng = random.Random(seed)
+    count = size[0] * size[1]
+    pixels = list(colours) + [rng.choice(colours) for _ in range(count - len(colours))]
+    rng.shuffle(pixels)
+    image = Image.new("RGB", size)
+    image.putdata(pixels)
+    return image
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_patch_s_indices_are_each_pixel_s_colour_in_its_sorted_colours(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    kind = seed % 4
+    if kind == 0:  # a board's blends: near colours, many sharing two of their channels
+        base = [(rng.randrange(256), rng.randrange(256), rng.randrange(256)) for _ in range(6)]
+        colours = {(min(255, r + d), g, b) for r, g, b in base for d in range(8)}
+        colours |= {(r, g, min(255, b + d)) for r, g, b in base for d in range(8)}
+    elif kind == 1:  # every channel's values in the surrogates' block 0xD8-0xDF, and black (key 0)
+        colours = {
+            (rng.randrange(0xD8, 0xE0), rng.randrange(0xD8, 0xE0), rng.randrange(256)) for _ in range(60)
+        }
+        colours.add((0, 0, 0))
+    elif kind == 2:  # a palette's most: 256 colours
+        colours = set()
+        while len(colours) < 256:
+            colours.add((rng.randrange(256), rng.randrange(256), rng.randrange(256)))
+    else:  # few, far apart
+        colours = {(rng.randrange(256), rng.randrange(256), rng.randrange(256)) for _ in range(3)}
+    canvas = canvas_of(sorted(colours), seed=seed)
+    assert mailpatches._indices(canvas, sorted(colours)) == indexed_by_word(canvas)
+
+
+def test_colours_no_key_tells_apart_are_looked_up_pixel_by_pixel() -> None:
+    # every value of every channel in every block of eight: no channel can be moved off the surrogates
+    colours = sorted({(v, (v * 7) % 256, (v * 13) % 256) for v in range(0, 256, 4)} | {(3, 3, 3)})
+    assert mailpatches._keys(colours) is None
+    canvas = canvas_of(colours)
+    assert mailpatches._indices(canvas, colours) == indexed_by_word(canvas)
+
+
+def test_a_key_is_found_for_most_boxes_and_it_tells_their_colours_apart() -> None:
+    # two colours differing only in blue, many times: the plain pairs fail, a mixed key tells them apart
+    colours = sorted({(r, 100, b) for r in range(0, 200, 10) for b in (40, 41)})
+    found = mailpatches._keys(colours)
+    assert found is not None and found[1] is not None  # mixed
+    keys = found[-1]
+    assert len(set(keys)) == len(colours) and not any(0xD800 <= k < 0xE000 for k in keys)
+    canvas = canvas_of(colours)
+    assert mailpatches._indices(canvas, colours) == indexed_by_word(canvas)
+
+
+def test_a_colour_whose_key_is_zero_takes_the_codec_s_byte_zero_wherever_it_is_sorted() -> None:
+    # red and green tell two colours apart only with blue: the key is blue and green, and (7, 0, 0)'s
+    # is 0 though it is the second colour
+    colours = [(0, 0, 5), (7, 0, 0), (9, 3, 1), (9, 3, 2)]
+    found = mailpatches._keys(colours)
+    assert found is not None and found[-1].index(0) == 1
+    canvas = canvas_of(colours)
+    assert mailpatches._indices(canvas, colours) == indexed_by_word(canvas)
+
+
+@pytest.mark.parametrize("count", [2, 3, 50, 256, 257, 258, 400])
+def test_a_cube_s_mean_colour_is_each_channel_s_mean_rounded(count: int) -> None:
+    import random
+
+    rng = random.Random(count)
+    for members in (
+        [0xFFFFFF] * count,  # the most every channel's sum can be
+        [0x00FF00] * (count - 1) + [0x0000FF],
+        [rng.randrange(1 << 24) for _ in range(count)],
+    ):
+        n = len(members)
+        expected = tuple(round(sum((c >> shift) & 255 for c in members) / n) for shift in (16, 8, 0))
+        mean = mailpatches._mean(members)
+        assert (mean >> 16, (mean >> 8) & 255, mean & 255) == expected
