@@ -143,6 +143,69 @@ if yaml.__with_libyaml__:
 
     _Loader = _COrderLoader
 
+    class _CComposingLoader(_Checks, CParser, SafeConstructor, Resolver):
+        """libyaml's scanner, parser and composer, all in C, under the same checked constructor: the
+        first reading of a file that can have no anchor or alias (no ``&`` or ``*`` in it at all).
+        Its composer cannot refuse what :class:`_COrderLoader`'s does (anchors and aliases, depth), so
+        :func:`_composed_in_c` checks the depth on the nodes and leaves anything else to that loader."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+
+#: what :func:`_composed_in_c` answers when the file is to be read by the checking composer instead
+_UNSURE = object()
+
+
+def _composed_in_c(text: str, max_depth: int) -> Any:
+    """The file's data composed by libyaml's own composer, or :data:`_UNSURE` whenever the checking
+    composer could answer otherwise: a file holding ``&`` or ``*`` anywhere (even in a comment or a
+    quoted value), nesting past ``max_depth``, or any error (the checking composer finds it again, with
+    the position and words the player is shown). Half the cost of composing in Python (the events and
+    nodes of an order file are then never Python calls), and the same data: PyYAML's C composer asks
+    the same resolver for every tag, and the constructor is the same checked one (duplicate keys,
+    keys that are not plain, values it cannot build)."""
+    if "&" in text or "*" in text:
+        return _UNSURE
+    loader = _CComposingLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _deeper_than(node, max_depth):
+            return _UNSURE
+        return loader.construct_document(node)
+    except Exception:  # each one the checking composer meets again, or raises itself
+        return _UNSURE
+    finally:
+        loader.dispose()
+
+
+def _deeper_than(root: Any, max_depth: int) -> bool:
+    """Whether collections nest in ``root`` more than ``max_depth`` levels (keys count, as the checking
+    composer counts every collection it opens)."""
+    level = [root]
+    depth = 0
+    while level:
+        level = [node for node in level if isinstance(node.value, list)]
+        if not level:
+            return False
+        depth += 1
+        if depth > max_depth:
+            return True
+        below: list[Any] = []
+        for node in level:
+            if isinstance(node, yaml.MappingNode):
+                for key, value in node.value:
+                    below.append(key)
+                    below.append(value)
+            else:
+                below.extend(node.value)
+        level = below
+    return False
+
 
 def decode(raw: str | bytes, max_bytes: int = MAX_BYTES) -> str:
     """The text of an order file, after the size and encoding checks."""
@@ -208,6 +271,10 @@ def _read(text: str, max_depth: int, *, again: bool = True) -> Any:
     collecting = gc.isenabled()
     gc.disable()
     try:
+        if again and _Loader is not _PyOrderLoader:  # libyaml is there
+            found = _composed_in_c(text, max_depth)
+            if found is not _UNSURE:
+                return found
         loader = _Loader(text, max_depth)
         try:
             return loader.get_single_data()

@@ -108,61 +108,88 @@ def is_sand(space: str) -> bool:
     return b is not None and space in b.sand
 
 
-def placement_problem(state: State, space: str, colour: str) -> Problem:
-    """Why a ``colour`` polyp may not go on ``space`` now (growth or attack), or ``None``."""
+def placement_refused(state: State, space: str, colour: str) -> str | None:
+    """The code of the rule that refuses a ``colour`` polyp on ``space`` now, or ``None``: the verdict
+    of :func:`placement_problem` without its words, for the questions that only ask whether (game end
+    condition 3 asks it of every rock space after every step, and a refusal's words cost more than
+    the rules)."""
     if not board_in_play(state, space):
-        return "space.not_in_play", T_("reef board {board} is not in this game", board=space[0])
+        return "space.not_in_play"
     if is_sand(space):
-        return "place.deep_sand", T_("{space} is deep sand: no polyp ever grows there", space=space)
+        return "place.deep_sand"
     target = state.polyps.get(space)
     if space in state.shrimp and target is None:
-        return "place.shrimp", T_("a shrimp stands on {space}", space=space)
+        return "place.shrimp"
     if target == colour:
-        return "place.occupied", T_(
-            "{space} already holds a polyp of that colour ({colour})", space=space, colour=w(colour)
-        )
+        return "place.occupied"
     if target is not None:
         sizes = [len(c) for c in adjacent_corals(state, space, colour)]
         if not sizes:
-            return "attack.not_adjacent", T_(
-                "no {colour} coral touches {space}, so it cannot attack there", colour=w(colour), space=space
-            )
+            return "attack.not_adjacent"
         if max(sizes) < 2:
-            return (
-                "attack.too_small",
-                T_(
-                    "{colour} corals need at least 2 polyps before they can attack {space}",
-                    colour=w(colour),
-                    space=space,
-                ),
-            )
+            return "attack.too_small"
         if not beats(state, colour, target):
-            return "attack.weaker", T_(
-                "{colour} does not beat {target} now, so it cannot attack {space}",
-                colour=w(colour),
-                target=w(target),
-                space=space,
-            )
-        guard = protector(state, space)
-        if guard is not None:
-            owner = state.shrimp[guard]
-            return (
-                "attack.protected",
-                T_(
-                    "the {target} polyp on {space} is protected by {owner}'s shrimp on {guard}",
-                    target=w(target),
-                    space=space,
-                    owner=owner,
-                    guard=guard,
-                ),
-            )
+            return "attack.weaker"
+        if protector(state, space) is not None:
+            return "attack.protected"
     if shrimp_block(state, space, colour):
-        return "place.shrimp_block", T_(
-            "a polyp on {space} would join two {colour} corals that each carry a shrimp",
-            space=space,
-            colour=w(colour),
-        )
+        return "place.shrimp_block"
     return None
+
+
+def placement_problem(state: State, space: str, colour: str) -> Problem:
+    """Why a ``colour`` polyp may not go on ``space`` now (growth or attack), or ``None``."""
+    code = placement_refused(state, space, colour)
+    if code is None:
+        return None
+    return code, _REFUSALS[code](state, space, colour)
+
+
+def _protected(state: State, space: str, colour: str) -> str:
+    guard = protector(state, space)
+    assert guard is not None  # the refusal was that a shrimp protects it
+    return T_(
+        "the {target} polyp on {space} is protected by {owner}'s shrimp on {guard}",
+        target=w(state.polyps[space]),
+        space=space,
+        owner=state.shrimp[guard],
+        guard=guard,
+    )
+
+
+#: each refusal's words, from what the verdict read
+_REFUSALS = {
+    "space.not_in_play": lambda state, space, colour: T_(
+        "reef board {board} is not in this game", board=space[0]
+    ),
+    "place.deep_sand": lambda state, space, colour: T_(
+        "{space} is deep sand: no polyp ever grows there", space=space
+    ),
+    "place.shrimp": lambda state, space, colour: T_("a shrimp stands on {space}", space=space),
+    "place.occupied": lambda state, space, colour: T_(
+        "{space} already holds a polyp of that colour ({colour})", space=space, colour=w(colour)
+    ),
+    "attack.not_adjacent": lambda state, space, colour: T_(
+        "no {colour} coral touches {space}, so it cannot attack there", colour=w(colour), space=space
+    ),
+    "attack.too_small": lambda state, space, colour: T_(
+        "{colour} corals need at least 2 polyps before they can attack {space}",
+        colour=w(colour),
+        space=space,
+    ),
+    "attack.weaker": lambda state, space, colour: T_(
+        "{colour} does not beat {target} now, so it cannot attack {space}",
+        colour=w(colour),
+        target=w(state.polyps[space]),
+        space=space,
+    ),
+    "attack.protected": _protected,
+    "place.shrimp_block": lambda state, space, colour: T_(
+        "a polyp on {space} would join two {colour} corals that each carry a shrimp",
+        space=space,
+        colour=w(colour),
+    ),
+}
 
 
 def put_polyp(state: State, space: str, colour: str, eater: str) -> tuple[str | None, bool]:
@@ -229,7 +256,7 @@ def any_legal_placement(state: State) -> bool:
                     continue
                 if target is None and not shrimp_block(state, space, colour):
                     return True
-                if target is not None and placement_problem(state, space, colour) is None:
+                if target is not None and placement_refused(state, space, colour) is None:
                     return True
     return False
 

@@ -269,3 +269,102 @@ def test_a_value_yaml_cannot_build_is_an_answer_not_a_traceback(
     err = error_of(text)
     assert (err.step, err.code) == ("yaml", code)
     assert err.message.startswith(f"line 1, column {column}: ")
+
+
+# ------------------------------------------------------------------ libyaml's own composer, tried first
+
+
+def checking_only(raw: str | bytes) -> tuple[Any, ...]:
+    """What ``load`` answers by the checking composer alone (libyaml's parser under PyYAML's composer)."""
+    saved = orderfile._composed_in_c
+    orderfile._composed_in_c = lambda text, max_depth: orderfile._UNSURE
+    try:
+        return answer(raw, orderfile._COrderLoader)
+    finally:
+        orderfile._composed_in_c = saved
+
+
+def game_files() -> dict[str, str]:
+    """Order files as players get them: each game's template (every comment in it) and the bot's
+    choice, the first turns of a 4-seat game of each."""
+    from pbem import registry
+    from pbem.chance import Recorder
+    from pbem.envelope import order_template, orders_yaml
+
+    files = {}
+    for name in ("reef-encounter", "mare-balticum", "coral-divers"):
+        game = registry.get_game(name)
+        seats = ["ann", "bob", "cy", "dee"]
+        state = game.setup(seats, game.options_model(), Recorder.for_turn(1, 0, 0))
+        for number in range(1, 4):
+            pending = game.pending(state)
+            orders = {}
+            for seat, decision in pending.items():
+                bot = game.bot(state, seat, Recorder.for_turn(1, 0, number, f"bot:{seat}"))
+                for how, text in (("template", game.template(state, seat)), ("bot", orders_yaml(bot))):
+                    files[f"{name} turn {number} {seat} {how}"] = order_template(
+                        title=game.title,
+                        game_id="g-1",
+                        seat=seat,
+                        turn=number,
+                        decision=decision,
+                        orders_text=text,
+                        game_name=game.name,
+                    )
+                orders[seat] = game.order_model(decision).model_validate(bot)
+            state = game.resolve(state, orders, Recorder.for_turn(1, 0, number)).state
+    return files
+
+
+ODD_BUT_PLAIN = {
+    "an asterisk in a comment": "game: g  # * not an alias\nturn: 3\n",
+    "an ampersand in a quoted value": "game: 'fish & chips'\n",
+    "a key that is a list": "? [a, b]\n: 1\n",
+    "a key nested past the limit": "? " + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "\n: 1\n",
+    "a key at the limit": "? " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "\n: 1\n",
+    "a merge key without an alias": "a:\n  <<: {x: 1}\n  y: 2\n",
+    "an undefined alias": "a: *nowhere\n",
+    "a tag": "a: !!str 3\nb: !!int '7'\n",
+    "ten thousand levels": "[" * 10_000,
+    "one level past": "a:\n" + "".join("  " * i + "- b:\n" for i in range(MAX_DEPTH // 2)),
+}
+
+
+@pytest.mark.parametrize("name", [*SAME_ANSWER, *SAME_CODE, *ODD_BUT_PLAIN])
+def test_libyaml_composing_first_gives_every_answer_the_checking_composer_gives(name: str) -> None:
+    raw = {**SAME_ANSWER, **SAME_CODE, **ODD_BUT_PLAIN}[name]
+    assert answer(raw, orderfile._COrderLoader) == checking_only(raw)
+
+
+def test_order_files_of_every_game_read_alike_and_by_libyamls_composer() -> None:
+    files = game_files()
+    assert len(files) > 20
+    for name, raw in files.items():
+        assert answer(raw, orderfile._COrderLoader) == checking_only(raw), name
+        text = orderfile.markers.inside(raw)
+        if "&" not in text and "*" not in text:  # none of the shipped templates writes one
+            assert orderfile._composed_in_c(text, MAX_DEPTH) == load(raw), name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x 1\n",  # an anchor
+        "a: 1  # *\n",  # an asterisk anywhere
+        "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1),
+        "? " + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "\n: 1\n",  # the key's list is level 21
+        "a: 1\na: 2\n",  # refused by the constructor: the checking composer words it
+        "a: 1\n---\nb: 2\n",
+        "a: [\n",
+    ],
+)
+def test_libyamls_composer_leaves_to_the_checking_one_what_it_cannot_check(text: str) -> None:
+    assert orderfile._composed_in_c(text, MAX_DEPTH) is orderfile._UNSURE
+
+
+def test_libyamls_composer_reads_nesting_up_to_the_limit() -> None:
+    at_limit = "[" * MAX_DEPTH + "]" * MAX_DEPTH
+    assert orderfile._composed_in_c(at_limit, MAX_DEPTH) == load(at_limit)
+    assert orderfile._composed_in_c("a: {b: [c]}", 3) == {"a": {"b": ["c"]}}
+    assert orderfile._composed_in_c("a: {b: [c]}", 2) is orderfile._UNSURE
+    assert orderfile._composed_in_c("", MAX_DEPTH) is None

@@ -208,3 +208,61 @@ def test_the_advanced_game_has_no_extra_growth() -> None:
     state = make_state(screens={"purple": {"pink": 4}}, larvae={"purple": {"pink": 1}}, advanced=True)
     after, _ = turn(state, play("pink", "Bd5"))
     assert "Bd4" not in after.polyps
+
+
+def test_the_verdict_without_words_is_placement_problems_on_every_space_of_bot_games() -> None:
+    # game end condition 3 asks placement_refused of the rock spaces after every step; the orders'
+    # own steps are refused with placement_problem's words: both must be the same rules
+    from games.reef_encounter import GAME
+    from games.reef_encounter.data import ALL_SAND, BOARDS, CORAL_COLOURS
+    from games.reef_encounter.reef import any_legal_placement, placement_problem, placement_refused
+    from pbem.chance import Recorder
+
+    codes: set[str | None] = set()
+    for seed in (1, 2):
+        state = GAME.setup(["ann", "bob", "cy", "dee"], GAME.options_model(), Recorder.for_turn(seed, 0, 0))
+        for number in range(1, 40):
+            pending = GAME.pending(state)
+            if not pending:
+                break
+            spaces = sorted({s for b in state.boards for s in BOARDS[b].rock} | set(ALL_SAND) | {"Za1"})
+            for space in spaces:
+                for colour in CORAL_COLOURS:
+                    problem = placement_problem(state, space, colour)
+                    code = placement_refused(state, space, colour)
+                    assert code == (problem[0] if problem else None), (space, colour)
+                    assert problem is None or str(problem[1])  # the words are made for every refusal
+                    codes.add(code)
+            assert isinstance(any_legal_placement(state), bool)
+            orders = {
+                seat: GAME.order_model(decision).model_validate(
+                    GAME.bot(state, seat, Recorder.for_turn(seed, 0, number, f"bot:{seat}"))
+                )
+                for seat, decision in pending.items()
+            }
+            state = GAME.resolve(state, orders, Recorder.for_turn(seed, 0, number)).state
+    # the games reached refusals of most kinds, and legal places
+    assert None in codes and len(codes) >= 6, codes
+
+
+def test_each_refusal_keeps_its_words() -> None:
+    from games.reef_encounter.reef import placement_problem
+
+    state = with_polyps({"Ba2": "yellow", "Bb2": "pink"})
+    assert placement_problem(state, "Ba2", "yellow") == (
+        "place.occupied",
+        "Ba2 already holds a polyp of that colour (yellow)",
+    )
+    assert placement_problem(state, "Ba2", "grey") == (
+        "attack.not_adjacent",
+        "no grey coral touches Ba2, so it cannot attack there",
+    )
+    assert placement_problem(state, "Bb2", "yellow") == (
+        "attack.too_small",
+        "yellow corals need at least 2 polyps before they can attack Bb2",
+    )
+    assert placement_problem(state, "Za1", "grey") == (
+        "space.not_in_play",
+        "reef board Z is not in this game",
+    )
+    assert placement_problem(state, "Ba3", "grey") is None
