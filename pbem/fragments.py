@@ -28,7 +28,8 @@ fragment or macro made itself from a literal (``{% set parts = [] %}``). So one 
 can reach a cached fragment only through its key, and then the key differs from another seat's.
 
 The key's values are pickled (exact about types: ``True`` and ``1`` differ, as they print differently;
-equal values pickled apart only cost a second rendering); a value that cannot be pickled is not cached.
+equal values pickled apart only cost a second rendering), or, when all are plain words and numbers, kept
+as they are with their types; a value that cannot be pickled is not cached.
 The cache lives in the Jinja environment and holds at most :data:`LIMIT` fragments, the oldest dropped.
 """
 
@@ -53,6 +54,10 @@ LIMIT = 4096
 #: methods that change the value they are called on (list.append, dict.update, set.add …)
 _MUTATING = frozenset(itertools.chain.from_iterable(names for _type, names in _mutable_spec))
 _METHOD = "_fragment"
+#: a key's values of these exact types are compared as themselves, not pickled: equal values of one of
+#: these types print the same (not so a float: ``0.0 == -0.0``; nor a ``str`` subclass, a ``Text``,
+#: whose words may be another message's)
+_PLAIN = frozenset({str, int, bool, type(None)})
 
 
 class FragmentCache(Extension):
@@ -62,7 +67,7 @@ class FragmentCache(Extension):
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
-        self.fragments: dict[tuple[str, tuple[Any, ...], bytes], str] = {}
+        self.fragments: dict[tuple[Any, ...], str] = {}
         self.rendered = 0  # fragments rendered (the rest came from the cache)
         self._tags = itertools.count()
 
@@ -78,10 +83,17 @@ class FragmentCache(Extension):
         return nodes.CallBlock(call, [], [], body, lineno=token.lineno)
 
     def _fragment(self, where: str, keys: list[Any], caller: Callable[[], str]) -> str:
-        try:
-            key = (where, _words(), pickle.dumps(keys, protocol=pickle.HIGHEST_PROTOCOL))
-        except Exception:  # a value pickle refuses: drawn every time
-            return caller()
+        kinds = tuple(map(type, keys))
+        if _PLAIN.issuperset(kinds):
+            # words and numbers (a piece's place and colour): the values themselves and their types
+            # are the key, as exact as their pickle (``True`` and ``1`` differ by their type), without
+            # pickling them (a board piece's fragment, some 50 a turn)
+            key: tuple[Any, ...] = (where, _words(), kinds, *keys)
+        else:
+            try:
+                key = (where, _words(), pickle.dumps(keys, protocol=pickle.HIGHEST_PROTOCOL))
+            except Exception:  # a value pickle refuses: drawn every time
+                return caller()
         found = self.fragments.get(key)
         if found is None:
             found = caller()

@@ -23,10 +23,10 @@ The context of a report (what a template may use):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from jinja2 import (
     FileSystemLoader,
@@ -117,6 +117,10 @@ def environment() -> CheckedEnvironment:
     # ``map("map", attribute=…) | map("list") | list`` did the same through two filters a cell, 39 us
     # a Reef Encounter board)
     env.filters["grid_items"] = grid_items
+    # the counts of a mapping that are not zero, in a given order, each with its word:
+    # ``counts | counted(view.colour_order, words) or _("none")`` (a macro's loop over five colours,
+    # with an ``append`` call for each, cost some 10 us; some 30 of them a Reef Encounter turn)
+    env.filters["counted"] = counted
     return env
 
 
@@ -125,21 +129,75 @@ def grid_items(grid: Iterable[Iterable[Any]], key: Any) -> list[list[Any]]:
     return [[cell[key] for cell in row] for row in grid]
 
 
+def counted(
+    counts: Mapping[str, Any], order: Iterable[str], words: Mapping[str, Any], shape: str = "{count} {word}"
+) -> str:
+    """Each ``counts[k]`` that is not zero, for ``k`` in ``order``, as ``shape`` writes it with
+    ``words[k]``, joined by ", " (``""`` when every one is zero): what ``counts[k] ~ " " ~ words[k]``
+    of each, joined, writes."""
+    return ", ".join(shape.format(count=counts[k], word=words[k]) for k in order if counts[k])
+
+
 def translated_values(mapping: Mapping[str, Any], keys: Iterable[str] | None = None) -> dict[str, str]:
     """``mapping`` with each value (of ``keys`` only, when given) as the filter ``translated`` shows
     it, in the current language."""
     return {key: i18n._(mapping[key]) for key in (mapping if keys is None else keys)}
 
 
+class _Said(NamedTuple):
+    """One message in one language, as :func:`_gettext` needs it."""
+
+    found: str  # the catalog's text
+    safe: Markup | None  # ``Markup(found)`` when it has no ``%`` (what ``_()`` without values gives)
+    named: bool  # every ``%`` a ``%%`` or a ``%(name)s`` (see :func:`_named_only`)
+
+
+#: a language's messages as the reports' ``_()`` writes them, each looked up once: by the function
+#: that translates (``i18n.gettext``, which a test may stand in for) and the language, each msgid's
+#: :class:`_Said`. A Reef Encounter turn's reports call ``_()`` some 280 times for a few dozen
+#: messages, and each look-up went through four Python calls (the language, its catalogs, babel's and
+#: gettext's ``gettext``) and made a new ``Markup``. Forgotten when the catalogs are reloaded; at most
+#: :data:`SAID_LIMIT` messages a language and :data:`SAID_TABLES` tables, the oldest forgotten first.
+_said: dict[tuple[Callable[[str], str], str], dict[str, _Said]] = {}
+SAID_LIMIT = 4096
+SAID_TABLES = 32
+
+
+def _learn(string: str) -> _Said:
+    """``string``'s :class:`_Said` in the current language, looked up and kept."""
+    lookup = i18n.gettext
+    table = (lookup, i18n.current_language())
+    said = _said.get(table)
+    if said is None:
+        if len(_said) >= SAID_TABLES:
+            del _said[next(iter(_said))]
+        said = _said[table] = {}
+    found = lookup(string)
+    entry = _Said(found, None if "%" in found else Markup(found), _named_only(found))
+    if len(said) >= SAID_LIMIT:
+        del said[next(iter(said))]
+    said[string] = entry
+    return entry
+
+
+def _forget_said() -> None:
+    _said.clear()
+
+
+i18n.on_reload(_forget_said)
+
+
 @pass_eval_context
 def _gettext(eval_ctx: EvalContext, string: str, /, **variables: Any) -> str:
     """jinja2.ext's newstyle ``gettext``: the message in the current language, escaped when the
     template is, and always a format string (``%%`` is ``%``)."""
-    found = i18n.gettext(string)
-    if not variables and "%" not in found:
+    said = _said.get((i18n.gettext, i18n.current_language()))
+    entry = said.get(string) if said is not None else None
+    found, safe, named = _learn(string) if entry is None else entry
+    if not variables and safe is not None:
         # what ``% {}`` would give (it changes only ``%%``), without markupsafe's formatting (4 us)
-        return Markup(found) if eval_ctx.autoescape else found
-    if eval_ctx.autoescape and _named_only(found):
+        return safe if eval_ctx.autoescape else found
+    if eval_ctx.autoescape and named:
         # what ``Markup(found) % variables`` gives (each value escaped as markupsafe's %s does), in a
         # quarter of the time
         return Markup(found % {name: escaped(value) for name, value in variables.items()})

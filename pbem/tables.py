@@ -46,6 +46,15 @@ class _Reads:
     names: frozenset[str]
     view_keys: frozenset[str] | None
     everything: bool = False
+    #: ``names`` but ``view``, and ``view_keys``, in order: a key lists them so (sorted once here, not
+    #: for each reader's key)
+    ordered_names: tuple[str, ...] = field(init=False)
+    ordered_view_keys: tuple[str, ...] | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ordered_names", tuple(sorted(self.names - {"view"})))
+        keys = None if self.view_keys is None else tuple(sorted(self.view_keys))
+        object.__setattr__(self, "ordered_view_keys", keys)
 
 
 def _analyse(tree: nodes.Template) -> _Reads:
@@ -123,13 +132,13 @@ def table_key(game_name: str, ctx: dict[str, Any], fmt: str | None = None) -> by
     if reads.everything:
         picked: dict[str, Any] = dict(ctx)
     else:
-        picked = {name: ctx[name] for name in sorted(reads.names) if name in ctx and name != "view"}
+        picked = {name: ctx[name] for name in reads.ordered_names if name in ctx}
         if "view" in reads.names:
             view = ctx.get("view")
-            if reads.view_keys is None or not isinstance(view, dict):
+            if reads.ordered_view_keys is None or not isinstance(view, dict):
                 picked["view"] = view
             else:
-                picked["view"] = {k: view[k] for k in sorted(reads.view_keys) if k in view}
+                picked["view"] = {k: view[k] for k in reads.ordered_view_keys if k in view}
     try:
         return pickle.dumps(picked, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # anything pickle refuses: a key no other context has
@@ -143,11 +152,15 @@ class TableCache:
     game_name: str
     tables: dict[tuple[str, str, bytes], str] = field(default_factory=dict)
     rendered: int = 0  # how many tables were rendered (the rest were reused)
+    #: the game's template of each format, asked of the environment once a turn, not once a report
+    templates: dict[str, Template] = field(default_factory=dict)
 
     def render(self, ctx: dict[str, Any], fmt: str = "html", key: bytes | None = None) -> str:
         """The report of ``ctx`` (``html`` or ``txt``), its table taken from an earlier report that
         reads the same. ``key``: ``table_key(game_name, ctx)``, when the caller has it already."""
-        template = _template(self.game_name, fmt)
+        template = self.templates.get(fmt)
+        if template is None:
+            template = self.templates[fmt] = _template(self.game_name, fmt)
         # the language too: the same table in other words is another table
         found = (fmt, current_language(), table_key(self.game_name, ctx) if key is None else key)
         context = template.new_context(dict(ctx))

@@ -12,6 +12,7 @@ from host.test_shared_table import SEATS, positions
 from pbem import i18n, registry
 from pbem.chance import Recorder
 from pbem.fragments import LIMIT, CheckedEnvironment, FragmentCache
+from pbem.i18n import P_
 from pbem.render import _gettext, _ngettext, environment, fragments, render
 from pbem.reports import context
 
@@ -191,3 +192,16 @@ def test_a_seats_report_is_its_own_whatever_another_seat_holds_behind_its_screen
     mine = render(game.name, "txt", context(game, "g-1", other, turn, "p1", events))
     theirs = render(game.name, "txt", context(game, "g-1", state, turn, "p1", events))
     assert mine.split("YOURS ALONE")[1] != theirs.split("YOURS ALONE")[1]
+
+
+def test_plain_keys_are_exact_about_their_types() -> None:
+    # words and numbers are kept as the key themselves, not pickled: True and 1 (equal, one hash) print
+    # differently, and so do a word and the same English of a game's term
+    env, ext = fresh()
+    template = env.from_string("{% cache a, b %}{{ a }} {{ b }}{% endcache %}")
+    shown = [
+        template.render(a=a, b=b) for a, b in [(1, "x"), (True, "x"), (1, "x"), (None, 0), (None, False)]
+    ]
+    assert shown == ["1 x", "True x", "1 x", "None 0", "None False"] and ext.rendered == 4
+    assert template.render(a=1, b=P_("colour", "x")) == "1 x" and ext.rendered == 5  # a Text: pickled
+    assert template.render(a=1.0, b="x") == "1.0 x" and ext.rendered == 6  # a float: pickled

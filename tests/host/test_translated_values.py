@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from games.reef_encounter.words import COLOURS
 from pbem import i18n
+from pbem.i18n import P_
 from pbem.render import environment, grid_items, translated_values
 
 
@@ -52,3 +53,32 @@ def test_grid_items_reads_rows_of_tuples_by_position() -> None:
     grid = ((("Aa1", "rock"), ("Ab1", "sand")), (("Aa2", "starfish"),))
     assert grid_items(grid, 1) == [["rock", "sand"], ["starfish"]]
     assert environment().from_string("{{ g | grid_items(0) }}").render(g=grid) == "[['Aa1', 'Ab1'], ['Aa2']]"
+
+
+def test_counted_writes_what_a_loop_of_joined_counts_writes() -> None:
+    from jinja2 import DictLoader
+
+    from pbem.render import counted
+
+    source = (
+        '{% set parts = [] %}{% for k in order %}{% if c[k] %}{% set _x = parts.append(c[k] ~ " " ~ w[k]) %}'
+        '{% endif %}{% endfor %}{{ parts | join(", ") if parts else "none" }}|'
+        '{{ c | counted(order, w) or "none" }}'
+    )
+    pages = environment().overlay(loader=DictLoader({"t.html.j2": source, "t.txt.j2": source}))
+    words = {"grey": "szürke", "pink": "<rózsaszín>", "white": P_("colour", "white")}
+    order = ["white", "grey", "pink"]
+    for c in [
+        {"grey": 2, "pink": 0, "white": 1},
+        {"grey": 0, "pink": 0, "white": 0},
+        {"grey": 0, "pink": 3, "white": 0},
+    ]:
+        for name in ("t.html.j2", "t.txt.j2"):  # escaped and not
+            loop, filtered = pages.get_template(name).render(c=c, order=order, w=words).split("|")
+            assert loop == filtered and (name == "t.txt.j2" or "&lt;" in loop or "<" not in loop)
+    assert (
+        counted({"grey": 2, "pink": 1, "white": 0}, order, words, "{word} {count}")
+        == "szürke 2, <rózsaszín> 1"
+    )
+    shown = environment().get_template("reef-encounter/report.html.j2").environment.filters["counted"]
+    assert shown is counted
