@@ -20,7 +20,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem import fencing, registry
-from pbem.codec import canonical_json, pack_json, sha256_hex, unpack_json
+from pbem.codec import canonical_json, pack, pack_json, sha256_hex, unpack_json
 from pbem.db import connection_of
 from pbem.errors import UserError
 from pbem.game import Event, Game
@@ -136,9 +136,17 @@ def settle(game: Game, state: Any) -> tuple[Any, Any, str]:
     from its canonical JSON, as the turn driver reads it from the game row: so a game whose results
     depend on the order of a dict's keys still gives the same results live and in a replay.
     """
+    settled, data, digest, _text = settle_json(game, state)
+    return settled, data, digest
+
+
+def settle_json(game: Game, state: Any) -> tuple[Any, Any, str, str]:
+    """:func:`settle`, and the canonical JSON itself, which :func:`record_turn` packs as it is: it is
+    the canonical JSON of the data read back from it (a JSON object's keys are strings, sorted the same
+    again), so writing it once serves the hash and the stored state."""
     text = canonical_json(game.dump_state(state))
     data = json.loads(text)
-    return game.load_state(data), data, sha256_hex(text)
+    return game.load_state(data), data, sha256_hex(text), text
 
 
 def turn_events(by_bot: Sequence[str], game_events: Sequence[Event]) -> list[Event]:
@@ -208,6 +216,8 @@ class TurnRecord:
     by_bot: Sequence[str]
     events: Sequence[Event]
     chance: list[list[Any]]
+    #: the canonical JSON of ``state_data`` when the caller has it (:func:`settle_json`): packed as it is
+    state_json: str | None = None
 
 
 def after_turn_values(game: Game, row: GameRow, turn: TurnRecord, now: datetime) -> dict[str, Any]:
@@ -241,7 +251,7 @@ def record_turn(
 
     # a tick that lost its claim on the game writes no turn of it (pbem.fencing), whatever the turn
     fencing.check(session, row.id)
-    packed = pack_json(turn.state_data)
+    packed = pack_json(turn.state_data) if turn.state_json is None else pack(turn.state_json)
     # one Core INSERT on the table (after the session's pending rows, flushed first), through the
     # session's connection: the ORM's unit of work, or its bulk layer, for a row nothing reads back
     # cost more than the statement. The unique (game, epoch, number) speaks here: a second writer of

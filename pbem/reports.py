@@ -19,7 +19,7 @@ from sqlmodel import Session, select
 
 from pbem import clock, i18n, zones
 from pbem.away import away_notes
-from pbem.codec import pack_text_fast, unpack, unpack_json
+from pbem.codec import pack_text_fast, pack_texts_sharing, unpack, unpack_json
 from pbem.dice import report_data
 from pbem.envelope import order_template
 from pbem.errors import UserError
@@ -31,6 +31,12 @@ from pbem.render import render
 from pbem.tables import TableCache
 
 FORMATS = {"txt": "txt", "text": "txt", "html": "html"}
+#: where a page's table opens (``templates/base.html.j2``; :data:`pbem.mailhtml.TABLE_OPEN`, not imported:
+#: the mail's modules and their pictures are not wanted by every reader of reports)
+TABLE_OPEN = '<div class="block" data-table>'
+#: where the runs of a page that the other pages of its turn share begin: its table (the style sheet
+#: shared too gained ~0.04 ms a turn for 5 % more bytes: its cuts around it are short, stored as they are)
+_SHARED_MARKS = (TABLE_OPEN,)
 
 
 def template_for(game: Game, state: Any, game_id: str, seat: str, turn: int) -> str | None:
@@ -182,21 +188,28 @@ def content_digest(text: str, page: str) -> str:
     return _digest(text.encode("utf-8"), page.encode("utf-8"))
 
 
-def _digest(text: bytes, page: bytes) -> str:
-    # text, NUL, page fed in pieces: the digest of their join, without copying a 65 KB page into it
+def _digest(text: bytes, *page: bytes) -> str:
+    # text, NUL, page (given in pieces whose join it is) fed in pieces: the digest of their join,
+    # without copying a 65 KB page into it
     digest = hashlib.sha256(text)
     digest.update(b"\0")
-    digest.update(page)
+    for piece in page:
+        digest.update(piece)
     return digest.hexdigest()
 
 
 def report_rows(
     game_id: str, epoch: int, turn: int, rendered: Sequence[tuple[str, str, str]]
 ) -> list[dict[str, Any]]:
-    """The ``report`` rows of :func:`render_reports`' reports, packed, for :func:`store_reports`."""
+    """The ``report`` rows of :func:`render_reports`' reports, packed, for :func:`store_reports`. The
+    pages' table, the same in every page of a language (:mod:`pbem.tables`), is made UTF-8 and deflated
+    once for all of them (:func:`pbem.codec.pack_texts_sharing`, from where the table opens); each row
+    is still a zlib stream of its own page."""
+    pages = [page for _seat, _text, page in rendered]
+    packed = pack_texts_sharing(pages, _SHARED_MARKS)
     rows = []
-    for seat, text, page in rendered:
-        raw_text, raw_page = text.encode("utf-8"), page.encode("utf-8")  # once, for packing and digest
+    for (seat, text, _page), (html_z, page_parts) in zip(rendered, packed, strict=True):
+        raw_text = text.encode("utf-8")  # once, for packing and digest
         rows.append(
             {
                 "game_id": game_id,
@@ -204,8 +217,8 @@ def report_rows(
                 "turn": turn,
                 "seat": seat,
                 "text_z": pack_text_fast(text, raw_text),
-                "html_z": pack_text_fast(page, raw_page),
-                "content_sha256": _digest(raw_text, raw_page),
+                "html_z": html_z,
+                "content_sha256": _digest(raw_text, *page_parts),
                 "mail_queued": False,
             }
         )

@@ -44,7 +44,7 @@ from pbem.history import (
     of_turn,
     record_turn,
     seat_facts,
-    settle,
+    settle_json,
     turn_events,
 )
 from pbem.models import SubmissionRow
@@ -152,7 +152,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         resolution = game.resolve(state, orders, chance)
     except GameError as exc:
         raise UserError(f"game {game_id}: turn {number} cannot be resolved: {exc}") from None
-    new_state, data, digest = settle(game, resolution.state)
+    new_state, data, digest, text = settle_json(game, resolution.state)
     record = TurnRecord(
         number=number,
         state=new_state,
@@ -162,6 +162,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         by_bot=missing,
         events=turn_events(missing, resolution.events),
         chance=chance.record,
+        state_json=text,
     )
     after = after_turn_values(game, row, record, now)
     deadline = shown_deadline(after.get("status", row.status), after.get("deadline_at", row.deadline_at))
