@@ -167,7 +167,7 @@ def _composed_in_c(text: str, max_depth: int) -> Any:
     nodes of an order file are then never Python calls), and the same data: PyYAML's C composer asks
     the same resolver for every tag, and the constructor is the same checked one (duplicate keys,
     keys that are not plain, values it cannot build)."""
-    if "&" in text or "*" in text:
+    if "&" in text or "*" in text or _openers(text) > C_COMPOSER_OPENERS:
         return _UNSURE
     loader = _CComposingLoader(text)
     try:
@@ -181,6 +181,21 @@ def _composed_in_c(text: str, max_depth: int) -> Any:
         return _UNSURE
     finally:
         loader.dispose()
+
+
+#: the most characters that may open a collection a file sent to libyaml's composer may hold. That
+#: composer recurses in C a level of nesting and checks no depth: a 16 KiB file of 5,000 levels ("- - -
+#: ...") overflowed a thread's 256 KiB stack (a crash, not an error), where 500 levels did not. Every
+#: collection is opened by one of these characters at least, so their count bounds the depth; an order
+#: file has some 10 to 30 of them, a hostile one is read by the checking composer, which stops at
+#: :data:`MAX_DEPTH`.
+C_COMPOSER_OPENERS = 256
+
+
+def _openers(text: str) -> int:
+    """How many characters of ``text`` could each open a collection (a flow ``[`` or ``{``, a block
+    sequence's ``-``, a key's ``:`` or ``?``): more than the collections nest deep."""
+    return sum(map(text.count, "[{-:?"))
 
 
 def _deeper_than(root: Any, max_depth: int) -> bool:

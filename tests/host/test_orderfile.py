@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -368,3 +370,35 @@ def test_libyamls_composer_reads_nesting_up_to_the_limit() -> None:
     assert orderfile._composed_in_c("a: {b: [c]}", 3) == {"a": {"b": ["c"]}}
     assert orderfile._composed_in_c("a: {b: [c]}", 2) is orderfile._UNSURE
     assert orderfile._composed_in_c("", MAX_DEPTH) is None
+
+
+@pytest.mark.parametrize("opener", ["- ", "[", "{a: ", "? "])
+def test_a_deeply_nested_file_is_refused_in_words_on_a_small_stack_not_crashed(opener: str) -> None:
+    """libyaml's composer recurses in C with no depth check: a hostile file of thousands of levels must
+    never reach it, or a thread with a small stack dies of it (a segfault, in a child process here)."""
+    levels = (MAX_BYTES - 10) // len(opener)
+    script = f"""
+import sys, threading
+from pbem import orderfile
+text = {opener!r} * {levels} + "x"
+assert orderfile._composed_in_c(text, {MAX_DEPTH}) is orderfile._UNSURE
+def read():
+    try:
+        orderfile.load(text)
+    except orderfile.OrderFileError as err:
+        print(err.code)
+threading.stack_size(256 * 1024)
+reader = threading.Thread(target=read)
+reader.start()
+reader.join()
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() in {"yaml.too_deep", "yaml.syntax"}, done.stdout
+
+
+def test_an_order_file_of_every_game_holds_few_enough_openers_for_libyamls_composer() -> None:
+    for name, raw in game_files().items():
+        assert orderfile._openers(orderfile.markers.inside(raw)) <= orderfile.C_COMPOSER_OPENERS, name
