@@ -66,10 +66,10 @@ def _stored(raw: bytes | memoryview) -> bytes:
     return b"\x00" + size.to_bytes(2, "little") + (size ^ 0xFFFF).to_bytes(2, "little") + bytes(raw)
 
 
-def _deflated(raw: bytes | memoryview, level: int = 2) -> bytes:
+def _deflated(raw: bytes | memoryview) -> bytes:
     """``raw`` as deflate blocks of their own (ISA-L level 2), ending byte-aligned and not last (a sync
     flush): such streams, one after the other, are one deflate stream."""
-    packer = isal_zlib.compressobj(level, isal_zlib.DEFLATED, -15)
+    packer = isal_zlib.compressobj(2, isal_zlib.DEFLATED, -15)
     return packer.compress(raw) + packer.flush(isal_zlib.Z_SYNC_FLUSH)
 
 
@@ -103,7 +103,7 @@ def pack_bytes_sharing(raw: bytes, shared: Sequence[bytes]) -> bytes:
     fifths of each mail's 88 KB, which ISA-L packed four times. The stream is ``raw`` cut at those
     pieces, each cut deflated as a stream of its own (a sync flush ends each, so they join into one),
     with the zlib header and the Adler-32 of the whole; any zlib reads it."""
-    out = [_ZLIB_HEAD]
+    parts: list[bytes | memoryview | Piece] = []
     view, at = memoryview(raw), 0
     for piece in shared:
         middle = len(piece) // 2
@@ -114,20 +114,16 @@ def pack_bytes_sharing(raw: bytes, shared: Sequence[bytes]) -> bytes:
         if found < 0:
             continue
         found -= middle
-        if found > at:
-            out.append(_packed_cut(view[at:found]))
-        out.append(_deflated_shared(piece))
+        parts += [view[at:found], Piece(piece, _deflated_shared(piece))]
         at = found + len(piece)
-    if at < len(raw):
-        out.append(_packed_cut(view[at:]))
-    out += [_LAST_BLOCK, isal_zlib.adler32(raw).to_bytes(4, "big")]
-    return b"".join(out)
+    parts.append(view[at:])
+    return pack_parts(parts)
 
 
-def pack_parts(parts: Sequence[bytes | Piece]) -> bytes:
-    """A zlib stream whose inflate is the join of ``parts`` (each part's deflate a stream of its own, as
-    in :func:`pack_bytes_sharing`; a :class:`Piece` deflated once for every blob holding it), the join
-    itself never made: the Adler-32 is run over the parts. Any zlib reads it."""
+def pack_parts(parts: Sequence[bytes | memoryview | Piece]) -> bytes:
+    """A zlib stream whose inflate is the join of ``parts`` (each part's deflate a stream of its own,
+    ending in a sync flush, so they join into one; a :class:`Piece` deflated once for every blob holding
+    it), the join itself never made: the Adler-32 is run over the parts. Any zlib reads it."""
     out, check = [_ZLIB_HEAD], 1
     for part in parts:
         raw = part.raw if isinstance(part, Piece) else part
