@@ -14,7 +14,7 @@ from pbem.game import Chance, RulesError
 
 from . import orders as o
 from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
-from .reef import face, placement_problem, shrimp_on_board, values
+from .reef import face, placement_refused, shrimp_on_board, values
 from .sea import algae_problem, feed_problem
 from .state import State
 from .turn import MAX_SHRIMP_PER_BOARD, NoChance, TurnRunner
@@ -131,7 +131,7 @@ def _candidates(state: State, colour: str) -> list[str]:
         for s in near
         if s not in state.shrimp
         and state.polyps.get(s) != colour
-        and placement_problem(state, s, colour) is None
+        and placement_refused(state, s, colour) is None
     ]
     if not out:
         for letter in state.boards:
@@ -139,7 +139,7 @@ def _candidates(state: State, colour: str) -> list[str]:
                 if (
                     s not in state.polyps
                     and s not in state.shrimp
-                    and placement_problem(state, s, colour) is None
+                    and placement_refused(state, s, colour) is None
                 ):
                     out.append(s)
                     if len(out) >= 4:
