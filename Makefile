@@ -44,11 +44,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check pbem games tests proof bench
 	$(BIN)/ruff format --check pbem games tests proof bench
 
-# The gettext catalogs (pbem.i18n), one set per package (the host, each game): pybabel extract from the
+# The gettext catalogs (pbem.core.i18n), one set per package (the host, each game): pybabel extract from the
 # Python code and the Jinja templates (babel.cfg), update every language's .po, compile the .mo files
 # (committed; tests/i18n checks them against the .po). See pbem/catalogs.py.
 i18n: $(STAMP)
-	$(BIN)/python -m pbem.catalogs
+	$(BIN)/python -m pbem.core.catalogs
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite .pytest_cache .hypothesis

@@ -24,7 +24,7 @@ from bench.flat import flat
 from bench.machine import describe, load, speed
 from bench.mail import mail_figures
 from bench.sizes import FULL, QUICK, Sizes
-from pbem.cron.jobs import auto_jobs
+from pbem.host.jobs import auto_jobs
 
 Figure = tuple[str, float, str]
 NOTE = "#"

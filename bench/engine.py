@@ -11,9 +11,9 @@ from sqlmodel import Session, select
 
 from bench.fleet import PBEM
 from bench.play import PLAYERS, cheap_passwords, engine_game, median, new_game, play_to_end
-from pbem.db import connect
-from pbem.models import ReportRow, TurnRow
-from pbem.replay import from_database, verify
+from pbem.archive.replay import from_database, verify
+from pbem.storage.db import connect
+from pbem.storage.models import ReportRow, TurnRow
 
 REEF = "reef-encounter"
 

@@ -28,13 +28,13 @@ from sqlalchemy import delete, update
 from sqlmodel import Session, select
 
 from bench.play import long_enough_seed, new_game, order_files, play_to_end
-from pbem.cron.tick import TickSettings, tick
-from pbem.db import connect
-from pbem.mail import outbox
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import MaildirTransport
-from pbem.models import GameRow, OutboxRow, ReportRow, SubmissionRow, TurnRow
-from pbem.orders import submit
+from pbem import outbox
+from pbem.host.tick import TickSettings, tick
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import MaildirTransport
+from pbem.play.orders import submit
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, OutboxRow, ReportRow, SubmissionRow, TurnRow
 
 GAME = "reef-encounter"
 GAME_ID = "flat"

@@ -23,14 +23,14 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, select, text, update
 
 from bench.play import cheap_passwords, new_game, order_files
-from pbem.cron.models import ClockRow
 from pbem.cron.policy import sync_clock
-from pbem.db import connect
-from pbem.mail.outbox import enqueue_reports
-from pbem.mail.settings import MailSettings
-from pbem.migrations import upgrade
-from pbem.models import GameRow, OutboxRow, ReportRow, SeatRow, SubmissionRow, TurnRow
-from pbem.orders import submit
+from pbem.outbox import enqueue_reports
+from pbem.outbox.settings import MailSettings
+from pbem.play.orders import submit
+from pbem.storage.cron_models import ClockRow
+from pbem.storage.db import connect
+from pbem.storage.migrations import upgrade
+from pbem.storage.models import GameRow, OutboxRow, ReportRow, SeatRow, SubmissionRow, TurnRow
 
 GAME = "reef-encounter"
 FROM = "host@example.org"

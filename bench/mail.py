@@ -10,12 +10,12 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from bench.play import median, new_game, order_files, play_turn
-from pbem import mailhtml, mailpictures
-from pbem.codec import unpack
-from pbem.db import connect
-from pbem.mail import outbox
-from pbem.mail.settings import MailSettings
-from pbem.models import OutboxRow, ReportRow
+from pbem import outbox
+from pbem.core.codec import unpack
+from pbem.outbox.settings import MailSettings
+from pbem.render import mail_html, pictures
+from pbem.storage.db import connect
+from pbem.storage.models import OutboxRow, ReportRow
 
 GAME = "reef-encounter"
 SETTINGS = MailSettings(from_addr="host@example.org")
@@ -52,12 +52,12 @@ def mail_figures(folder: Path, turns: int, repeats: int) -> tuple[float, float, 
     style = "\n".join(_STYLE.findall(page))
     png_s, layered_s = [], []
     for _ in range(repeats):
-        mailhtml.clear_caches()  # a first drawing: the board's static layer and every piece drawn
+        mail_html.clear_caches()  # a first drawing: the board's static layer and every piece drawn
         start = time.perf_counter()
-        mailpictures._render(board.group(0), style, "board")
+        pictures._render(board.group(0), style, "board")
         png_s.append(time.perf_counter() - start)
         start = time.perf_counter()
-        mailpictures._render.__wrapped__(board.group(0), style, "board")  # its layers drawn before: a turn's
+        pictures._render.__wrapped__(board.group(0), style, "board")  # its layers drawn before: a turn's
         layered_s.append(time.perf_counter() - start)
     return (
         median(png_s) * 1000,

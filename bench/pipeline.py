@@ -10,9 +10,9 @@ import yaml
 from sqlmodel import Session
 
 from bench.play import median, new_game, order_files, play_turn
-from pbem import passwords
-from pbem.db import connect
-from pbem.models import GameRow
+from pbem.intake import passwords
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow
 
 GAME = "reef-encounter"
 
@@ -49,7 +49,8 @@ def pipeline(folder: Path, games: int) -> tuple[float, float, float, float]:
 
 
 def _password_ms() -> float:
-    """What one password check costs: the scrypt every order file pays (and must, see pbem.passwords)."""
+    """What one password check costs: the scrypt every order file pays (and must, see
+    pbem.intake.passwords)."""
     stored = passwords.hash_password("tulip-frog-42")
     timings = []
     for _ in range(5):

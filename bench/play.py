@@ -9,13 +9,14 @@ from collections.abc import Iterator
 
 from sqlalchemy import Engine
 
-from pbem import passwords, registry
-from pbem.chance import Recorder
-from pbem.create import create_game
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.orders import submit, template
-from pbem.status import status
-from pbem.turns import process
+from pbem.core import registry
+from pbem.core.chance import Recorder
+from pbem.intake import passwords
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.play.create import create_game
+from pbem.play.orders import submit, template
+from pbem.play.status import status
+from pbem.play.turns import process
 
 SEATS = ("ann", "bob", "cy", "dee", "eve")
 #: the players each game is benched with, as the issue names them

@@ -26,19 +26,19 @@ from bench.play import new_game, play_to_end
 #: (module, function) timed separately, named in the module its caller finds it in; nested phases are
 #: counted within their callers' time too
 PHASES = [
-    ("pbem.turns", "process"),
-    ("pbem.reports", "write_reports"),
-    ("pbem.reports", "render_pair"),
-    ("pbem.mail.outbox", "enqueue_reports"),
-    ("pbem.mail.queueing", "report_mail"),
-    ("pbem.mail.queueing", "pack_message"),
-    ("pbem.mail.outbox", "send"),
-    ("pbem.mail.transport", "MaildirTransport.deliver"),
+    ("pbem.play.turns", "process"),
+    ("pbem.render.reports", "write_reports"),
+    ("pbem.render.reports", "render_pair"),
+    ("pbem.outbox", "enqueue_reports"),
+    ("pbem.outbox.queueing", "report_mail"),
+    ("pbem.outbox.queueing", "pack_message"),
+    ("pbem.outbox", "send"),
+    ("pbem.outbox.transport", "MaildirTransport.deliver"),
     ("pbem.cron.policy", "sync_clock"),
     ("pbem.cron.policy", "due"),
-    ("pbem.cron.claims", "claim"),
-    ("pbem.cron.claims", "release"),
-    ("pbem.passwords", "verify"),
+    ("pbem.host.claims", "claim"),
+    ("pbem.host.claims", "release"),
+    ("pbem.intake.passwords", "verify"),
 ]
 
 
@@ -110,7 +110,7 @@ def _top(profile: cProfile.Profile, lines: int) -> str:
 
 
 def profile_pipeline(folder: Path, lines: int) -> str:
-    from pbem.db import connect
+    from pbem.storage.db import connect
 
     engine = connect(f"sqlite:///{folder / 'phases.sqlite'}")
     issued = new_game(engine, "reef-encounter", "prof", 1)
@@ -136,10 +136,10 @@ def profile_pipeline(folder: Path, lines: int) -> str:
 def profile_tick(folder: Path, games: int, lines: int) -> str:
     import os
 
-    from pbem.cron.cli import _mail_parts
-    from pbem.cron.tick import TickSettings, tick
-    from pbem.db import connect
-    from pbem.mail.settings import load_settings
+    from pbem.cli.cron import _mail_parts
+    from pbem.host.tick import TickSettings, tick
+    from pbem.outbox.settings import load_settings
+    from pbem.storage.db import connect
 
     os.environ["PBEM_OUTBOX"] = str(folder / "outbox")
     os.environ["PBEM_MAIL_FROM"] = fleet.FROM

@@ -1,2 +1,2 @@
 """The games that ship with pbem, one package each. A game imports nothing from the host but
-:mod:`pbem.game`, the contract."""
+:mod:`pbem.core.game`, the contract."""

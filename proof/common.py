@@ -12,10 +12,10 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from pbem import passwords
-from pbem.db import connect
-from pbem.game import Event, Game
-from pbem.registry import games
+from pbem.core.game import Event, Game
+from pbem.core.registry import games
+from pbem.intake import passwords
+from pbem.storage.db import connect
 
 SEAT_NAMES = ("ann", "bob", "cy", "dee", "eve")
 #: resolutions after which a playout is taken as endless (far above any shipped game's length)
@@ -29,7 +29,7 @@ def shipped_games() -> list[Game]:
 
 
 class RandomChance:
-    """A seeded :class:`pbem.game.Chance` for playouts and resampling."""
+    """A seeded :class:`pbem.core.game.Chance` for playouts and resampling."""
 
     def __init__(self, seed: int | str) -> None:
         self._random = random.Random(str(seed))

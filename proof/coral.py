@@ -19,7 +19,7 @@ from games.coral_divers.data import ECONOMY
 from games.coral_divers.orders import Discard, Place, Plant, TurnOrders
 from games.coral_divers.state import State
 from games.coral_divers.turn import affordable_lines, line_cost
-from pbem.game import RulesError
+from pbem.core.game import RulesError
 from proof.common import Figures
 
 #: the goals of the rules file

@@ -35,10 +35,10 @@ from typing import Any
 
 from sqlmodel import Session
 
-from pbem import orders
-from pbem.create import create_game
-from pbem.db import connect
-from pbem.history import current_state, game_row
+from pbem.play import orders
+from pbem.play.create import create_game
+from pbem.storage.db import connect
+from pbem.storage.history import current_state, game_row
 from proof import crash_mails
 from proof.common import Figures, RandomChance, settings, shipped_games
 from proof.orders_variants import envelope
@@ -342,7 +342,7 @@ class _DiesAfterAccepting:
     between "the server accepted the mail" and "the outbox marked it sent"."""
 
     def __init__(self, path: Path) -> None:
-        from pbem.mail.transport import MaildirTransport
+        from pbem.outbox.transport import MaildirTransport
 
         self.inner = MaildirTransport(path)
         self.delivered = 0
@@ -362,9 +362,9 @@ class _DiesAfterAccepting:
 def killed_after_accepting(folder: Path) -> collections.Counter[str]:
     """Deliver the outbox with a process that dies right after the first acceptance, then again once its
     claim on that mail ran out; how many times each mail (by Message-ID) reached the Maildir."""
-    from pbem.mail import outbox
-    from pbem.mail.settings import load_settings
-    from pbem.mail.transport import MaildirTransport
+    from pbem import outbox
+    from pbem.outbox.settings import load_settings
+    from pbem.outbox.transport import MaildirTransport
 
     folder.mkdir(parents=True, exist_ok=True)
     engine = connect(f"sqlite:///{folder / 'mail.sqlite'}")

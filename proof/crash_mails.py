@@ -37,13 +37,13 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.create import create_game
-from pbem.mail import outbox
+from pbem import outbox
 from pbem.mail.gm import set_game_master
-from pbem.mail.settings import load_settings
-from pbem.mail.transport import MaildirTransport
 from pbem.mail.welcome import queue_welcomes
-from pbem.models import GameRow, SeatRow
+from pbem.outbox.settings import load_settings
+from pbem.outbox.transport import MaildirTransport
+from pbem.play.create import create_game
+from pbem.storage.models import GameRow, SeatRow
 
 NOW = datetime.fromisoformat("2026-03-02T09:00:00+00:00")
 HOST_ADDRESS = "pbem@example.org"

@@ -2,7 +2,7 @@
 the same state hash after every turn and the same stored reports, byte for byte.
 
 Bot games are played through the host (``create_game``, then ``turns.process`` with the bots filling
-every seat, which is the missed-orders policy's path), exported with :func:`pbem.archive.export`, and
+every seat, which is the missed-orders policy's path), exported with :func:`pbem.archive.files.export`, and
 imported by ``python -m proof.determinism import`` in a new process with a hash seed of its own (it
 calls what ``pbem import`` and ``pbem replay --verify`` call, for many games in one process). A few
 games per game go through the real commands as well: ``pbem export``, ``pbem import``, ``pbem replay
@@ -21,11 +21,12 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import archive, replay, turns
-from pbem.codec import unpack
-from pbem.create import create_game
-from pbem.db import connect
-from pbem.models import GameRow, ReportRow, TurnRow
+from pbem.archive import files, replay
+from pbem.core.codec import unpack
+from pbem.play import turns
+from pbem.play.create import create_game
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, ReportRow, TurnRow
 from proof.common import Figures, Setting, cheap_passwords, scratch_engine, settings, shipped_games
 
 #: games per game that also go through the real ``pbem`` commands, one process each
@@ -110,7 +111,7 @@ def run_game_type(folder: Path, game_name: str, per_game: int, by_commands: int 
         for setting in settings(game, per_game, first_seed=7_000):
             game_id = f"det-{game.name}-{setting.seed}"
             play(source, setting, game_id)
-            archive.export(source, game_id, str(archives / f"{game_id}.yaml"))
+            files.export(source, game_id, str(archives / f"{game_id}.yaml"))
             ids.append(game_id)
     fresh_path = folder / f"fresh-{game.name}.sqlite"
     done = _new_process([sys.executable, "-m", "proof.determinism", "import", str(archives), str(fresh_path)])
@@ -196,7 +197,7 @@ def _import_all(archives: Path, db_path: Path) -> dict[str, list[str]]:
     with cheap_passwords():
         for path in sorted(archives.glob("*.yaml")):
             try:
-                game_id, _passwords = archive.import_archive(engine, str(path))
+                game_id, _passwords = files.import_archive(engine, str(path))
                 checked = replay.verify(replay.from_database(engine, game_id))
                 results[game_id] = list(checked["problems"]) + ([] if checked["ok"] else ["replay not ok"])
             except Exception as exc:  # reported as a mismatch of this game, with the reason

@@ -2,8 +2,9 @@
 
 Targets, each fed hypothesis-generated input and the fixed nasty cases of :mod:`proof.hostile`:
 
-- ``reader``: :func:`pbem.orderfile.load` then :func:`pbem.envelope.read_envelope` (pure);
-- ``submit`` / ``check``: :func:`pbem.orders.submit` and :func:`pbem.orders.check` on a scratch database
+- ``reader``: :func:`pbem.intake.orderfile.load` then :func:`pbem.intake.envelope.read_envelope` (pure);
+- ``submit`` / ``check``: :func:`pbem.play.orders.submit` and :func:`pbem.play.orders.check` on a scratch
+database
   with one game of each kind (the database is dumped before and after: a rejected file may add its own
   rejected submission and nothing else; ``check`` changes nothing at all);
 - ``orders``: each game's order model and rules behind a valid envelope (the seat's real password), with
@@ -38,12 +39,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from sqlmodel import Session
 
-from pbem import orders
-from pbem.create import create_game
-from pbem.envelope import read_envelope
-from pbem.game import Game, GameError
-from pbem.history import current_state, game_row
-from pbem.orderfile import OrderFileError, load
+from pbem.core.game import Game, GameError
+from pbem.intake.envelope import read_envelope
+from pbem.intake.orderfile import OrderFileError, load
+from pbem.play import orders
+from pbem.play.create import create_game
+from pbem.storage.history import current_state, game_row
 from proof.common import Figures, RandomChance, cheap_passwords, scratch_engine, shipped_games
 from proof.hostile import (
     coordinate_leaves,

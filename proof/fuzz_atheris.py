@@ -1,7 +1,7 @@
 """Coverage-guided fuzzing with atheris, each target in a process of its own for a bounded time.
 
 ``python -m proof.fuzz_atheris TARGET SECONDS DB`` fuzzes one target: ``reader`` (the pure order-file
-reader) or ``submit`` (``pbem.orders.submit`` on the scratch database ``DB``, behind a real envelope
+reader) or ``submit`` (``pbem.play.orders.submit`` on the scratch database ``DB``, behind a real envelope
 half of the time). An exception other than the reader's own error is a finding: libFuzzer stops and
 prints it, and the process exits non-zero. libFuzzer's own summary says how many inputs it ran.
 """
@@ -61,8 +61,9 @@ def _main(argv: list[str]) -> None:
     with atheris.instrument_imports():
         import yaml  # noqa: F401
 
-        from pbem import envelope, orderfile, orders
-    from pbem.db import connect
+        from pbem.intake import envelope, orderfile
+        from pbem.play import orders
+    from pbem.storage.db import connect
     from proof.common import cheap_passwords
 
     engine = connect(f"sqlite:///{db}") if target == "submit" else None

@@ -18,13 +18,14 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from pbem.addresses import AddressError, normalise
-from pbem.db import connect
-from pbem.mail import inbound, outbox, sources
-from pbem.mail.compose import header_fields, new_message
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import GameRow, InboundRow, OutboxRow
+from pbem import outbox
+from pbem.intake.addresses import AddressError, normalise
+from pbem.mail import inbound, sources
+from pbem.outbox.compose import header_fields, new_message
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, InboundRow, OutboxRow
 from proof.common import Figures
 from proof.mime_fuzz import fuzzed
 
@@ -176,11 +177,11 @@ def header_bombs(folder: Path, figures: Figures) -> None:
 def clocks(folder: Path, figures: Figures, jumps: int) -> None:
     """Ticks whose clock jumps a random way (a year ahead, a day back, hours ahead), each followed by a
     tick with the right clock: the host must never be frozen, and a jump must move no deadline."""
-    from pbem.cron.tick import TickSettings, tick
+    from pbem.host.tick import TickSettings, tick
     from proof.common import shipped_games
 
     engine = connect(f"sqlite:///{folder / 'clocks.sqlite'}")
-    from pbem.create import create_game
+    from pbem.play.create import create_game
 
     game = shipped_games()[0]
     create_game(

@@ -10,8 +10,8 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
-from pbem.game import Game
-from pbem.orderfile import MAX_BYTES
+from pbem.core.game import Game
+from pbem.intake.orderfile import MAX_BYTES
 from proof.orders_variants import OFF_BOARD
 
 YAML_CHARS = "-:[]{}&*!|>'\"%@`#,?\n\t \\"

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from pbem.game import Decision, Game
+from pbem.core.game import Decision, Game
 
 OFF_BOARD = ("Zz9", "a0", "A0", "k11", "z99", "Ba1", "Ef9", "row 0", "column 99", "nowhere", "")
 ODD_NUMBERS = (0, -1, 99, 10**6)

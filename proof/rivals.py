@@ -1,6 +1,6 @@
 """Players against each other: what one seat may not do to another, and two submissions racing.
 
-Each case is sent through :func:`pbem.orders.submit` (or the ``pbem`` commands, for the races) and its
+Each case is sent through :func:`pbem.play.orders.submit` (or the ``pbem`` commands, for the races) and its
 answer asserted: orders under another player's name, a wrong, empty or missing password, a seat that
 does not exist, the password of another game, orders for a past or a future turn, orders from a seat
 that owes none, orders after the end. A later submission replaces an earlier one until the turn
@@ -24,12 +24,12 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import orders, turns
-from pbem.codec import unpack_json
-from pbem.create import create_game
-from pbem.game import GameError
-from pbem.history import current_state, game_row
-from pbem.models import SubmissionRow, TurnRow
+from pbem.core.codec import unpack_json
+from pbem.core.game import GameError
+from pbem.play import orders, turns
+from pbem.play.create import create_game
+from pbem.storage.history import current_state, game_row
+from pbem.storage.models import SubmissionRow, TurnRow
 from proof.common import Figures, RandomChance, scratch_engine, shipped_games
 from proof.orders_variants import envelope, mutations, schema_words
 

@@ -6,8 +6,8 @@ and the public one (rendered by the functions that write the reports mail sends)
 the game while it is not over (``pbem archive``), ``pbem status``
 (text and JSON), the order template with and without ``--suggest``, and the answer to every order file
 P can send (``check`` and ``submit``: the bot's legal orders and illegal variants of them). The reports
-are written by :func:`pbem.reports.write_reports` itself, every seat's together as after a real turn,
-so a table shared between seats' reports (:mod:`pbem.tables`) is shared here too. Then every
+are written by :func:`pbem.render.reports.write_reports` itself, every seat's together as after a real turn,
+so a table shared between seats' reports (:mod:`pbem.render.tables`) is shared here too. Then every
 holding hidden from P is dealt anew (``Game.resample_hidden``) and the events addressed to other seats
 are rewritten, the variant is stored the same way, and everything is collected again: any byte that
 differs is a leak.
@@ -15,7 +15,7 @@ differs is a leak.
 The seats read mixed languages, as a real table may: seat *i* reads ``LANGUAGES[i % 5]`` and the game
 (observers, the public report) another one, ``LANGUAGES[n % 5]`` for *n* seats. Each seat's outputs are
 collected in its own language (its stored report as mail sends it; template, status and order answers
-inside :func:`pbem.i18n.language`), so the comparison is per language: a word that only one language's
+inside :func:`pbem.core.i18n.language`), so the comparison is per language: a word that only one language's
 catalog, glossary or template gets wrong (a hidden holding's translated word) is still a leak found.
 """
 
@@ -31,14 +31,16 @@ from typing import Any
 from sqlalchemy import delete, update
 from sqlmodel import Session, select
 
-from pbem import i18n, orders, reports, status
-from pbem.archive_page import build_page
-from pbem.codec import pack_json, unpack
-from pbem.create import create_game
-from pbem.errors import UserError
-from pbem.game import Event, Game
-from pbem.history import dump_events, settle
-from pbem.models import GameRow, ReportRow, SubmissionRow, TurnRow
+from pbem.archive.page import build_page
+from pbem.core import i18n
+from pbem.core.codec import pack_json, unpack
+from pbem.core.errors import UserError
+from pbem.core.game import Event, Game
+from pbem.play import orders, status
+from pbem.play.create import create_game
+from pbem.render import reports
+from pbem.storage.history import dump_events, settle
+from pbem.storage.models import GameRow, ReportRow, SubmissionRow, TurnRow
 from proof.common import Figures, Position, RandomChance, cheap_passwords, playout, scratch_engine, settings
 from proof.orders_variants import envelope, mutations, schema_words
 
@@ -236,7 +238,7 @@ def archive_page(
 def stored_reports(
     scratch: Scratch, game_id: str, state: Any, turn: int, events: tuple[Event, ...], seat: str
 ) -> dict[str, str]:
-    """``seat``'s report and the public one, as :func:`pbem.reports.write_reports` stores them for mail
+    """``seat``'s report and the public one, as :func:`pbem.render.reports.write_reports` stores them for mail
     (every seat's report of the turn rendered together, sharing the tables they may share)."""
     out: dict[str, str] = {}
     with Session(scratch.engine) as session:

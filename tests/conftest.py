@@ -1,6 +1,6 @@
 """Shared fixtures: the host's test game, known in this process and in every process a test starts.
 
-``tests/host/pearl_dive.py`` is registered through ``pbem.registry.register`` here, and through
+``tests/host/pearl_dive.py`` is registered through ``pbem.core.registry.register`` here, and through
 ``$PBEM_GAMES`` (with ``tests/`` on ``$PYTHONPATH``) for subprocesses: ``pbem`` commands, the replay
 process of ``replay --verify``, racing turn drivers.
 """
@@ -21,6 +21,6 @@ if "host.pearl_dive:GAME" not in _games:
 
 from host.pearl_dive import GAME  # noqa: E402 - needs tests/ on sys.path first
 
-from pbem import registry  # noqa: E402
+from pbem.core import registry  # noqa: E402
 
 registry.register(GAME)

@@ -2,7 +2,7 @@
 
 Rules: ``shared/rules/coral-divers.md``; order grammar in this package's README.
 
->>> from pbem.game import Game
+>>> from pbem.core.game import Game
 >>> isinstance(GAME, Game)
 True
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pbem.glossary import load_glossary
+from pbem.core.glossary import load_glossary
 
 from .game import CoralDivers
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pbem.i18n import T_
+from pbem.core.i18n import T_
 
 from .data import SEA, SEA_MAP
 from .state import Reef, State, coral

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.game import Chance
+from pbem.core.game import Chance
 
 from . import board
 from .data import ECONOMY, SEA_MAP

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, RootModel
 
-from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError, choice, shuffled
-from pbem.i18n import N_, T_
+from pbem.core.game import Chance, Decision, Event, Outcome, Resolution, RulesError, choice, shuffled
+from pbem.core.i18n import N_, T_
 
 from . import bot, scoring, turn, views
 from . import state as st

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from pbem.steps import Step, steps_model
+from pbem.core.steps import Step, steps_model
 
 from .data import SEA_MAP
 

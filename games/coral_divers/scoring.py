@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pbem.game import Event
-from pbem.i18n import N_, T_, Text
+from pbem.core.game import Event
+from pbem.core.i18n import N_, T_, Text
 
 from .data import ECONOMY, SEA_MAP
 from .state import Reef, State

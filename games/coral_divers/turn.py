@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from pbem.game import Chance, Event, RulesError, choice, draw_from_counts
-from pbem.i18n import N_, T_, Text
+from pbem.core.game import Chance, Event, RulesError, choice, draw_from_counts
+from pbem.core.i18n import N_, T_, Text
 
 from . import board, scoring
 from .data import ECONOMY, SEA_MAP

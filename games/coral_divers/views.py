@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.i18n import T_, _, comment
+from pbem.core.i18n import T_, _, comment
 
 from .data import SEA_MAP
 from .scoring import reef_points, ring_full, strengths

@@ -1,13 +1,13 @@
 """Coral Divers' own words inside sentences and tables, in the reader's language when shown.
 
 Coral kinds, seat colours and shell kinds are English ids in the state, the orders and the stored
-events; where a player reads one it is a :func:`~pbem.i18n.P_` term (the glossary's word: *мозговой
+events; where a player reads one it is a :func:`~pbem.core.i18n.P_` term (the glossary's word: *мозговой
 коралл* for brain), still the English id to everything else. Lists are whole messages (``{items} and
 {item}``), and a count stands beside its label (``tiles: 3``), so no language needs an English plural."""
 
 from __future__ import annotations
 
-from pbem.i18n import P_, T_, Text, listed, separated  # noqa: F401 (listed, separated: for the game's modules)
+from pbem.core.i18n import P_, T_, Text, listed, separated  # noqa: F401 (listed, separated: for the game's modules)
 
 #: each coral kind's word (data.CORALS; terms of data/glossary/)
 CORAL_WORDS: dict[str, Text] = {

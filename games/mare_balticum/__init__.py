@@ -3,7 +3,7 @@ choose in secret what each fish is worth. Rules: shared/rules/mare-balticum.md; 
 
 from pathlib import Path
 
-from pbem.glossary import load_glossary
+from pbem.core.glossary import load_glossary
 
 from .game import GAME, MareBalticum, Options
 

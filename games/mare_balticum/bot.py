@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pbem.game import Chance
+from pbem.core.game import Chance
 
 from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, PORTS
 from .orders import Contract, Discard, Fish, Sail, Unload

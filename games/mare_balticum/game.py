@@ -1,4 +1,4 @@
-"""The :class:`pbem.game.Game` object for Mare Balticum: options, decisions, check and resolve."""
+"""The :class:`pbem.core.game.Game` object for Mare Balticum: options, decisions, check and resolve."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, RootModel
 
-from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError
-from pbem.i18n import N_, T_
+from pbem.core.game import Chance, Decision, Event, Outcome, Resolution, RulesError
+from pbem.core.i18n import N_, T_
 
 from . import bot as _bot
 from . import template as _template

@@ -16,9 +16,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, model_validator
 
-from pbem.game import Decision
-from pbem.glossary import alias_validator
-from pbem.steps import Step, steps_model
+from pbem.core.game import Decision
+from pbem.core.glossary import alias_validator
+from pbem.core.steps import Step, steps_model
 
 Space = Literal[
     "skagerrak", "kattegat", "oresund", "arkona", "pomeranian-bay", "bornholm", "hano-bay",

@@ -13,8 +13,8 @@ from typing import NoReturn
 
 from pydantic import BaseModel
 
-from pbem.game import Chance, Event, RulesError, choice, draw_from_counts, shuffled
-from pbem.i18n import T_
+from pbem.core.game import Chance, Event, RulesError, choice, draw_from_counts, shuffled
+from pbem.core.i18n import T_
 
 from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, GOODS, PORTS, TIME
 from .orders import Contract, Discard, Fish, Sail, Unload, written

@@ -6,8 +6,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from pbem.game import Outcome
-from pbem.i18n import N_, T_
+from pbem.core.game import Outcome
+from pbem.core.i18n import N_, T_
 
 from .board import AMBER, COMPONENTS, FISH, GOODS
 from .state import State, total

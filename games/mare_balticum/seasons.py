@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from pbem.game import Chance, Event, RulesError, draw_from_counts
-from pbem.i18n import T_
+from pbem.core.game import Chance, Event, RulesError, draw_from_counts
+from pbem.core.i18n import T_
 
 from .board import BOARD, COMPONENTS, FISH, GOODS, TIME
 from .orders import CompanyChoice, written

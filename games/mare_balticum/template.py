@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.i18n import T_, _, comment
+from pbem.core.i18n import T_, _, comment
 
 from .board import AMBER, BOARD, COMPONENTS, FISH, GOODS, PORTS
 from .rules import fleet_breaks

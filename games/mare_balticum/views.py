@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pbem.game import Chance, shuffled
+from pbem.core.game import Chance, shuffled
 
 from .board import AMBER, AREAS, BOARD, COMPONENTS, FISH, GOODS, PORTS, TIME
 from .scoring import score

@@ -1,7 +1,7 @@
 """Mare Balticum's own words inside sentences and tables, in the reader's language when shown.
 
 Goods and seat colours are English ids in the state, the orders and the stored events; where a player
-reads one it is a :func:`~pbem.i18n.P_` term (the glossary's word of their box, ``lazac`` for salmon),
+reads one it is a :func:`~pbem.core.i18n.P_` term (the glossary's word of their box, ``lazac`` for salmon),
 still the English id to everything else. Lists are whole messages too (``{items} and {item}``), so a
 language puts its own ``és``/``и``/``和`` between the words. Counts go beside a goods word as ``cod ×2``
 so no language needs a noun's plural agreement with a number."""
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pbem.i18n import P_, T_, Text, listed, separated  # noqa: F401 (listed, separated: for the game's modules)
+from pbem.core.i18n import P_, T_, Text, listed, separated  # noqa: F401 (listed, separated: for the game's modules)
 
 #: each goods kind's word (a term of data/glossary/)
 GOODS_WORDS: dict[str, Text] = {

@@ -6,7 +6,7 @@ README. ``GAME`` is what the host's ``pbem.games`` entry point names.
 
 from pathlib import Path
 
-from pbem.glossary import load_glossary
+from pbem.core.glossary import load_glossary
 
 from .engine import GAME, Options, ReefEncounter
 

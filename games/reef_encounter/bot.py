@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.game import Chance, RulesError
+from pbem.core.game import Chance, Game, RulesError
 
 from . import orders as o
 from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
@@ -304,11 +304,10 @@ def _turn(state: State, seat: str) -> list[o.Step]:
     return b.steps
 
 
-def bot_orders(state: State, seat: str, chance: Chance) -> Any:
-    """The bot's orders for ``seat``'s pending decision, as plain data."""
-    from .engine import GAME
-
-    kind = GAME.pending(state)[seat].kind
+def bot_orders(game: Game, state: State, seat: str, chance: Chance) -> Any:
+    """The bot's orders for ``seat``'s pending decision, as plain data (``game``: the engine whose
+    rules they are checked against)."""
+    kind = game.pending(state)[seat].kind
     if kind == "setup":
         p = state.players[seat]
         v = values(state)
@@ -325,13 +324,13 @@ def bot_orders(state: State, seat: str, chance: Chance) -> Any:
     steps = _turn(state, seat)
     data = [s.model_dump(mode="json", by_alias=True) for s in steps]
     try:
-        GAME.check(state, seat, o.TurnOrders.model_validate(data))
+        game.check(state, seat, o.TurnOrders.model_validate(data))
     except RulesError:
         # the builder never keeps an illegal step; this guards the end-of-turn rules all the same
         for name in OPEN_SEA:
             fallback: list[Any] = ["pass", {"take": name}]
             try:
-                GAME.check(state, seat, o.TurnOrders.model_validate(fallback))
+                game.check(state, seat, o.TurnOrders.model_validate(fallback))
                 return fallback
             except RulesError:
                 continue

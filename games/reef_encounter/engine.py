@@ -1,4 +1,4 @@
-"""The :class:`pbem.game.Game` of Reef Encounter: the host's one entry point into these rules."""
+"""The :class:`pbem.core.game.Game` of Reef Encounter: the host's one entry point into these rules."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pbem.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
-from pbem.i18n import N_, T_, Text, listed
+from pbem.core.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
+from pbem.core.i18n import N_, T_, Text, listed
 
 from . import orders as o
+from .bot import bot_orders
 from .data import CORAL_COLOURS
 from .scoring import outcome
 from .setup import new_game, resolve_setup, setup_problem, turn_order
@@ -155,9 +156,7 @@ class ReefEncounter:
         return outcome(state)
 
     def bot(self, state: State, seat: str, chance: Chance) -> Any:
-        from .bot import bot_orders
-
-        return bot_orders(state, seat, chance)
+        return bot_orders(self, state, seat, chance)
 
     def template(self, state: State, seat: str) -> str:
         from .template import template

@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
-from pbem.glossary import alias_validator
-from pbem.steps import Step, steps_model
+from pbem.core.glossary import alias_validator
+from pbem.core.steps import Step, steps_model
 
 from .data import TILES
 

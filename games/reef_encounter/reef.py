@@ -6,7 +6,7 @@ copy. Legality questions return a ``(code, message)`` problem or ``None``; they 
 
 from __future__ import annotations
 
-from pbem.i18n import T_
+from pbem.core.i18n import T_
 
 from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, TILE_OF, TILES, Face
 from .state import State

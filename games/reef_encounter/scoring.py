@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.game import Outcome
-from pbem.i18n import N_, T_, TN_, Text, series
+from pbem.core.game import Outcome
+from pbem.core.i18n import N_, T_, TN_, Text, series
 
 from .reef import protected_polyps, values
 from .state import State

@@ -6,8 +6,8 @@ caller has already checked legality with the matching ``*_problem`` function.
 
 from __future__ import annotations
 
-from pbem.game import Chance, draw_from_counts
-from pbem.i18n import T_, TN_, Text, join_texts, series
+from pbem.core.game import Chance, draw_from_counts
+from pbem.core.i18n import T_, TN_, Text, join_texts, series
 
 from .data import OPEN_SEA, TILES
 from .reef import Problem, coral, face

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pbem.game import Chance, Event, GameError, RulesError, choice, coin, draw_from_counts, shuffled
-from pbem.i18n import T_, listed
+from pbem.core.game import Chance, Event, GameError, RulesError, choice, coin, draw_from_counts, shuffled
+from pbem.core.i18n import T_, listed
 
 from .data import (
     BOARD_LETTERS,

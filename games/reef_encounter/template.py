@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.i18n import comment
+from pbem.core.i18n import comment
 
 from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
 from .reef import coral, face

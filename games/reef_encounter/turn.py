@@ -1,7 +1,7 @@
 """One player's turn: the ten actions of rules section 3 with every order constraint, step by step.
 
 :class:`TurnRunner` carries out a list of steps on a state it owns (the caller passes a copy) and raises
-:class:`pbem.game.RulesError` at the first illegal step, naming the step, the action and the rule. The
+:class:`pbem.core.game.RulesError` at the first illegal step, naming the step, the action and the rule. The
 same code serves ``check`` (with a chance that is never consulted before the last step) and ``resolve``,
 so the two cannot disagree.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pbem.game import Chance, Event, RulesError
-from pbem.i18n import T_, TN_, Text, join_texts, series
+from pbem.core.game import Chance, Event, RulesError
+from pbem.core.i18n import T_, TN_, Text, join_texts, series
 
 from . import orders as o
 from .data import BOARDS, NEIGHBOURS, SHRIMP_PER_PLAYER, TILES

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from pbem.i18n import Text
+from pbem.core.i18n import Text
 
 from .data import BOARDS, COLUMNS, CORAL_COLOURS, OPEN_SEA, ROWS, TILES
 from .reef import face, values
@@ -35,7 +35,7 @@ def _spaces(letter: str) -> tuple[tuple[tuple[str, str], ...], ...]:
 #: ``rock``, ``sand`` or ``starfish``, the polyp its colour, the shrimp its seat and that seat's
 #: colour, ``None`` where nothing lies. A tuple: a view's boards cannot be changed by a reader, so the
 #: empty cells are shared by every view (a board is 42 cells and a few hold a piece), and a tuple
-#: costs less than a dict to pickle (pbem.tables keys a report's table by its pickle)
+#: costs less than a dict to pickle (pbem.render.tables keys a report's table by its pickle)
 Cell = tuple[str, str, str | None, str | None, str | None]
 
 

@@ -1,6 +1,6 @@
 """Reef Encounter's own words inside its sentences: colours, coral tiles, counts and lists.
 
-Each is a :class:`pbem.i18n.Text` that is the English word (orders, ids, hashes and stored data see
+Each is a :class:`pbem.core.i18n.Text` that is the English word (orders, ids, hashes and stored data see
 only that) and is put in the reader's language with the sentence around it. The colours' words in
 every language are the glossary's (``data/glossary/``): ``make i18n`` writes them into the catalogs.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pbem.i18n import P_, T_, Text, join_texts, listed, series
+from pbem.core.i18n import P_, T_, Text, join_texts, listed, series
 
 #: every colour of the game, as a term: the polyps', larvae's and open sea's (grey … yellow), the
 #: algae's (blue … red), the seats' (purple, green, red, yellow). Written out, so extraction finds them.

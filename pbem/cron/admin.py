@@ -1,9 +1,10 @@
 """Game master commands: pause and resume, extend a deadline, give a seat to someone else, roll a game
 back to an earlier turn, and observers who receive the public report.
 
-Each command is one transaction that first takes the game's lock (:func:`pbem.db.lock_game`), so it
+Each command is one transaction that first takes the game's lock (:func:`pbem.storage.db.lock_game`), so it
 never interleaves with a tick resolving the same game, and leaves a
-:class:`~pbem.cron.models.GmActionRow` behind. Bad requests raise :class:`~pbem.errors.UserError`.
+:class:`~pbem.storage.cron_models.GmActionRow` behind. Bad requests raise
+:class:`~pbem.core.errors.UserError`.
 """
 
 from __future__ import annotations
@@ -13,16 +14,16 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
-from pbem import addresses, passwords
-from pbem.codec import unpack_json
+from pbem.core.codec import unpack_json
+from pbem.core.errors import UserError
+from pbem.core.game import Event
 from pbem.cron.deadlines import aware, show_duration
-from pbem.cron.models import ClockRow, GmActionRow
-from pbem.db import lock_game
-from pbem.errors import UserError
-from pbem.game import Event
-from pbem.history import game_of
-from pbem.models import GameRow, ObserverRow, SeatRow, SubmissionRow, TurnRow
-from pbem.reports import write_reports
+from pbem.intake import addresses, passwords
+from pbem.render.reports import write_reports
+from pbem.storage.cron_models import ClockRow, GmActionRow
+from pbem.storage.db import lock_game
+from pbem.storage.history import game_of
+from pbem.storage.models import GameRow, ObserverRow, SeatRow, SubmissionRow, TurnRow
 
 
 def _game(session: Session, game_id: str) -> GameRow:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from pbem.errors import UserError
-from pbem.models import GameRow
-from pbem.zones import deadline_after
-from pbem.zones import show as show_in_zone
+from pbem.core.errors import UserError
+from pbem.core.zones import deadline_after
+from pbem.core.zones import show as show_in_zone
+from pbem.storage.models import GameRow
 
 _UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}
 _PART = re.compile(r"(\d+)\s*([wdhms])")

@@ -1,8 +1,8 @@
 """Mail the cron layer sends on its own: reminders before a deadline, late notices after it, and the
 word that a seat was marked abandoned.
 
-Each is sent at most once per turn and seat: the :class:`~pbem.cron.models.NoticeRow` of its kind and the
-outbox row (dedupe key ``KIND:GAME:EPOCH:TURN:SEAT``) are written in one transaction, and either unique
+Each is sent at most once per turn and seat: the :class:`~pbem.storage.cron_models.NoticeRow` of its kind and
+the outbox row (dedupe key ``KIND:GAME:EPOCH:TURN:SEAT``) are written in one transaction, and either unique
 constraint turns a second writer (another tick at the same moment) into a rollback. Mail goes out
 through the mail layer's outbox like every report, so it is delivered (and retried) by ``send``.
 """
@@ -18,21 +18,21 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import addresses
-from pbem.calendar import cancel_part, deadline_part
+from pbem.core.errors import UserError
+from pbem.core.i18n import N_, _, language, ngettext
+from pbem.core.registry import get_game
+from pbem.core.zones import seat_zone
 from pbem.cron.deadlines import aware, describe, show_deadline, show_duration
-from pbem.cron.models import NoticeRow
-from pbem.db import lock_game
-from pbem.errors import UserError
-from pbem.i18n import N_, _, language, ngettext
-from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root, with_language
-from pbem.mail.outbox import queue
-from pbem.mail.settings import MailSettings, load_settings
-from pbem.models import GameRow, SeatRow
-from pbem.orders import template
-from pbem.registry import get_game
-from pbem.reports import reader_language
-from pbem.zones import seat_zone
+from pbem.intake import addresses
+from pbem.outbox import queue
+from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root, with_language
+from pbem.outbox.settings import MailSettings, load_settings
+from pbem.play.orders import template
+from pbem.render.calendar import cancel_part, deadline_part
+from pbem.render.reports import reader_language
+from pbem.storage.cron_models import NoticeRow
+from pbem.storage.db import lock_game
+from pbem.storage.models import GameRow, SeatRow
 
 log = logging.getLogger("pbem.cron")
 

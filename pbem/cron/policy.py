@@ -25,14 +25,14 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem.codec import unpack_json
+from pbem.core.codec import unpack_json
+from pbem.core.registry import games, get_game
+from pbem.core.zones import deadline_after
 from pbem.cron.deadlines import aware, has_passed, next_deadline, periods_missed
-from pbem.cron.models import ClockRow, NoticeRow
-from pbem.db import lock_game
-from pbem.history import SEATS_WITH_ORDERS, accepted_orders, of_turn
-from pbem.models import GameRow, SeatRow, TurnRow
-from pbem.registry import games, get_game
-from pbem.zones import deadline_after
+from pbem.storage.cron_models import ClockRow, NoticeRow
+from pbem.storage.db import lock_game
+from pbem.storage.history import SEATS_WITH_ORDERS, accepted_orders, of_turn
+from pbem.storage.models import GameRow, SeatRow, TurnRow
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class Step(Enum):
     EXTEND = "extend"  # deadline passed, the seats missing are away, absence policy extend: wait for them
 
 
-# built once, run with each game's values (see pbem.history's statements)
+# built once, run with each game's values (see pbem.storage.history's statements)
 _SEAT_MARKS = select(SeatRow.name, SeatRow.abandoned, SeatRow.away_until).where(
     SeatRow.game_id == bindparam("of_game")  # type: ignore[arg-type]
 )
@@ -149,7 +149,7 @@ def due_of(
 @lru_cache(maxsize=8)
 def _waiting(game_id: str, game_type: str, state_z: bytes) -> tuple[str, ...]:
     """The seats a state waits for. A tick asks again of one game's same state (before and after a step
-    that changed nothing, each time round :func:`pbem.cron.tick.advance`), and loading a state is most
+    that changed nothing, each time round :func:`pbem.host.tick.advance`), and loading a state is most
     of the cost; the key is the stored state itself, so a changed state is never answered from here.
     The game is in the key too: the bench's fleet is clones of a few games, whose equal states a real
     host's games never share, and their answers must not make its tick look cheaper than a real one."""
@@ -268,7 +268,7 @@ def sync_clock(engine: Engine, game_id: str, now: datetime) -> GameRow | None:
 
 def clock_turn(session: Session, game: GameRow, turn: int) -> None:
     """Move the clock to a turn just resolved, in the turn's own transaction (given to
-    :func:`pbem.turns.process` as ``after_turn``): the turn's deadline is the one the turn driver set,
+    :func:`pbem.play.turns.process` as ``after_turn``): the turn's deadline is the one the turn driver set,
     counted from this very moment, so :func:`sync_clock` would find nothing else to do, and the tick
     saves a write transaction per turn."""
     # written without reading it first (a game's clock row is there from its first tick on), by Core on

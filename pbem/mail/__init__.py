@@ -1,11 +1,14 @@
-"""Play by email: orders in (Maildir, mbox, IMAP), replies and reports out (SMTP or an outbox Maildir).
+"""Mail in: orders and commands read from Maildir, mbox or IMAP, each message handled exactly once.
 
-Modules, by concept: :mod:`.reading` (one inbound message: sender, key, automated mail, the orders in
-it), :mod:`.inbound` (handling a message exactly once), :mod:`.commands` (report/template requests),
-:mod:`.compose` (building outgoing mail), :mod:`.outbox` (the queue, retries, report mail),
-:mod:`.transport` (SMTP, Maildir), :mod:`.sources` (Maildir, mbox, IMAP), :mod:`.settings` (config file
-and environment), :mod:`.cli` (``pbem mail``).
+Modules, by concept: :mod:`.sources` (the mailboxes), :mod:`.limits` (bounds before parsing),
+:mod:`.reading` (one message: sender, key, automated mail, the orders in it), :mod:`.extract` (where a
+reply's own text is), :mod:`.inbound` (handling a message exactly once), :mod:`.commands` (report,
+template, help and the other commands, and the registry of the rest), :mod:`.gm` (game master commands),
+:mod:`.press` (messages between players), :mod:`.password_reset`, :mod:`.welcome` (a seat's first mail),
+:mod:`.bounces`, :mod:`.backscatter`, :mod:`.guards`, :mod:`.poison`, :mod:`.redaction`.
 
-The cron layer calls :func:`pbem.mail.inbound.fetch`, :func:`pbem.mail.outbox.enqueue_reports` and
-:func:`pbem.mail.outbox.send`; other mail (reminders) is queued with :func:`pbem.mail.outbox.queue`.
+Mail out (composing, the outbox, SMTP) is :mod:`pbem.outbox`, a layer below.
 """
+
+# the modules that answer commands register themselves with pbem.mail.commands as they are imported
+from pbem.mail import gm, password_reset, press  # noqa: F401

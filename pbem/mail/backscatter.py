@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem.models import GameMasterRow, ObserverRow, OutboxRow, SeatRow
+from pbem.storage.models import GameMasterRow, ObserverRow, OutboxRow, SeatRow
 
 log = logging.getLogger("pbem.mail")
 

@@ -25,10 +25,11 @@ from flufl.bounce import all_failures
 from sqlalchemy import Engine, func, update
 from sqlmodel import Session, select
 
-from pbem.cron.models import GmActionRow
-from pbem.mail.outbox import begin_write, unpack_message
-from pbem.mail.reading import header, is_address, parse
-from pbem.models import GameRow, OutboxRow, SeatRow
+from pbem.intake import addresses
+from pbem.mail.reading import header, parse
+from pbem.outbox import begin_write, unpack_message
+from pbem.storage.cron_models import GmActionRow
+from pbem.storage.models import GameRow, OutboxRow, SeatRow
 
 log = logging.getLogger("pbem.mail")
 
@@ -60,7 +61,7 @@ def failed_addresses(msg: Message) -> list[str]:
     except Exception:  # a detector tripping on an odd message: no bounce we can read
         return []
     found = {a.decode("utf-8", "replace") if isinstance(a, bytes) else str(a) for a in permanent}
-    return sorted(a.strip().lower() for a in found if is_address(a.strip().lower()))
+    return sorted(a.strip().lower() for a in found if addresses.is_valid(a.strip().lower()))
 
 
 def returned_ids(msg: Message) -> set[str]:

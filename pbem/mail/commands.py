@@ -16,13 +16,14 @@ seat that is away, but ``away`` itself, ends its absence early. The password is 
 orders; when the game requires it, the From address must be the seat's.
 
 ``language: cs`` as the first line (the envelope below it) sets the language the seat reads from
-then on: its reports, templates, receipts and replies (one of :data:`pbem.i18n.LANGUAGES`). Every
+then on: its reports, templates, receipts and replies (one of :data:`pbem.core.i18n.LANGUAGES`). Every
 answer to a known seat is in that seat's language.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -31,13 +32,17 @@ import yaml
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import away, clock, guessing, orderfile, seatpass, zones
-from pbem.db import lock_game
-from pbem.errors import UserError
-from pbem.i18n import LANGUAGES, NAMES, UnknownLanguage, _, check_language, language
-from pbem.mail.settings import MailSettings
-from pbem.models import GameRow, SeatRow
-from pbem.reports import reader_language
+from pbem.core import clock, zones
+from pbem.core.errors import UserError
+from pbem.core.i18n import LANGUAGES, NAMES, UnknownLanguage, _, check_language, language
+from pbem.intake import away, guessing, orderfile, seatpass
+from pbem.outbox.compose import how_to
+from pbem.outbox.settings import MailSettings
+from pbem.play import orders
+from pbem.render import reports
+from pbem.render.reports import reader_language
+from pbem.storage.db import lock_game
+from pbem.storage.models import GameRow, SeatRow
 
 COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away", "press")
 #: the game master's commands (issue 14), carried out by :mod:`pbem.mail.gm`
@@ -101,8 +106,31 @@ class Answer:
     game_id: str | None = None
     language: str | None = None  # the reader's, once the seat is known; None: English
     seat: str | None = None  # the thread the answer joins (a seat's, or the game master's)
-    #: not to be answered at all: password guessing (a seat held by pbem.guessing, a sender past its limit)
+    #: not to be answered at all: password guessing (a seat held by pbem.intake.guessing, a sender past its
+    #: limit)
     silent: bool = False
+
+
+#: the commands other modules of the mail package answer, by name: each registers its own
+#: (:func:`handles`) when ``pbem.mail`` is imported, so this module stays below them
+_handlers: dict[str, Callable[..., Answer]] = {}
+#: those among them that are given the envelope already read (game, player, password), not the command
+_reading_envelope: set[str] = set()
+
+
+def handles(*names: str, envelope: bool = False) -> Callable[[Callable[..., Answer]], Callable[..., Answer]]:
+    """Register the decorated function as the answer to the commands ``names``: called as
+    ``handler(engine, command, from_address, settings=, now=)``, or with ``envelope=True`` as
+    ``handler(engine, envelope, settings=, now=)`` once the lines after the command are read."""
+
+    def register(handler: Callable[..., Answer]) -> Callable[..., Answer]:
+        for name in names:
+            _handlers[name] = handler
+            if envelope:
+                _reading_envelope.add(name)
+        return handler
+
+    return register
 
 
 def run(
@@ -115,14 +143,11 @@ def run(
 ) -> Answer:
     """Carry out a command for ``from_address``; bad input becomes an :class:`Answer` with errors.
     ``settings`` and ``now`` serve commands that queue mail of their own (``password``)."""
-    from pbem.mail.compose import how_to
-
     if command.name == "help":
         return Answer(True, _("[pbem] how to play by mail"), how_to())
-    if command.name in GM_COMMANDS:
-        from pbem.mail import gm
-
-        return gm.run(engine, command, from_address, settings=settings, now=now)
+    handler = _handlers.get(command.name)
+    if handler is not None and command.name not in _reading_envelope:
+        return handler(engine, command, from_address, settings=settings, now=now)
     if command.name not in COMMANDS:
         return _refused(
             _(
@@ -131,10 +156,6 @@ def run(
                 commands=", ".join(COMMANDS),
             )
         )
-    if command.name == "press":  # a message, not YAML, below its envelope: pbem.mail.press reads it
-        from pbem.mail import press
-
-        return press.run(engine, command, from_address, settings=settings, now=now)
     try:
         envelope = orderfile.load(command.envelope_text)
     except (orderfile.OrderFileError, yaml.YAMLError) as exc:  # the reader lets some YAML errors through
@@ -149,10 +170,8 @@ def run(
         return _refused(
             _("after {command}, give the lines game:, player: and password:", command=repr(command.name))
         )
-    if command.name == "password":
-        from pbem.mail import password_reset
-
-        return password_reset.request(engine, envelope, settings=settings, now=now)
+    if handler is not None:
+        return handler(engine, envelope, settings=settings, now=now)
     try:
         game_id, seat = _authenticate(engine, envelope, from_address, clock.utc(now))
     except _Held:
@@ -264,7 +283,7 @@ def _refused(message: str) -> Answer:
 
 
 class _Held(Exception):
-    """The seat is held against password guessing: its password was not checked (pbem.guessing)."""
+    """The seat is held against password guessing: its password was not checked (pbem.intake.guessing)."""
 
 
 def _authenticate(
@@ -313,7 +332,6 @@ def _authenticate(
 
 
 def _report(engine: Engine, game_id: str, seat: str, turn: Any) -> Answer:
-    from pbem import reports
 
     if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn < 0):
         return _refused(_("turn must be a whole number, not {turn}", turn=repr(turn)))
@@ -331,7 +349,6 @@ def _report(engine: Engine, game_id: str, seat: str, turn: Any) -> Answer:
 
 
 def _template(engine: Engine, game_id: str, seat: str) -> Answer:
-    from pbem import orders
 
     try:
         text = orders.template(engine, game_id, seat)

@@ -3,7 +3,7 @@
 Players reply to a report with a greeting above the orders, a signature below, the report quoted with
 ``>`` or (Outlook) pasted unquoted under ``From:``/``Sent:`` lines. In order of certainty:
 
-1. the template's marker lines (:mod:`pbem.markers`): what lies between them is the document, whatever
+1. the template's marker lines (:mod:`pbem.core.markers`): what lies between them is the document, whatever
    surrounds it; a quoted pair is never read (a reply quotes the host's own template: "thanks" above
    a quoted welcome must not send its template as orders);
 2. without markers, the text is cut where the quoted earlier message begins (``mail-parser-reply``
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import ClassVar
 
-from pbem import markers
-from pbem.i18n import _
+from pbem.core import markers
+from pbem.core.i18n import _
 
 #: keys that start a document (an order file or a command's envelope)
 _START_KEY = re.compile(

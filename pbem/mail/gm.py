@@ -40,17 +40,19 @@ import yaml
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem import addresses, clock, orderfile, passwords
-from pbem.codec import sha256_hex
+from pbem.core import clock
+from pbem.core.codec import sha256_hex
+from pbem.core.errors import UserError
+from pbem.core.i18n import _
 from pbem.cron import admin, notices
 from pbem.cron.deadlines import parse_duration
-from pbem.cron.models import GmActionRow
-from pbem.errors import UserError
-from pbem.i18n import _
+from pbem.intake import addresses, orderfile, passwords
 from pbem.mail import guards
-from pbem.mail.commands import Answer, Command
-from pbem.mail.settings import MailSettings, load_settings
-from pbem.models import GameMasterRow, GameRow
+from pbem.mail.commands import GM_COMMANDS, Answer, Command, handles
+from pbem.mail.welcome import queue_welcomes
+from pbem.outbox.settings import MailSettings, load_settings
+from pbem.storage.cron_models import GmActionRow
+from pbem.storage.models import GameMasterRow, GameRow
 
 #: the commands a game master may mail; ``gm`` alone is the help
 ACTIONS = ("pause", "resume", "extend", "replace", "rollback", "observe")
@@ -113,6 +115,7 @@ def check_address(email: str) -> str:
     return _address(email)
 
 
+@handles(*GM_COMMANDS)
 def run(
     engine: Engine,
     command: Command,
@@ -236,8 +239,6 @@ def _replace(
 ) -> str:
     """``pbem replace`` by mail: the new player gets the welcome with the seat's password; the game
     master's answer says where it went, never what it is."""
-    from pbem.mail.welcome import queue_welcomes
-
     seat, email = _text(envelope, "seat"), _text(envelope, "email")
     password = admin.replace(engine, game_id, seat, email, now, ref=ref)
     address = _address(email)

@@ -7,7 +7,7 @@ cannot put old orders back over newer ones. (Orders identical to the ones standi
 they are taken as usual.) A player who really wants the old orders back changes anything in them, a
 comment will do.
 
-**Guessing.** Per seat, whatever the sender: :mod:`pbem.guessing` holds a seat after a few wrong
+**Guessing.** Per seat, whatever the sender: :mod:`pbem.intake.guessing` holds a seat after a few wrong
 passwords; a held try is not answered, and :func:`tell_held_seat` tells the seat's player, once a hold,
 at the registered address. Per sender: a wrong password is logged at WARNING with the sender and how
 many this sender got wrong in the last hour. Past :data:`GUESSES_PER_HOUR`, the answers stop: the
@@ -23,15 +23,16 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem import guessing, orders
-from pbem.codec import sha256_hex, unpack
-from pbem.i18n import _, format_deadline, language
+from pbem.core.codec import sha256_hex, unpack
+from pbem.core.i18n import _, format_deadline, language
+from pbem.intake import addresses, guessing
 from pbem.mail import reading
-from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root
-from pbem.mail.outbox import begin_write, queue
-from pbem.mail.settings import MailSettings
-from pbem.models import SeatRow, SubmissionRow
-from pbem.reports import reader_language
+from pbem.outbox import begin_write, queue
+from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root
+from pbem.outbox.settings import MailSettings
+from pbem.play import orders
+from pbem.render.reports import reader_language
+from pbem.storage.models import SeatRow, SubmissionRow
 
 log = logging.getLogger("pbem.mail")
 
@@ -94,7 +95,7 @@ def wrong_password(engine: Engine, frm: str, errors: list[str], now: datetime) -
 def tell_held_seat(
     engine: Engine, settings: MailSettings, game_id: str, seat_name: str, now: datetime
 ) -> bool:
-    """If the seat is held against guessing (:mod:`pbem.guessing`), tell its player at the registered
+    """If the seat is held against guessing (:mod:`pbem.intake.guessing`), tell its player at the registered
     address, once a hold, and the operator's log at WARNING; whether this call queued that mail."""
     with language(reader_language(engine, game_id, seat_name)), Session(engine) as session:
         begin_write(session)
@@ -105,7 +106,7 @@ def tell_held_seat(
             select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
         ).first()
         address = seat.email.strip().lower() if seat is not None else ""
-        if seat is None or not reading.is_address(address):
+        if seat is None or not addresses.is_valid(address):
             return False  # no such seat (its name was guessed too), or nobody to tell
         key = "held:" + sha256_hex(f"{game_id}\0{seat_name}\0{held.since.isoformat()}")
         message = new_message(

@@ -9,7 +9,7 @@ host's submission row is found by its sender, moment (both given to ``submit``) 
 are submitted then.
 
 Automated mail (bounces, auto-replies, bulk mail, our own mail looping back) is archived and never
-answered; nor is mail without one valid From address (:mod:`pbem.addresses`). Replies go to the From
+answered; nor is mail without one valid From address (:mod:`pbem.intake.addresses`). Replies go to the From
 address only, and to an address that is no player's at most once a day (:mod:`.backscatter`).
 
 The claim carries a generation (``InboundRow.attempts``) that fences it: taking over a stale claim is a
@@ -34,14 +34,13 @@ from sqlalchemy import Engine, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, select
 
-from pbem import guessing, orders
-from pbem.codec import sha256_hex, unpack
-from pbem.i18n import _, format_deadline, language
+from pbem.core.codec import sha256_hex, unpack
+from pbem.core.i18n import _, format_deadline, language
+from pbem.intake import guessing
 from pbem.mail import (
     backscatter,
     bounces,
     commands,
-    compose,
     extract,
     guards,
     limits,
@@ -50,11 +49,12 @@ from pbem.mail import (
     reading,
     redaction,
 )
-from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
-from pbem.mail.settings import MailSettings
 from pbem.mail.sources import Incoming
-from pbem.models import InboundRow, SubmissionRow
-from pbem.reports import reader_language
+from pbem.outbox import begin_write, compose, queue, same_zone, utcnow
+from pbem.outbox.settings import MailSettings
+from pbem.play import orders
+from pbem.render.reports import reader_language
+from pbem.storage.models import InboundRow, SubmissionRow
 
 log = logging.getLogger("pbem.mail")
 

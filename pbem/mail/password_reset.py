@@ -7,7 +7,7 @@
 Anyone may ask; the answer to the sender is the same whatever the game and seat (nobody learns which
 seats exist or where they live), and the new password goes to the address the seat was registered
 with, never to the sender or a Reply-To. At most one reset mail a day per seat; the old password keeps
-working until the new one is first used (:mod:`pbem.seatpass`), so asking cannot lock anybody out.
+working until the new one is first used (:mod:`pbem.intake.seatpass`), so asking cannot lock anybody out.
 
 The new password, the moment and the mail are written in one transaction with a dedupe key of the
 seat and the day, so a run that dies and is recovered does not send a second one.
@@ -21,15 +21,14 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import passwords
-from pbem.i18n import _, language
-from pbem.mail.commands import Answer
-from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root
-from pbem.mail.outbox import begin_write, queue, same_zone, utcnow
-from pbem.mail.reading import is_address
-from pbem.mail.settings import MailSettings, load_settings
-from pbem.models import GameRow, SeatRow
-from pbem.reports import reader_language
+from pbem.core.i18n import _, language
+from pbem.intake import addresses, passwords
+from pbem.mail.commands import Answer, handles
+from pbem.outbox import begin_write, queue, same_zone, utcnow
+from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root
+from pbem.outbox.settings import MailSettings, load_settings
+from pbem.render.reports import reader_language
+from pbem.storage.models import GameRow, SeatRow
 
 #: how long after one reset mail the next may be sent
 RESET_INTERVAL = timedelta(days=1)
@@ -39,6 +38,7 @@ def reset_key(game_id: str, seat: str, now: datetime) -> str:
     return f"password:{game_id}:{seat}:{now:%Y-%m-%d}"
 
 
+@handles("password", envelope=True)
 def request(
     engine: Engine,
     envelope: dict[str, Any],
@@ -86,7 +86,7 @@ def _send(engine: Engine, settings: MailSettings, game_id: str, seat_name: str, 
         if game is None or seat is None or game.status == "finished":
             return False
         address = seat.email.strip().lower()
-        if not is_address(address):
+        if not addresses.is_valid(address):
             return False
         if seat.password_reset_at is not None and now - same_zone(seat.password_reset_at) < RESET_INTERVAL:
             return False

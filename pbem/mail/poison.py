@@ -22,10 +22,10 @@ from datetime import datetime
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
-from pbem.codec import sha256_hex
+from pbem.core.codec import sha256_hex
 from pbem.mail import reading, redaction
-from pbem.mail.outbox import begin_write
-from pbem.models import InboundRow
+from pbem.outbox import begin_write
+from pbem.storage.models import InboundRow
 
 log = logging.getLogger("pbem.mail")
 

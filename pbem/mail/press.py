@@ -15,7 +15,7 @@ address, in the recipient's language and thread; the sender gets a receipt namin
 
 A game's ``press`` option (njudge's): ``none`` refuses press, ``public`` allows only ``to: all`` (the
 game's observers get it too), ``private`` allows ``all`` and chosen seats. Private press is hidden
-information of its sender and readers while the game runs; :mod:`pbem.archive` shows all press once
+information of its sender and readers while the game runs; :mod:`pbem.archive.files` shows all press once
 the game is over.
 
 At-least-once without doubles: the press row and its mails are written by :meth:`Press.write`, which
@@ -36,22 +36,17 @@ import yaml
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem import away, clock, orderfile
-from pbem.codec import sha256_hex
-from pbem.errors import UserError
-from pbem.i18n import _, language
+from pbem.core import clock
+from pbem.core.codec import sha256_hex
+from pbem.core.errors import UserError
+from pbem.core.i18n import _, language
+from pbem.intake import addresses, away, orderfile
 from pbem.mail import commands, extract, reading
-from pbem.mail.compose import (
-    header_fields,
-    new_message,
-    set_text,
-    subject_line,
-    thread_root,
-)
-from pbem.mail.outbox import queue, utcnow
-from pbem.mail.settings import MailSettings, load_settings
-from pbem.models import GameRow, ObserverRow, PressRow, SeatRow
-from pbem.reports import reader_language
+from pbem.outbox import queue, utcnow
+from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root
+from pbem.outbox.settings import MailSettings, load_settings
+from pbem.render.reports import reader_language
+from pbem.storage.models import GameRow, ObserverRow, PressRow, SeatRow
 
 DEFAULT_PRESS = "private"
 #: a press message's longest text, in characters: a long letter, not a book
@@ -204,6 +199,7 @@ class PressAnswer(commands.Answer):
     write: Callable[[Session, str], None] | None = None
 
 
+@commands.handles("press")
 def run(
     engine: Engine,
     command: commands.Command,
@@ -325,7 +321,7 @@ def _check(
         Delivery(seat, address, reader_language(engine, game_id, seat))
         for seat in recipients
         for address in [by_name[seat].email.strip().lower()]
-        if reading.is_address(address)
+        if addresses.is_valid(address)
     ]
     if to_all and mode == "public":
         observer_language = reader_language(engine, game_id, None)
@@ -333,7 +329,7 @@ def _check(
         deliveries += [
             Delivery("", address, observer_language)
             for address in sorted({o.strip().lower() for o in observers})
-            if reading.is_address(address) and address not in own
+            if addresses.is_valid(address) and address not in own
         ]
     return Press(
         settings,

@@ -15,8 +15,11 @@ from email import policy
 from email.message import EmailMessage, Message
 from email.utils import getaddresses
 
-from pbem import addresses
-from pbem.codec import sha256_hex
+from pbem.core.codec import sha256_hex
+from pbem.intake import addresses
+from pbem.mail import commands
+from pbem.mail import extract as finder
+from pbem.mail.extract import html_text
 
 #: attachments that may hold orders
 ORDER_SUFFIXES = (".yaml", ".yml", ".txt")
@@ -63,11 +66,6 @@ def sender(msg: Message) -> str | None:
         return addresses.normalise(pairs[0])
     except addresses.AddressError:
         return None
-
-
-def is_address(addr: str) -> bool:
-    """A plain ``local@domain.tld`` the host can send to (see :mod:`pbem.addresses`)."""
-    return addresses.is_valid(addr)
 
 
 def message_key(raw: bytes, msg: Message) -> str:
@@ -203,9 +201,6 @@ def extract(msg: EmailMessage) -> Extracted:
     orders. A body in which no document can be told apart is passed on whole (quotes and signature
     off), so the answer can point at the line that stopped the reading.
     """
-    from pbem.mail import commands
-    from pbem.mail import extract as finder
-
     attachments: list[tuple[str, str]] = []
     forwarded: list[EmailMessage] = []
     for part in msg.walk():
@@ -243,8 +238,6 @@ def extract(msg: EmailMessage) -> Extracted:
 
 def body_text(msg: EmailMessage) -> str:
     """The text of a message's body: its plain-text part, else the text of its HTML part."""
-    from pbem.mail.extract import html_text
-
     plain = msg.get_body(preferencelist=("plain",))
     if plain is not None:
         text = decode_part(plain)

@@ -1,7 +1,7 @@
 """Passwords out of the archived copy of an inbound message, wherever the message holds them.
 
 A password may stand in any part (plain, HTML, an attachment, however transfer-encoded), in any shape
-(:mod:`pbem.redaction`: block or flow YAML, JSON, escaped), and in a header (the Subject, encoded or
+(:mod:`pbem.intake.redaction`: block or flow YAML, JSON, escaped), and in a header (the Subject, encoded or
 not). :func:`redact_message` rewrites each part and header that holds one, then checks the result
 the way an attacker would read it (every part decoded, every header decoded, the bytes as they are);
 if a password still shows, only the headers that hold none are kept.
@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from pbem import redaction
+from pbem.intake import redaction
 from pbem.mail import limits, reading
 
 #: headers a password is looked for in (the ones a mail program lets a person write)

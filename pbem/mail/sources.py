@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from pbem.mail.errors import MailError, masked_url
-from pbem.mail.settings import IMAP_PASSWORD_ENV
+from pbem.outbox.errors import MailError, masked_url
+from pbem.outbox.settings import IMAP_PASSWORD_ENV
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ the root of the seat's thread: its Message-ID is the one every later mail refers
 
 The seat's report of that turn is then marked mailed: the welcome holds it, a second mail would repeat
 it. A welcome carries a secret, so it goes to the seat's registered address only, and once delivered
-the outbox keeps its headers alone (:func:`pbem.mail.outbox.forget_secrets`).
+the outbox keeps its headers alone (:func:`pbem.outbox.forget_secrets`).
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ from datetime import datetime
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.codec import sha256_hex, unpack
-from pbem.dice import report_data
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.errors import UserError
-from pbem.history import current_state, game_of
-from pbem.i18n import _, language
-from pbem.mail.compose import header_fields, new_message, set_text, subject_line, thread_root
-from pbem.mail.outbox import begin_write, queue, utcnow
-from pbem.mail.reading import is_address
-from pbem.mail.settings import MailSettings, load_settings
-from pbem.models import GameRow, ReportRow, SeatRow
-from pbem.reports import reader_languages
+from pbem.core.codec import sha256_hex, unpack
+from pbem.core.dice import report_data
+from pbem.core.errors import UserError
+from pbem.core.i18n import _, language
+from pbem.intake import addresses
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.outbox import begin_write, queue, utcnow
+from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root
+from pbem.outbox.settings import MailSettings, load_settings
+from pbem.render.reports import reader_languages
+from pbem.storage.history import current_state, game_of
+from pbem.storage.models import GameRow, ReportRow, SeatRow
 
 
 def welcome_key(game_id: str, seat: SeatRow) -> str:
@@ -87,7 +87,7 @@ def queue_welcomes(
         begin_write(session)
         for seat in seats:
             address = seat.email.strip().lower()
-            if seat.name not in issued or not is_address(address):
+            if seat.name not in issued or not addresses.is_valid(address):
                 continue
             with language(languages.get(seat.name)):  # the seat's words, its mail's Content-Language
                 report = reports.get(seat.name)

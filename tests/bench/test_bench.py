@@ -18,11 +18,11 @@ from bench.__main__ import line, resized
 from bench.flat import lengthen
 from bench.play import PLAYERS, cheap_passwords, engine_game, new_game, play_to_end
 from bench.sizes import FULL, QUICK
-from pbem import registry
-from pbem.db import connect
-from pbem.models import GameRow, ReportRow, TurnRow
-from pbem.replay import from_database
-from pbem.status import status
+from pbem.archive.replay import from_database
+from pbem.core import registry
+from pbem.play.status import status
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, ReportRow, TurnRow
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the figures the issue names, with their units; the bench may print more

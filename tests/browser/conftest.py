@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from browser.played import Report, planned, write_reports
-from pbem.demo import run_demo
+from pbem.cli.demo import run_demo
 
 CHROMIUM = Path(os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium"))
 # quiet and offline: no updates, no sync, no first-run pages; no sandbox, as CI runs tests as root

@@ -1,9 +1,9 @@
 """Bot games played in this process, and the HTML reports of three moments of each written to files.
 
-The reports are made exactly as the host makes them (:func:`pbem.reports.context` and
-:func:`pbem.render.render`, the seeded :class:`pbem.chance.Recorder`), without the database: a whole
-game takes a fraction of a second this way, where ``pbem demo`` renders and stores every report of every
-turn. The demo itself is run once, for its index page.
+The reports are made exactly as the host makes them (:func:`pbem.render.reports.context` and
+:func:`pbem.render.environment.render`, the seeded :class:`pbem.core.chance.Recorder`), without the database:
+a whole game takes a fraction of a second this way, where ``pbem demo`` renders and stores every report of
+every turn. The demo itself is run once, for its index page.
 
 Besides the short seat names of the demo, each game is also played at its most players with the longest
 seat names and game id that ``pbem new`` accepts, the worst case for a narrow screen.
@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pbem import registry
-from pbem.chance import Recorder
-from pbem.game import Event
-from pbem.render import render
-from pbem.reports import context
+from pbem.core import registry
+from pbem.core.chance import Recorder
+from pbem.core.game import Event
+from pbem.render.environment import render
+from pbem.render.reports import context
 
 NAMES = ("alice", "bob", "carol", "dave", "erin")
 GAMES = ("reef-encounter", "mare-balticum", "coral-divers")

@@ -19,14 +19,16 @@ import yaml
 from playwright.sync_api import Browser, Page
 from sqlmodel import Session, select
 
-from pbem import archive, registry, reports
-from pbem.archive_page import write_page
-from pbem.codec import unpack_json
-from pbem.db import connect
-from pbem.demo import play_bots
-from pbem.game import Event
-from pbem.models import TurnRow
-from pbem.status import status
+from pbem.archive import files
+from pbem.archive.page import write_page
+from pbem.cli.demo import play_bots
+from pbem.core import registry
+from pbem.core.codec import unpack_json
+from pbem.core.game import Event
+from pbem.play.status import status
+from pbem.render import reports
+from pbem.storage.db import connect
+from pbem.storage.models import TurnRow
 
 GAMES = ["reef-encounter", "mare-balticum", "coral-divers"]
 BOARD = {
@@ -192,7 +194,7 @@ def test_a_finished_game_shows_scores_every_seat_and_its_archive(
     with page.expect_download() as download:
         page.click("#download")
     got = Path(download.value.path()).read_text(encoding="utf-8")
-    assert got == archive.public_archive(connect(db), "done")
+    assert got == files.public_archive(connect(db), "done")
     assert "@example.org" not in got  # a page a host may serve to the world: no one's address
     assert [p["seat"] for p in yaml.safe_load(got)["players"]] == entry["seats"]
     assert view.network() == []

@@ -1,7 +1,7 @@
 """Every label drawn on a board's space stays inside that space, in every language the host speaks.
 
 A space of a board drawing (a ``<g data-sprite="x y w h">``) is drawn for the mail's picture within its
-box alone (:mod:`pbem.mailpictures`), so a word wider than its space is cut there ("pontozv" for the
+box alone (:mod:`pbem.render.pictures`), so a word wider than its space is cut there ("pontozv" for the
 Hungarian "pontozva"); on the web page it runs into the next space. The words are the translators', so
 the check runs every language, in Chromium with the picture's own font (DejaVu Sans, wider than the
 Arial a browser finds for the page).
@@ -15,12 +15,12 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from browser.played import GAMES, NAMES, play
-from pbem import i18n, registry
-from pbem.mailpictures import LATIN_FONTS
-from pbem.render import render
-from pbem.reports import context
+from pbem.core import i18n, registry
+from pbem.render.environment import render
+from pbem.render.pictures import LATIN_FONTS
+from pbem.render.reports import context
 
-#: the font resvg draws the mail's pictures with (pbem.mailpictures), forced on the page's drawings
+#: the font resvg draws the mail's pictures with (pbem.render.pictures), forced on the page's drawings
 PICTURE_FONT = "svg text { font-family: 'DejaVu Sans' !important; }"
 #: how far a label may reach past its space: antialiasing, not a cut a reader sees
 SLACK_PX = 0.5

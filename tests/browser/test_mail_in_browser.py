@@ -16,11 +16,11 @@ from playwright.sync_api import Browser, Page
 
 from browser.mailview import as_gmail_shows, parse, unsupported
 from browser.played import play
-from pbem import registry
-from pbem.mail import compose
-from pbem.mail.settings import MailSettings
-from pbem.render import render
-from pbem.reports import context
+from pbem.core import registry
+from pbem.outbox import compose
+from pbem.outbox.settings import MailSettings
+from pbem.render.environment import render
+from pbem.render.reports import context
 
 SEATS = ["alice", "bob", "carol", "dave"]
 GAMES = ["reef-encounter", "mare-balticum", "coral-divers"]
@@ -90,8 +90,8 @@ def report_mail(
 ) -> tuple[bytes, dict[str, Any], str]:
     """(mail bytes, the seat's view, the seat) of the first seat after the middle turn of a bot game
     (``last``: after its last turn, the game over and scored), in ``lang`` (default: English), with
-    ``dice`` (:func:`pbem.dice.report_data`) when given."""
-    from pbem import i18n
+    ``dice`` (:func:`pbem.core.dice.report_data`) when given."""
+    from pbem.core import i18n
 
     game = registry.get_game(game_name)
     seats = SEATS[: game.max_players]
@@ -233,7 +233,7 @@ def test_the_facts_looked_for_are_many(mail: tuple[str, bytes, dict, str]) -> No
 def test_the_dice_line_breaks_its_hash_not_its_words_at_375_px(lang: str, page: Page, tmp_path: Path) -> None:
     """The commitment (64 hex digits) must break anywhere to fit a phone; the sentence around it must
     break between words only (it once broke 'nyil-vános' and 'r-ögzítéssel' mid-word)."""
-    from pbem.dice import report_data
+    from pbem.core.dice import report_data
 
     dice = report_data(2, 123456789, over=True)
     raw, _view, _seat = report_mail("coral-divers", last=True, lang=lang, dice=dice)

@@ -10,10 +10,10 @@ import pytest
 from playwright.sync_api import Browser
 from sqlalchemy import Engine
 
-from pbem.archive_page import write_page
-from pbem.db import connect
+from pbem.archive.page import write_page
+from pbem.core.registry import register
 from pbem.mail import inbound
-from pbem.registry import register
+from pbem.storage.db import connect
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 from tests.mail.conftest import START
 from tests.mail.test_press import SETTINGS, finish, new_game, press_mail

@@ -18,8 +18,8 @@ from playwright.sync_api import Browser
 
 from browser.measure import MIN_CONTRAST, MIN_TEXT_PX, WIDTHS, Look, Viewer
 from browser.played import LONG_ID, LONG_NAMES, Report, planned
-from pbem import registry
-from pbem.create import GAME_ID, SEAT_NAME
+from pbem.core import registry
+from pbem.play.create import GAME_ID, SEAT_NAME
 
 BOARD = {
     "reef-encounter": 'svg[aria-label^="reef board"]',

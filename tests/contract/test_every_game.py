@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from pbem.codec import canonical_json, sha256_hex
-from pbem.game import Game, Outcome
-from pbem.registry import games
-from pbem.steps import dump_steps
+from pbem.core.codec import canonical_json, sha256_hex
+from pbem.core.game import Game, Outcome
+from pbem.core.registry import games
+from pbem.core.steps import dump_steps
 
 #: turns (resolutions) after which a playout counts as never ending; far above any real game's length
 TURN_LIMIT = 5_000
@@ -135,8 +135,8 @@ def test_view_does_not_depend_on_hidden_holdings(game: Game, n: int, seed: int) 
 def test_order_templates_sit_two_spaces_under_orders(game: Game) -> None:
     import yaml
 
-    from pbem import markers
-    from pbem.envelope import order_template, orders_yaml
+    from pbem.core import markers
+    from pbem.intake.envelope import order_template, orders_yaml
 
     chance = RandomChance(7)
     state = game.setup(seats(game.min_players), game.options_model(), chance)

@@ -16,7 +16,7 @@ from games.coral_divers import GAME
 from games.coral_divers.data import SEA_MAP, TILE_COUNTS, StationValue
 from games.coral_divers.orders import TurnOrders
 from games.coral_divers.state import COLOURS, Player, Reef, State, Station
-from pbem.game import RulesError
+from pbem.core.game import RulesError
 
 
 class RandomChance:

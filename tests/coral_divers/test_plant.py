@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from games.coral_divers import GAME
 from games.coral_divers.orders import TurnOrders
-from pbem.game import RulesError
+from pbem.core.game import RulesError
 
 from .conftest import RandomChance, line, orders, play, position, refused
 

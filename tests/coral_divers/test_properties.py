@@ -13,8 +13,8 @@ import pytest
 from games.coral_divers import GAME
 from games.coral_divers.data import SEA_MAP
 from games.coral_divers.state import State
-from pbem.game import RulesError
-from pbem.steps import dump_steps
+from pbem.core.game import RulesError
+from pbem.core.steps import dump_steps
 
 from .conftest import RandomChance
 

@@ -8,7 +8,7 @@ import pytest
 
 from games.coral_divers import GAME
 from games.coral_divers.data import SEA_MAP, STATION_VALUES, TOKENS
-from pbem.game import Game, RulesError
+from pbem.core.game import Game, RulesError
 
 from .conftest import ALL_TILES, RandomChance
 

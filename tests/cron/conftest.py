@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, make_url, text
 from sqlalchemy.exc import OperationalError
 
-from pbem.migrations import upgrade
+from pbem.storage.migrations import upgrade
 
 DEFAULT_PG = "postgresql+psycopg://postgres@/postgres?host=/var/run/postgresql"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -77,7 +77,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture
 def engine(db_url: str) -> Iterator[Engine]:
     """The host's engine on ``db_url``, migrated to head."""
-    from pbem.db import connect
+    from pbem.storage.db import connect
 
     eng = connect(db_url)
     upgrade(eng)
@@ -91,7 +91,7 @@ def bare_games(
     """``count`` game rows with no rules behind them: enough for claims and the outage guard."""
     from sqlmodel import Session
 
-    from pbem.models import GameRow
+    from pbem.storage.models import GameRow
 
     ids = [f"{prefix}{n:04d}" for n in range(count)]
     with Session(engine) as session:
@@ -119,7 +119,7 @@ DAY = 86400
 
 
 def _register_pearl_dive() -> None:
-    from pbem import registry
+    from pbem.core import registry
     from tests.host.pearl_dive import GAME
 
     registry.register(GAME)
@@ -139,7 +139,7 @@ def new_game(
     **policy: object,
 ) -> dict[str, str]:
     """A Pearl Dive game (the host's test game) with a day per turn; returns the passwords."""
-    from pbem.create import create_game
+    from pbem.play.create import create_game
 
     return create_game(
         engine,
@@ -156,8 +156,8 @@ def new_game(
 
 def send_orders(engine: Engine, game_id: str, seat: str, password: str, now: datetime) -> int:
     """``seat`` sends the bot's choice as its own orders, the way a player would; returns the turn."""
-    from pbem.envelope import PASSWORD_PLACEHOLDER
-    from pbem.orders import submit, template
+    from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+    from pbem.play.orders import submit, template
 
     text = template(engine, game_id, seat, suggest=True).replace(PASSWORD_PLACEHOLDER, password)
     receipt = submit(engine, text, now=now)
@@ -171,7 +171,7 @@ def owes(engine: Engine, game_id: str) -> tuple[str, ...]:
     from sqlmodel import Session
 
     from pbem.cron.policy import due
-    from pbem.models import GameRow
+    from pbem.storage.models import GameRow
 
     with Session(engine) as session:
         game = session.get(GameRow, game_id)

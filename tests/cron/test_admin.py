@@ -8,14 +8,14 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.codec import unpack
+from pbem.archive.replay import from_database, verify
+from pbem.core.codec import unpack
+from pbem.core.errors import UserError
 from pbem.cron import admin
-from pbem.cron.models import GmActionRow
-from pbem.errors import UserError
-from pbem.mail.outbox import enqueue_reports
-from pbem.models import ReportRow
-from pbem.orders import submit
-from pbem.replay import from_database, verify
+from pbem.outbox import enqueue_reports
+from pbem.play.orders import submit
+from pbem.storage.cron_models import GmActionRow
+from pbem.storage.models import ReportRow
 from tests.cron.conftest import START, new_game, owes, send_orders
 from tests.cron.test_tick import MAIL, game, keys, run, seat, turn_rows
 
@@ -80,8 +80,8 @@ def test_replace_gives_the_seat_a_new_password_and_a_clean_record(engine: Engine
 
 
 def _orders_with(engine: Engine, password: str) -> str:
-    from pbem.envelope import PASSWORD_PLACEHOLDER
-    from pbem.orders import template
+    from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+    from pbem.play.orders import template
 
     return template(engine, "g", "blue", suggest=True).replace(PASSWORD_PLACEHOLDER, password)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from pbem.archive_page import MARK
-from pbem.cron.cli import app
+from pbem.archive.page import MARK
+from pbem.cli.cron import app
 from tests.cron.conftest import START, new_game, send_orders
 
 

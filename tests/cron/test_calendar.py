@@ -13,11 +13,11 @@ import icalendar
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import away
-from pbem.calendar import feed, uid
-from pbem.cli import main
-from pbem.mail.outbox import unpack_message
-from pbem.models import GameRow, OutboxRow, SeatRow
+from pbem.cli.app import main
+from pbem.intake import away
+from pbem.outbox import unpack_message
+from pbem.render.calendar import feed, uid
+from pbem.storage.models import GameRow, OutboxRow, SeatRow
 from tests.cron.conftest import new_game as make_game
 from tests.cron.conftest import send_orders
 from tests.cron.test_tick import game

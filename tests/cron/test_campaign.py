@@ -12,8 +12,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.cron.deadlines import aware
-from pbem.cron.models import NoticeRow
-from pbem.models import GameRow, SubmissionRow
+from pbem.storage.cron_models import NoticeRow
+from pbem.storage.models import GameRow, SubmissionRow
 from tests.cron.conftest import DAY, START, new_game, owes, send_orders
 from tests.cron.test_tick import run, seat, turn_rows
 

@@ -1,5 +1,5 @@
 """A tick that outlived its lease writes nothing once another tick took the game over: every write under
-a claim checks the claim's generation (pbem.fencing), on SQLite and on PostgreSQL."""
+a claim checks the claim's generation (pbem.storage.fencing), on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem import fencing, turns
-from pbem.cron import claims
 from pbem.cron.notices import send_notice
-from pbem.cron.tick import Summary, TickSettings, tick
-from pbem.mail.outbox import enqueue_reports
-from pbem.mail.settings import MailSettings
-from pbem.models import GameRow, OutboxRow, TurnRow
+from pbem.host import claims
+from pbem.host.tick import Summary, TickSettings, tick
+from pbem.outbox import enqueue_reports
+from pbem.outbox.settings import MailSettings
+from pbem.play import turns
+from pbem.storage import fencing
+from pbem.storage.models import GameRow, OutboxRow, TurnRow
 from tests.cron.conftest import START, new_game, send_orders
 
 MAIL = MailSettings(from_addr="host@example.org")

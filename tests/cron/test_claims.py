@@ -8,8 +8,8 @@ from datetime import timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from pbem.cron.claims import claim, release
-from pbem.models import GameRow
+from pbem.host.claims import claim, release
+from pbem.storage.models import GameRow
 from tests.cron.conftest import START, bare_games
 
 
@@ -89,8 +89,8 @@ def test_hosts_claiming_at_once_never_share_a_game(engine: Engine) -> None:
 def test_on_postgresql_a_row_locked_by_another_claimer_is_skipped_not_waited_for(pg_url: str) -> None:
     from sqlalchemy import text
 
-    from pbem.db import connect
-    from pbem.migrations import upgrade
+    from pbem.storage.db import connect
+    from pbem.storage.migrations import upgrade
 
     engine = connect(pg_url)
     upgrade(engine)

@@ -15,8 +15,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from typer.testing import CliRunner
 
-from pbem.cron.cli import COMMANDS, app, register
-from pbem.models import GameRow
+from pbem.cli.cron import COMMANDS, app, register
+from pbem.storage.models import GameRow
 from tests.cron.conftest import START, new_game, send_orders
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,8 +31,8 @@ def sqlite_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def db(sqlite_url: str) -> Engine:
-    from pbem.db import connect
-    from pbem.migrations import upgrade
+    from pbem.storage.db import connect
+    from pbem.storage.migrations import upgrade
 
     engine = connect(sqlite_url)
     upgrade(engine)
@@ -143,7 +143,7 @@ def test_a_helper_process_reports_a_failing_game_on_stderr_and_in_the_log(
 def test_the_log_scrubs_mail_passwords_even_from_tracebacks(tmp_path: Path) -> None:
     import logging
 
-    from pbem.cron.cli import setup_logging
+    from pbem.cli.cron import setup_logging
 
     log = tmp_path / "tick.log"
     handlers = setup_logging(str(log), "h1", ["pearl-secret-9"])
@@ -209,7 +209,7 @@ def test_register_adds_every_command_to_the_main_cli() -> None:
 
 
 def test_the_pbem_command_carries_tick_and_the_game_master_commands() -> None:
-    from pbem.cli import app as pbem
+    from pbem.cli.app import app as pbem
 
     for name in ("tick", "pause", "resume", "extend", "replace", "rollback", "observe", "gm"):
         result = CliRunner().invoke(pbem, [name, "--help"])

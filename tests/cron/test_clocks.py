@@ -11,14 +11,15 @@ import pytest
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
-from pbem.cron import claims, outage, timebase
+from pbem import outbox
 from pbem.cron.deadlines import aware
-from pbem.cron.tick import TickSettings, tick
-from pbem.mail import inbound, outbox
-from pbem.mail.compose import header_fields, new_message
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import GameRow, HostRow, InboundRow, OutboxRow, SubmissionRow
+from pbem.host import claims, outage, timebase
+from pbem.host.tick import TickSettings, tick
+from pbem.mail import inbound
+from pbem.outbox.compose import header_fields, new_message
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.storage.models import GameRow, HostRow, InboundRow, OutboxRow, SubmissionRow
 from tests.cron.conftest import START, bare_games, new_game
 from tests.mail.conftest import Game as MailGame
 from tests.mail.conftest import Recorder, SmtpServer, _start_smtp, bot_orders, mail

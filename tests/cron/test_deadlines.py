@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from pbem.core.errors import UserError
 from pbem.cron.deadlines import describe, has_passed, parse_duration, show_deadline, show_duration
-from pbem.errors import UserError
-from pbem.models import GameRow
+from pbem.storage.models import GameRow
 
 NOON = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 

@@ -13,13 +13,14 @@ import yaml
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from pbem import archive, passwords
-from pbem.db import connect
-from pbem.demo import play_bots
-from pbem.errors import UserError
+from pbem.archive import files
+from pbem.cli.demo import play_bots
+from pbem.core.errors import UserError
+from pbem.intake import passwords
 from pbem.mail.gm import set_game_master
-from pbem.migrations import upgrade
-from pbem.models import GameMasterRow
+from pbem.storage.db import connect
+from pbem.storage.migrations import upgrade
+from pbem.storage.models import GameMasterRow
 from tests.cron.conftest import _register_pearl_dive, new_game
 from tests.cron.test_export_roundtrip import other_url, pbem  # noqa: F401  (the fixture)
 
@@ -96,7 +97,7 @@ def test_a_bad_game_master_address_is_refused_by_name(engine: Engine, db_url: st
     code, out, err = pbem("import", str(path), "--id", "k2", "--db", db_url)
     assert code == 1 and "Traceback" not in out + err
     with pytest.raises(UserError, match="the game master address 'not an address'"):
-        archive.import_game(engine, str(path), game_id="k2")
+        files.import_game(engine, str(path), game_id="k2")
     assert json.loads(pbem("status", "--json", "--db", db_url)[1])[0]["id"] == "k"
     assert len(json.loads(pbem("status", "--json", "--db", db_url)[1])) == 1
 
@@ -110,6 +111,6 @@ def test_a_finished_games_public_archive_names_no_game_master(engine: Engine) ->
     _register_pearl_dive()
     play_bots(engine, "pearl-dive", "f", 2, 5)
     set_game_master(engine, "f", "gm@example.org")
-    assert yaml.safe_load(archive.export(engine, "f", None))["game_master"] == "gm@example.org"
-    public = archive.public_archive(engine, "f")
+    assert yaml.safe_load(files.export(engine, "f", None))["game_master"] == "gm@example.org"
+    public = files.public_archive(engine, "f")
     assert "gm@example.org" not in public and "game_master" not in yaml.safe_load(public)

@@ -14,12 +14,12 @@ import yaml
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from pbem.cli import app
+from pbem.archive.replay import from_database, verify
+from pbem.cli.app import app
 from pbem.cron import admin
-from pbem.db import connect
-from pbem.migrations import upgrade
-from pbem.replay import from_database, verify
-from pbem.turns import process
+from pbem.play.turns import process
+from pbem.storage.db import connect
+from pbem.storage.migrations import upgrade
 from tests.cron.conftest import START, new_game, owes, send_orders
 
 H = timedelta(hours=1)

@@ -1,6 +1,6 @@
 """Password guessing limited per seat, end to end on SQLite and on PostgreSQL: guesses from many
 addresses hold the seat, a right password from a stranger is then refused unchecked and unanswered,
-the player is told once and their own address still gets in (pbem.guessing)."""
+the player is told once and their own address still gets in (pbem.intake.guessing)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from datetime import timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import guessing
-from pbem.envelope import PASSWORD_PLACEHOLDER
+from pbem.intake import guessing
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 from pbem.mail import inbound
-from pbem.mail.settings import MailSettings
-from pbem.models import OutboxRow, PasswordFailureRow
-from pbem.orders import template
+from pbem.outbox.settings import MailSettings
+from pbem.play.orders import template
+from pbem.storage.models import OutboxRow, PasswordFailureRow
 from tests.cron.conftest import START, new_game
 from tests.mail.conftest import mail
 

@@ -18,12 +18,12 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import passwords
-from pbem.cron import jobs
-from pbem.cron.tick import TickSettings, tick
-from pbem.mail.outbox import enqueue_reports
-from pbem.mail.settings import MailSettings
-from pbem.models import TurnRow
+from pbem.host import jobs
+from pbem.host.tick import TickSettings, tick
+from pbem.intake import passwords
+from pbem.outbox import enqueue_reports
+from pbem.outbox.settings import MailSettings
+from pbem.storage.models import TurnRow
 from tests.cron.conftest import START, new_game, send_orders
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,7 +93,7 @@ def test_a_helper_dies_with_its_tick() -> None:
     """SIGKILL to the tick takes its helpers too: a killed tick is wholly gone."""
     script = (
         "import sys, time\n"
-        "from pbem.cron import jobs\n"
+        "from pbem.host import jobs\n"
         "helpers = jobs.start(2, lambda i, report: time.sleep(60) or {})\n"
         "print(' '.join(str(p.pid) for p, _ in helpers.started), flush=True)\n"
         "time.sleep(60)\n"

@@ -18,8 +18,8 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from pbem import passwords
-from pbem.models import OutboxRow, TurnRow
+from pbem.intake import passwords
+from pbem.storage.models import OutboxRow, TurnRow
 from tests.cron.conftest import START, new_game, send_orders
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ import zlib
 
 from sqlalchemy import create_engine, text
 
-from pbem import migrations
+from pbem.storage import migrations
 from tests.cron.conftest import START
 
 

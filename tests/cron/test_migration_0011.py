@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import create_engine, inspect, text
 
-from pbem import migrations
+from pbem.storage import migrations
 from tests.cron.conftest import START
 
 

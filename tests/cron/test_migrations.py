@@ -10,10 +10,10 @@ from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 from sqlmodel import Session, SQLModel
 
-from pbem import migrations
-from pbem.codec import pack_json
-from pbem.cron.models import ClockRow, NoticeRow
-from pbem.models import GameRow, TurnRow
+from pbem.core.codec import pack_json
+from pbem.storage import migrations
+from pbem.storage.cron_models import ClockRow, NoticeRow
+from pbem.storage.models import GameRow, TurnRow
 from tests.cron.conftest import START
 
 HEAD = migrations.head()  # the newest revision (each branch adds its own; they are chained at merge)

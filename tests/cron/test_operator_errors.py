@@ -14,15 +14,15 @@ from sqlalchemy import event, text
 from sqlalchemy.exc import DBAPIError
 from typer.testing import CliRunner
 
-from pbem.cli import main
-from pbem.cli_common import known_failure
-from pbem.cron.cli import app
+from pbem.cli.app import main
+from pbem.cli.common import known_failure
+from pbem.cli.cron import app
+from pbem.core.errors import UserError
 from pbem.cron.deadlines import parse_duration
-from pbem.db import connect
-from pbem.errors import UserError
-from pbem.mail.errors import MailError
 from pbem.mail.sources import parse_imap_url
-from pbem.mail.transport import SmtpTransport
+from pbem.outbox.errors import MailError
+from pbem.outbox.transport import SmtpTransport
+from pbem.storage.db import connect
 from tests.cron.conftest import START, new_game
 
 

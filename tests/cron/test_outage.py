@@ -9,8 +9,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from pbem.cron.deadlines import aware
-from pbem.cron.outage import guard, last_tick
-from pbem.models import GameRow
+from pbem.host.outage import guard, last_tick
+from pbem.storage.models import GameRow
 from tests.cron.conftest import START, bare_games
 
 HOUR = timedelta(hours=1)

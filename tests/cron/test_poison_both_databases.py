@@ -13,8 +13,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.mail import inbound, poison, sources
-from pbem.mail.settings import MailSettings
-from pbem.models import InboundRow, SubmissionRow
+from pbem.outbox.settings import MailSettings
+from pbem.storage.models import InboundRow, SubmissionRow
 from proof.mime_fuzz import fuzzed
 from tests.cron.conftest import START, new_game
 from tests.mail.conftest import mail

@@ -12,10 +12,10 @@ from sqlalchemy import Engine, event
 from sqlmodel import Session, select
 
 from pbem.cron import policy
-from pbem.cron.models import ClockRow, NoticeRow
-from pbem.cron.tick import TickSettings, tick
-from pbem.mail.settings import MailSettings
-from pbem.models import GameRow, SeatRow
+from pbem.host.tick import TickSettings, tick
+from pbem.outbox.settings import MailSettings
+from pbem.storage.cron_models import ClockRow, NoticeRow
+from pbem.storage.models import GameRow, SeatRow
 from tests.cron.conftest import START, new_game, owes, send_orders
 
 H = timedelta(hours=1)

@@ -10,12 +10,12 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import turns
-from pbem.cron.models import ClockRow, NoticeRow
-from pbem.cron.tick import Summary, TickSettings, tick
-from pbem.mail.outbox import enqueue_reports, unpack_message
-from pbem.mail.settings import MailSettings
-from pbem.models import GameRow, OutboxRow, SeatRow, SubmissionRow, TurnRow
+from pbem.host.tick import Summary, TickSettings, tick
+from pbem.outbox import enqueue_reports, unpack_message
+from pbem.outbox.settings import MailSettings
+from pbem.play import turns
+from pbem.storage.cron_models import ClockRow, NoticeRow
+from pbem.storage.models import GameRow, OutboxRow, SeatRow, SubmissionRow, TurnRow
 from tests.cron.conftest import START, new_game, owes, read_mail_text, send_orders
 
 H = timedelta(hours=1)
@@ -212,7 +212,7 @@ def test_the_clock_moves_with_the_turn_in_the_turns_own_transaction(
             return None if row is None else (row.epoch, row.turn)
 
     with monkeypatch.context() as patched:  # the turn fails while it is being written
-        patched.setattr("pbem.reports.store_reports", lambda *args: 1 / 0)
+        patched.setattr("pbem.storage.history.store_reports", lambda *args: 1 / 0)
         assert run(engine, START + 2 * H).errors == 1
     assert clock() == (0, 0) and [t.number for t in turn_rows(engine, "g")] == [0]
     assert run(engine, START + 3 * H).turns_resolved == 1
@@ -245,8 +245,8 @@ def test_no_reminder_without_a_deadline_nor_to_an_abandoned_seat(engine: Engine)
 def test_quiet_games_are_only_those_a_closer_look_would_leave_alone(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pbem import passwords
     from pbem.cron import policy
+    from pbem.intake import passwords
 
     monkeypatch.setattr(passwords, "_N", 2)
     now = START + H

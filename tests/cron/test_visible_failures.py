@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from pbem.cron.cli import app
+from pbem.cli.cron import app
 from pbem.mail import inbound
 from tests.cron.conftest import START, new_game
 from tests.mail.conftest import Recorder, SmtpServer, _start_smtp, mail
@@ -27,7 +27,7 @@ def sqlite_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def db(sqlite_url: str) -> Engine:
-    from pbem.db import connect
+    from pbem.storage.db import connect
 
     return connect(sqlite_url)
 
@@ -93,9 +93,9 @@ def test_a_broken_address_stored_by_older_code_does_not_fail_the_reminders(
 ) -> None:
     from sqlmodel import Session, select
 
-    from pbem.cron.tick import TickSettings
-    from pbem.cron.tick import tick as run_tick
-    from pbem.models import SeatRow
+    from pbem.host.tick import TickSettings
+    from pbem.host.tick import tick as run_tick
+    from pbem.storage.models import SeatRow
 
     new_game(db, "g")
     with Session(db) as session:  # as a pbem that did not check addresses stored it

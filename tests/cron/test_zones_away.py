@@ -13,12 +13,13 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import away, zones
-from pbem.errors import UserError
+from pbem.core import zones
+from pbem.core.errors import UserError
+from pbem.intake import away
 from pbem.mail.commands import detect, run
-from pbem.mail.outbox import unpack_message
-from pbem.models import GameRow, OutboxRow, SeatRow
-from pbem.reports import report
+from pbem.outbox import unpack_message
+from pbem.render.reports import report
+from pbem.storage.models import GameRow, OutboxRow, SeatRow
 from tests.cron.conftest import DAY, new_game, read_mail_text, send_orders
 from tests.cron.test_tick import game, keys, seat, turn_rows
 from tests.cron.test_tick import run as tick_at

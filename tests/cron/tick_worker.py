@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from pbem import registry
-from pbem.cron.cli import app
+from pbem.cli.cron import app
+from pbem.core import registry
 from tests.host.pearl_dive import GAME
 
 if __name__ == "__main__":

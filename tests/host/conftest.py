@@ -16,11 +16,11 @@ import yaml
 from cron.conftest import fresh_pg_database
 from sqlalchemy import Engine
 
-from pbem.cli import main
-from pbem.create import create_game
-from pbem.db import connect
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.orders import template
+from pbem.cli.app import main
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.play.create import create_game
+from pbem.play.orders import template
+from pbem.storage.db import connect
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 SEATS = [("red", "red@example.org"), ("blue", "blue@example.org"), ("green", "green@example.org")]
@@ -108,7 +108,7 @@ def run_pbem(
 ) -> subprocess.CompletedProcess[str]:
     """``pbem ARGS`` in a new process."""
     return subprocess.run(
-        [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())", *args],
+        [sys.executable, "-c", "import sys; from pbem.cli.app import main; sys.exit(main())", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -123,15 +123,15 @@ def race_two_drivers(engine: Engine, db_url: str, games: int = 4) -> None:
     same moment over all of them: each turn must be resolved by exactly one of the two."""
     from sqlmodel import Session, select
 
-    from pbem.models import TurnRow
-    from pbem.orders import submit
+    from pbem.play.orders import submit
+    from pbem.storage.models import TurnRow
 
     ids = [f"race-{i}" for i in range(games)]
     for number, game_id in enumerate(ids):
         table = Table(engine, db_url, game_id, create_game(engine, "pearl-dive", game_id, SEATS, seed=number))
         for seat, _email in SEATS:
             assert submit(engine, table.orders(seat)).accepted
-    script = "import sys; from pbem.cli import main; sys.exit(main())"
+    script = "import sys; from pbem.cli.app import main; sys.exit(main())"
     command = [sys.executable, "-c", script, "process", *ids, "--db", db_url]
     racers = [
         subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)

@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from pbem.game import Chance, Decision, Event, Outcome, Resolution, RulesError, coin, draw_from_counts
-from pbem.render import add_template_dir
-from pbem.steps import Step, dump_steps, steps_model
+from pbem.core.game import Chance, Decision, Event, Outcome, Resolution, RulesError, coin, draw_from_counts
+from pbem.core.steps import Step, dump_steps, steps_model
+from pbem.render.environment import add_template_dir
 
 add_template_dir(Path(__file__).parent / "templates")
 

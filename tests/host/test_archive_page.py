@@ -12,9 +12,9 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from host.conftest import Ran
-from pbem.archive_page import build_page
-from pbem.demo import play_bots, run_demo
-from pbem.status import status
+from pbem.archive.page import build_page
+from pbem.cli.demo import play_bots, run_demo
+from pbem.play.status import status
 
 #: 4-player Reef Encounter bot game with seed 4: 49 turns (longer than the 45 the issue names)
 LONG_SEED = 4
@@ -69,9 +69,9 @@ def test_the_demo_writes_an_archive_page_and_links_it(tmp_path: Path) -> None:
 
 
 def test_the_pages_archive_imports_and_verifies_elsewhere(engine: Engine, tmp_path: Path) -> None:
-    from pbem.archive import import_archive
-    from pbem.db import connect
-    from pbem.replay import from_database, verify
+    from pbem.archive.files import import_archive
+    from pbem.archive.replay import from_database, verify
+    from pbem.storage.db import connect
 
     play_bots(engine, "pearl-dive", "over", 3, 4)
     path = tmp_path / "over.yaml"

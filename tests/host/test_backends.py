@@ -19,9 +19,9 @@ from sqlalchemy import create_engine, inspect, text
 from sqlmodel import Session
 
 from host.conftest import T0, Ran, run_pbem
-from pbem import migrations
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.models import GameRow
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.storage import migrations
+from pbem.storage.models import GameRow
 
 Pbem = Callable[..., Ran]
 MAX_SEED = 2**63 - 1
@@ -168,7 +168,7 @@ def test_postgresql_without_its_driver_names_the_extra(pbem: Pbem, monkeypatch: 
 
 
 def test_a_plain_postgresql_url_uses_the_driver_of_the_extra() -> None:
-    from pbem.db import database_url
+    from pbem.storage.db import database_url
 
     assert database_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
     assert database_url("postgres://u@h/db") == "postgresql+psycopg://u@h/db"

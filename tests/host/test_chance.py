@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.chance import Recorder, Script, rederive
-from pbem.game import ScriptExhausted, shuffled
+from pbem.core.chance import Recorder, Script, rederive
+from pbem.core.game import ScriptExhausted, shuffled
 
 
 def draws(seed: int, epoch: int, turn: int) -> list[int]:

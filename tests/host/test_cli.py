@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from host.conftest import Ran, run_pbem
-from pbem import markers
-from pbem.cli import app
-from pbem.envelope import PASSWORD_PLACEHOLDER
+from pbem.cli.app import app
+from pbem.core import markers
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 
 Pbem = Callable[..., Ran]
 
@@ -183,7 +183,7 @@ def test_a_bug_is_one_line_unless_debugging(pbem: Pbem, monkeypatch: pytest.Monk
     def boom(*_args: object, **_kwargs: object) -> None:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr("pbem.status.status", boom)
+    monkeypatch.setattr("pbem.play.status.status", boom)
     ran = pbem("status")
     assert (
         ran.code == 3  # not 1: a script tells a bug from rejected input

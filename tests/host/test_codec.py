@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem import codec
-from pbem.codec import pack, pack_bytes_fast, pack_text_fast, sha256_hex, unpack, unpack_fast
-from pbem.mail.outbox import unpack_message
-from pbem.reports import content_digest, report_rows
+from pbem.core import codec
+from pbem.core.codec import pack, pack_bytes_fast, pack_text_fast, sha256_hex, unpack, unpack_fast
+from pbem.outbox import unpack_message
+from pbem.render.reports import content_digest, report_rows
 
 
 def _page(seed: int) -> str:
@@ -82,7 +82,7 @@ def test_the_fast_unpack_reads_what_either_packing_wrote_and_fails_on_damage_as_
 def test_a_blob_just_packed_is_read_back_without_inflating_and_an_older_one_by_inflating(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from pbem import codec
+    from pbem.core import codec
 
     first = pack_text_fast("the public report of turn 7 " * 40)
     inflated: list[bytes] = []
@@ -165,7 +165,7 @@ def _turn_pages(seed: int, languages: int = 1) -> list[str]:
 
 
 def codec_mark() -> str:
-    from pbem.reports import TABLE_OPEN
+    from pbem.render.reports import TABLE_OPEN
 
     return TABLE_OPEN
 
@@ -244,6 +244,6 @@ def test_parts_packed_apart_read_back_as_their_join() -> None:
 
 
 def test_the_table_mark_is_the_one_the_mail_pages_cut_at() -> None:
-    from pbem.mailhtml import TABLE_OPEN
+    from pbem.render.mail_html import TABLE_OPEN
 
     assert codec_mark() == TABLE_OPEN

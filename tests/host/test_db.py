@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, text
 
-from pbem.db import connect, database_url
-from pbem.errors import UserError
+from pbem.core.errors import UserError
+from pbem.storage.db import connect, database_url
 
 
 def test_default_is_an_sqlite_file_in_the_working_directory(

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from host.conftest import run_pbem
-from pbem.db import connect
-from pbem.demo import run_demo
-from pbem.replay import from_database, verify
+from pbem.archive.replay import from_database, verify
+from pbem.cli.demo import run_demo
+from pbem.storage.db import connect
 
 
 def test_demo_plays_to_the_end_and_writes_every_report(tmp_path: Path) -> None:

@@ -13,19 +13,19 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from host.conftest import SEATS, T0, Table, run_pbem
-from pbem import dice
-from pbem.archive import export
-from pbem.chance import Recorder, derived_rng
-from pbem.create import create_game
-from pbem.db import connect
-from pbem.errors import UserError
-from pbem.history import current_state, game_of
-from pbem.models import GameRow
-from pbem.orders import submit
-from pbem.replay import from_database, verify
-from pbem.reports import report
-from pbem.status import status
-from pbem.turns import process
+from pbem.archive.files import export
+from pbem.archive.replay import from_database, verify
+from pbem.core import dice
+from pbem.core.chance import Recorder, derived_rng
+from pbem.core.errors import UserError
+from pbem.play.create import create_game
+from pbem.play.orders import submit
+from pbem.play.status import status
+from pbem.play.turns import process
+from pbem.render.reports import report
+from pbem.storage.db import connect
+from pbem.storage.history import current_state, game_of
+from pbem.storage.models import GameRow
 
 
 def play_out(engine: Engine, game_id: str) -> None:

@@ -1,4 +1,5 @@
-"""Autoescaped output written by ``pbem.jinja_context.escaped``: the page Jinja and markupsafe write."""
+"""Autoescaped output written by ``pbem.render.jinja_context.escaped``: the page Jinja and markupsafe
+write."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import pytest
 from jinja2 import DictLoader, Environment, StrictUndefined, UndefinedError
 from markupsafe import Markup, escape
 
-from pbem import i18n
-from pbem.i18n import P_
-from pbem.jinja_context import EscapingCodeGenerator, escaped
-from pbem.render import environment
+from pbem.core import i18n
+from pbem.core.i18n import P_
+from pbem.render.environment import environment
+from pbem.render.jinja_context import EscapingCodeGenerator, escaped
 
 
 class _Html:
@@ -86,7 +87,7 @@ def test_an_html_value_is_escaped_and_a_macro_is_not_escaped_twice() -> None:
 
 
 def test_a_message_is_formatted_by_the_reports_gettext_only_with_plain_placeholders() -> None:
-    from pbem.render import _named_only
+    from pbem.render.environment import _named_only
 
     assert _named_only("turn %(turn)s") and _named_only("100%% of %(x)s") and _named_only("none")
     assert not _named_only("%(n)d polyps") and not _named_only("50% off") and not _named_only("%s")

@@ -11,10 +11,10 @@ import pytest
 from sqlmodel import Session, select
 
 from host.conftest import Ran
-from pbem.db import connect
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.models import TurnRow
-from pbem.registry import games
+from pbem.core.registry import games
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.storage.db import connect
+from pbem.storage.models import TurnRow
 
 SHIPPED = sorted(name for name, game in games().items() if type(game).__module__.startswith("games."))
 TURN_LIMIT = 2_000

@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from host.conftest import Ran
-from pbem.demo import play_bots
+from pbem.cli.demo import play_bots
 
 
 def test_exporting_a_running_game_is_refused_and_writes_nothing(

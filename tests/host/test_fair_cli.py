@@ -10,10 +10,10 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from host.conftest import Ran
-from pbem.archive import import_archive
-from pbem.db import connect
-from pbem.dice import commitment
-from pbem.models import GameRow, SeatRow
+from pbem.archive.files import import_archive
+from pbem.core.dice import commitment
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, SeatRow
 
 
 def _new(pbem: Callable[..., Ran], *extra: str) -> Ran:

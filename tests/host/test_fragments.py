@@ -1,4 +1,4 @@
-"""Cached fragments (pbem.fragments): a ``{% cache %}`` reads nothing but its key, or its template does
+"""Cached fragments (pbem.render.fragments): a ``{% cache %}`` reads nothing but its key, or its template does
 not load; a cached report is byte for byte the report drawn afresh, in every language, for every seat."""
 
 from __future__ import annotations
@@ -9,18 +9,20 @@ import pytest
 from jinja2 import TemplateAssertionError
 
 from host.test_shared_table import SEATS, positions
-from pbem import i18n, registry
-from pbem.chance import Recorder
-from pbem.fragments import LIMIT, CheckedEnvironment, FragmentCache
-from pbem.i18n import P_
-from pbem.render import _gettext, _ngettext, environment, fragments, render
-from pbem.reports import context
+from pbem.core import i18n, registry
+from pbem.core.chance import Recorder
+from pbem.core.i18n import P_
+from pbem.render.environment import _gettext, _ngettext, environment, fragments, render
+from pbem.render.fragments import LIMIT, CheckedEnvironment, FragmentCache
+from pbem.render.reports import context
 
 
 def fresh() -> tuple[CheckedEnvironment, FragmentCache]:
     env = CheckedEnvironment(extensions=["jinja2.ext.i18n", FragmentCache], autoescape=True)
     env.install_gettext_callables(gettext=i18n.gettext, ngettext=i18n.plural, newstyle=True)  # type: ignore[attr-defined]
-    env.globals.update(_=_gettext, gettext=_gettext, ngettext=_ngettext)  # as pbem.render's environment
+    env.globals.update(
+        _=_gettext, gettext=_gettext, ngettext=_ngettext
+    )  # as pbem.render.environment's environment
     ext = env.extensions[FragmentCache.identifier]
     assert isinstance(ext, FragmentCache)
     return env, ext

@@ -15,8 +15,8 @@ from jinja2 import (
 )
 from jinja2.runtime import Context, Undefined
 
-from pbem.jinja_context import QuickContext
-from pbem.render import environment
+from pbem.render.environment import environment
+from pbem.render.jinja_context import QuickContext
 
 
 @pass_context

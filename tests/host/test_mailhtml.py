@@ -1,4 +1,4 @@
-"""The mail rendering of a report page (pbem.mailhtml): what it keeps, drops and draws."""
+"""The mail rendering of a report page (pbem.render.mail_html): what it keeps, drops and draws."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import io
 
 from PIL import Image
 
-from pbem import mailhtml, mailpictures
-from pbem.mailhtml import mail_page
+from pbem.render import mail_html, pictures
+from pbem.render.mail_html import mail_page
 
 BOARD = (
     '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" viewBox="0 0 200 100" '
@@ -53,7 +53,7 @@ def test_a_picture_has_twice_the_pixels_it_is_shown_at_and_the_page_css() -> Non
 
 
 def test_chinese_text_is_drawn_with_a_font_that_has_it() -> None:
-    assert len(mailpictures._fonts(True)) > len(mailpictures._fonts(False))
+    assert len(pictures._fonts(True)) > len(pictures._fonts(False))
 
     def drawn(text: str) -> bytes:
         [picture] = mail_page(page(text)).pictures
@@ -67,7 +67,7 @@ def test_chinese_text_is_drawn_with_a_font_that_has_it() -> None:
 
 def test_the_same_page_draws_the_same_bytes() -> None:
     first = mail_page(page())
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     again = mail_page(page())
     assert again == first and again is not first
 
@@ -102,17 +102,17 @@ def pixels(png: bytes) -> Image.Image:
 
 def whole(svg: str) -> Image.Image:
     """The drawing rendered in one piece, as it was before layers (and as the web page shows it)."""
-    return pixels(mailpictures._quantise(mailpictures._draw(svg, STYLE, 300, False, background="#ffffff")))
+    return pixels(pictures._quantise(pictures._draw(svg, STYLE, 300, False, background="#ffffff")))
 
 
 def test_a_drawing_in_layers_is_the_drawing_rendered_whole() -> None:
     from PIL import ImageChops
 
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     svg = layered()
-    layers = mailpictures.split_layers(svg)
+    layers = pictures.split_layers(svg)
     assert layers is not None and len(layers.sprites) == 3
-    picture = mailpictures.picture_of(svg, STYLE, "b")
+    picture = pictures.picture_of(svg, STYLE, "b")
     drawn, reference = pixels(picture.png), whole(svg)
     assert drawn.size == reference.size == (300, 200)
     difference = ImageChops.difference(drawn, reference).convert("L").histogram()
@@ -125,11 +125,11 @@ def test_a_drawing_in_layers_is_the_drawing_rendered_whole() -> None:
 def test_outside_its_pieces_a_picture_is_its_board_exactly() -> None:
     from PIL import ImageChops, ImageDraw
 
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     svg = layered()
-    drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
-    board = pixels(mailpictures._draw(svg, STYLE, 300, False, background="#ffffff"))  # not reduced
-    layers = mailpictures.split_layers(svg)
+    drawn = pixels(pictures.picture_of(svg, STYLE, "b").png)
+    board = pixels(pictures._draw(svg, STYLE, 300, False, background="#ffffff"))  # not reduced
+    layers = pictures.split_layers(svg)
     assert layers is not None
     for image in (drawn, board):
         for x, y, w, h in (sprite.box for sprite in layers.sprites):  # 2 px a unit
@@ -157,57 +157,57 @@ def moved(places: list[tuple[int, int]], transform: str = "translate({x} {y})") 
 def test_a_piece_drawn_relative_to_its_box_is_drawn_once_wherever_it_stands() -> None:
     from PIL import ImageChops
 
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     svg = moved([(9, 9), (60, 40), (100, 12)])
-    layers = mailpictures.split_layers(svg)
+    layers = pictures.split_layers(svg)
     assert layers is not None and [s.origin for s in layers.sprites] == [(9, 9), (60, 40), (100, 12)]
-    drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
-    assert mailpictures._sprite_image.cache_info().misses == 1  # one drawing, pasted three times
+    drawn = pixels(pictures.picture_of(svg, STYLE, "b").png)
+    assert pictures._sprite_image.cache_info().misses == 1  # one drawing, pasted three times
     difference = ImageChops.difference(drawn, whole(svg)).convert("L").histogram()
     assert sum(difference[24:]) == 0, [i for i, n in enumerate(difference) if n]
     assert drawn.getpixel((2 * 60 + 10, 2 * 40 + 10)) == drawn.getpixel((2 * 9 + 10, 2 * 9 + 10))
     # half a unit off the grid (a pixel at 2 px a unit) is still the same drawing; a quarter is not
-    mailpictures.picture_of(moved([(20.5, 30)]), STYLE, "b")
-    assert mailpictures._sprite_image.cache_info().misses == 1
-    mailpictures.picture_of(moved([(20.25, 30)]), STYLE, "b")
-    assert mailpictures._sprite_image.cache_info().misses == 2
+    pictures.picture_of(moved([(20.5, 30)]), STYLE, "b")
+    assert pictures._sprite_image.cache_info().misses == 1
+    pictures.picture_of(moved([(20.25, 30)]), STYLE, "b")
+    assert pictures._sprite_image.cache_info().misses == 2
 
 
 def test_a_piece_turned_or_scaled_is_drawn_with_the_whole_drawing() -> None:
-    assert mailpictures.split_layers(moved([(9, 9)], "translate({x} {y}) rotate(10)")) is None
-    assert mailpictures.split_layers(moved([(9, 9)], "scale(2)")) is None
-    assert mailpictures.split_layers(moved([(9, 9)], "translate({x},{y})")) is not None
+    assert pictures.split_layers(moved([(9, 9)], "translate({x} {y}) rotate(10)")) is None
+    assert pictures.split_layers(moved([(9, 9)], "scale(2)")) is None
+    assert pictures.split_layers(moved([(9, 9)], "translate({x},{y})")) is not None
 
 
 def test_the_board_is_drawn_once_and_each_piece_once_across_turns() -> None:
-    mailhtml.clear_caches()
-    first = mailpictures.picture_of(layered(), STYLE, "b")
-    moved = mailpictures.picture_of(layered(piece_fill="#f3a0bf", label="a pink piece"), STYLE, "b")
-    assert mailpictures._static_image.cache_info().misses == 1  # the board without its pieces: once
-    assert mailpictures._static_image.cache_info().hits == 1
-    assert mailpictures._sprite_image.cache_info().misses == 4  # three pieces, then the one that changed
+    mail_html.clear_caches()
+    first = pictures.picture_of(layered(), STYLE, "b")
+    moved = pictures.picture_of(layered(piece_fill="#f3a0bf", label="a pink piece"), STYLE, "b")
+    assert pictures._static_image.cache_info().misses == 1  # the board without its pieces: once
+    assert pictures._static_image.cache_info().hits == 1
+    assert pictures._sprite_image.cache_info().misses == 4  # three pieces, then the one that changed
     # a piece that differs is a picture that differs: no seat is ever sent another's drawing
     assert moved.png != first.png and moved.cid != first.cid
 
 
 def test_the_same_drawing_with_other_words_is_the_same_picture() -> None:
-    mailhtml.clear_caches()
-    one = mailpictures.picture_of(layered(label="3 pieces"), STYLE, "b")
-    other = mailpictures.picture_of(layered(label="three pieces"), STYLE, "b")
+    mail_html.clear_caches()
+    one = pictures.picture_of(layered(label="3 pieces"), STYLE, "b")
+    other = pictures.picture_of(layered(label="three pieces"), STYLE, "b")
     assert one.png == other.png
-    mailhtml.clear_caches()
-    assert mailpictures.picture_of(layered(label="3 pieces"), STYLE, "b").png == one.png  # and every time
+    mail_html.clear_caches()
+    assert pictures.picture_of(layered(label="3 pieces"), STYLE, "b").png == one.png  # and every time
 
 
 def test_a_drawing_with_anything_after_its_pieces_is_drawn_whole() -> None:
     # a line over the pieces: drawing them last would put them over it
     svg = layered(last='<path d="M0,25 L150,25" stroke="#000" stroke-width="4"/>')
-    assert mailpictures.split_layers(svg) is None
-    assert mailpictures.split_layers(BOARD.format(text="Ab")) is None  # no pieces marked
-    mailhtml.clear_caches()
-    drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
+    assert pictures.split_layers(svg) is None
+    assert pictures.split_layers(BOARD.format(text="Ab")) is None  # no pieces marked
+    mail_html.clear_caches()
+    drawn = pixels(pictures.picture_of(svg, STYLE, "b").png)
     assert drawn.getpixel((50, 50)) == (0, 0, 0)  # the line over the first piece
-    assert mailpictures._static_image.cache_info().misses == 0
+    assert pictures._static_image.cache_info().misses == 0
 
 
 def test_an_icon_on_a_line_of_its_own_leaves_no_empty_line() -> None:

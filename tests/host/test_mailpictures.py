@@ -1,4 +1,4 @@
-"""The board pictures' own machinery (pbem.mailpictures, pbem.mailpng): the PNG writer, the pieces'
+"""The board pictures' own machinery (pbem.render.pictures, pbem.render.png): the PNG writer, the pieces'
 patches and the palette."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import zlib
 import pytest
 from PIL import Image
 
-from pbem import mailpatches, mailpng
+from pbem.render import patches as mailpatches
+from pbem.render import png as mailpng
 
 
 def chunks(png: bytes) -> list[tuple[bytes, bytes]]:
@@ -118,8 +119,8 @@ def pixels(png: bytes) -> Image.Image:
 
 def laid_in_rgb(svg: str) -> tuple[Image.Image, object, list[tuple[int, int, int, int]]]:
     """The picture as its layers laid over each other in RGB, before any palette (with its static layer
-    and the pieces' boxes: what :func:`pbem.mailpictures._encode` reduces)."""
-    from pbem import mailpictures
+    and the pieces' boxes: what :func:`pbem.render.pictures._encode` reduces)."""
+    from pbem.render import pictures as mailpictures
 
     attrs = dict(mailpictures._ATTR.findall(svg[: svg.index(">") + 1]))
     layers = mailpictures.split_layers(svg)
@@ -140,7 +141,9 @@ def furthest(one: Image.Image, other: Image.Image) -> int:
 
 
 def test_a_picture_of_few_colours_is_its_layers_exactly() -> None:
-    from pbem import mailhtml, mailpatches, mailpictures
+    from pbem.render import mail_html as mailhtml
+    from pbem.render import patches as mailpatches
+    from pbem.render import pictures as mailpictures
 
     mailhtml.clear_caches()
     svg = board(
@@ -154,7 +157,9 @@ def test_a_picture_of_few_colours_is_its_layers_exactly() -> None:
 
 
 def test_a_piece_beyond_the_drawing_leaves_the_board_as_it_is() -> None:
-    from pbem import mailhtml, mailpatches, mailpictures
+    from pbem.render import mail_html as mailhtml
+    from pbem.render import patches as mailpatches
+    from pbem.render import pictures as mailpictures
 
     mailhtml.clear_caches()
     svg = board(disc(170, 20))  # its box wholly right of the 150 units drawn
@@ -163,7 +168,9 @@ def test_a_piece_beyond_the_drawing_leaves_the_board_as_it_is() -> None:
 
 
 def test_overlapping_pieces_are_laid_as_the_whole_picture_lays_them() -> None:
-    from pbem import mailhtml, mailpatches, mailpictures
+    from pbem.render import mail_html as mailhtml
+    from pbem.render import patches as mailpatches
+    from pbem.render import pictures as mailpictures
 
     # each piece's edge over its neighbour's: a box's pixels depend on every piece that meets it
     svg = board(disc(20, 20) + disc(32, 26, "#d42a2a") + disc(44, 20, "#3a9d5d") + disc(100, 50))
@@ -178,7 +185,8 @@ def test_overlapping_pieces_are_laid_as_the_whole_picture_lays_them() -> None:
 
 
 def test_a_picture_is_the_same_bytes_whatever_was_drawn_before() -> None:
-    from pbem import mailhtml, mailpictures
+    from pbem.render import mail_html as mailhtml
+    from pbem.render import pictures as mailpictures
 
     svg = board(disc(20, 20) + disc(32, 26, "#d42a2a") + gradient_piece(60, 60, "g1", "#ff0000", "#0000ff"))
     mailhtml.clear_caches()
@@ -194,7 +202,8 @@ def test_a_picture_is_the_same_bytes_whatever_was_drawn_before() -> None:
 
 
 def test_a_picture_of_more_colours_than_a_palette_is_reduced_close_to_its_layers() -> None:
-    from pbem import mailhtml, mailpictures
+    from pbem.render import mail_html as mailhtml
+    from pbem.render import pictures as mailpictures
 
     pieces = [
         gradient_piece(5, 5, "a", "#ff0000", "#0000ff"),
@@ -220,7 +229,9 @@ def test_a_picture_of_more_colours_than_a_palette_is_reduced_close_to_its_layers
 
 
 def test_a_piece_of_more_colours_than_a_palette_is_reduced_with_its_picture() -> None:
-    from pbem import mailhtml, mailpatches, mailpictures
+    from pbem.render import mail_html as mailhtml
+    from pbem.render import patches as mailpatches
+    from pbem.render import pictures as mailpictures
 
     # a gradient across and a see-through one down over it: some 600 colours in one box
     piece = (
@@ -239,7 +250,7 @@ def test_a_piece_of_more_colours_than_a_palette_is_reduced_with_its_picture() ->
 
 
 def test_the_patches_kept_are_bounded_by_their_weight() -> None:
-    from pbem import mailpatches
+    from pbem.render import patches as mailpatches
 
     kept = mailpatches._Patches(budget=10_000)  # 4,064 bytes a patch below
     for n in range(5):
@@ -251,7 +262,7 @@ def test_the_patches_kept_are_bounded_by_their_weight() -> None:
 
 
 def _splitting_every_cube(static: list[int], extra: set[int]) -> list[list[int]]:
-    """The cubes :func:`pbem.mailpatches._reduced_palette` ends with, by trying every crowded cube to
+    """The cubes :func:`pbem.render.patches._reduced_palette` ends with, by trying every crowded cube to
     the last (as it did before it stopped once the palette was full)."""
     import heapq
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem import i18n
-from pbem.envelope import scalar_flow, yaml_flow
+from pbem.core import i18n
+from pbem.intake.envelope import scalar_flow, yaml_flow
 
 # the characters a game id, a seat or a step is made of, and those YAML gives a meaning
 _ALPHABET = "abcxyzAEINOTY0123456789_-.:+~#&*!|>'\"%@`,?[]{}= \t"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from pbem import orderfile
-from pbem.orderfile import MAX_BYTES, MAX_DEPTH, OrderFileError, load
+from pbem.intake import orderfile
+from pbem.intake.orderfile import MAX_BYTES, MAX_DEPTH, OrderFileError, load
 
 
 def error_of(raw: str | bytes) -> OrderFileError:
@@ -289,9 +289,9 @@ def checking_only(raw: str | bytes) -> tuple[Any, ...]:
 def game_files() -> dict[str, str]:
     """Order files as players get them: each game's template (every comment in it) and the bot's
     choice, the first turns of a 4-seat game of each."""
-    from pbem import registry
-    from pbem.chance import Recorder
-    from pbem.envelope import order_template, orders_yaml
+    from pbem.core import registry
+    from pbem.core.chance import Recorder
+    from pbem.intake.envelope import order_template, orders_yaml
 
     files = {}
     for name in ("reef-encounter", "mare-balticum", "coral-divers"):
@@ -379,7 +379,7 @@ def test_a_deeply_nested_file_is_refused_in_words_on_a_small_stack_not_crashed(o
     levels = (MAX_BYTES - 10) // len(opener)
     script = f"""
 import sys, threading
-from pbem import orderfile
+from pbem.intake import orderfile
 text = {opener!r} * {levels} + "x"
 assert orderfile._composed_in_c(text, {MAX_DEPTH}) is orderfile._UNSURE
 def read():

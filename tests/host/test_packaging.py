@@ -41,7 +41,7 @@ def test_pip_install_dot_carries_templates_and_data_and_runs_a_demo(tmp_path: Pa
         [
             sys.executable,
             "-c",
-            "import pbem, pbem.render as r; print(pbem.__file__); print(r.template_dirs()[0])",
+            "import pbem, pbem.render.environment as r; print(pbem.__file__); print(r.template_dirs()[0])",
         ],
         capture_output=True,
         text=True,

@@ -8,7 +8,7 @@ import math
 import re
 import time
 
-from pbem import passwords
+from pbem.intake import passwords
 
 
 def test_generated_password_is_four_words_and_two_digits() -> None:

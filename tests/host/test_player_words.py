@@ -12,10 +12,10 @@ import re
 import pytest
 from sqlalchemy import Engine
 
-from pbem.create import create_game
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.orders import check, submit, template
-from pbem.turns import process
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.play.create import create_game
+from pbem.play.orders import check, submit, template
+from pbem.play.turns import process
 
 #: words that belong to YAML parsers and pydantic, never to a message a player reads
 INTERNALS = re.compile(
@@ -121,7 +121,7 @@ def test_a_rules_error_names_its_line_and_step(turn_file: tuple[Engine, str]) ->
 
 def test_a_wrong_coordinate_in_coral_divers_names_the_field(engine: Engine) -> None:
     issued = create_game(engine, "coral-divers", "cd", [("ann", "a@x.org"), ("bo", "b@x.org")], seed=3)
-    from pbem.status import status
+    from pbem.play.status import status
 
     seat = status(engine, "cd")[0]["awaited"][0]
     text = template(engine, "cd", seat).replace(PASSWORD_PLACEHOLDER, issued[seat])

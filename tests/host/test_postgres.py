@@ -18,14 +18,15 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from host.conftest import SEATS, Table, race_two_drivers
-from pbem import turns as driver
-from pbem.archive import export, import_archive
-from pbem.create import create_game
-from pbem.db import connect
-from pbem.models import GameRow, SubmissionRow, TurnRow
-from pbem.orders import submit
-from pbem.replay import from_database, verify, verify_in_new_process
-from pbem.turns import process
+from pbem.archive.files import export, import_archive
+from pbem.archive.replay import from_database, verify
+from pbem.archive.verifying import verify_in_new_process
+from pbem.play import turns as driver
+from pbem.play.create import create_game
+from pbem.play.orders import submit
+from pbem.play.turns import process
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, SubmissionRow, TurnRow
 
 pytestmark = pytest.mark.postgres
 
@@ -115,7 +116,7 @@ def test_a_driver_that_loses_the_race_rolls_back_and_says_so(
     # the game read as the driver reads it, but without the lock that comes with it
     monkeypatch.setattr(driver, "locked_game", lambda session, game_id: session.get(GameRow, game_id))
     monkeypatch.setattr(driver, "record_turn", beaten)
-    with caplog.at_level("INFO", logger="pbem.turns"):
+    with caplog.at_level("INFO", logger="pbem.play.turns"):
         assert process(engine, "pg-race") == []
     assert "game pg-race: turn 1 already resolved by another process" in caplog.text
     with Session(engine) as session:

@@ -12,15 +12,15 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from host.conftest import SEATS, Table
-from pbem.chance import Recorder, derived_rng
-from pbem.create import create_game
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.history import current_state, game_of, game_row
-from pbem.orders import check, submit, template
-from pbem.preview import preview
-from pbem.reports import report
-from pbem.status import status
-from pbem.turns import process
+from pbem.core.chance import Recorder, derived_rng
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.play.create import create_game
+from pbem.play.orders import check, submit, template
+from pbem.play.status import status
+from pbem.play.turns import process
+from pbem.render.preview import preview
+from pbem.render.reports import report
+from pbem.storage.history import current_state, game_of, game_row
 
 RULE = "=" * 78
 

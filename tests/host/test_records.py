@@ -16,9 +16,9 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from host.conftest import Ran
-from pbem.archive_page import build_page
-from pbem.models import GameRow, ReportRow, TurnRow
-from pbem.reports import report
+from pbem.archive.page import build_page
+from pbem.render.reports import report
+from pbem.storage.models import GameRow, ReportRow, TurnRow
 
 RECORDS = Path(__file__).resolve().parents[1] / "fixtures" / "records"
 GAMES = ["reef-encounter", "mare-balticum", "coral-divers"]
@@ -163,7 +163,7 @@ def test_a_record_with_its_seed_has_its_draws_checked_against_it(
 def test_an_archive_without_seed_of_an_unfinished_game_is_refused(
     pbem: Callable[..., Ran], engine: Engine, tmp_path: Path
 ) -> None:
-    from pbem.demo import play_bots
+    from pbem.cli.demo import play_bots
 
     play_bots(engine, "pearl-dive", "run", 2, 3, turns=2)
     data = yaml.safe_load(pbem("export", "run", "--include-secrets").out)

@@ -11,13 +11,14 @@ import yaml
 from sqlmodel import Session, select
 
 from host.conftest import Table
-from pbem.archive import export, import_archive
-from pbem.codec import pack_json
-from pbem.db import connect
-from pbem.errors import UserError
-from pbem.models import GameRow, TurnRow
-from pbem.replay import from_database, verify, verify_in_new_process
-from pbem.turns import process
+from pbem.archive.files import export, import_archive
+from pbem.archive.replay import from_database, verify
+from pbem.archive.verifying import verify_in_new_process
+from pbem.core.codec import pack_json
+from pbem.core.errors import UserError
+from pbem.play.turns import process
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, TurnRow
 
 
 @pytest.fixture
@@ -138,8 +139,8 @@ def test_replay_of_a_turn_prints_each_seats_report_as_it_was(finished: Table, pb
 
 
 def test_replay_public_prints_only_the_observers_report(finished: Table, pbem) -> None:  # type: ignore[no-untyped-def]
-    from pbem.codec import unpack
-    from pbem.models import ReportRow
+    from pbem.core.codec import unpack
+    from pbem.storage.models import ReportRow
 
     with Session(finished.engine) as session:
         public = session.exec(select(ReportRow).where(ReportRow.turn == 3, ReportRow.seat == "")).one()

@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 from host.conftest import Table
 from host.pearl_dive import GAME
-from pbem.chance import Recorder
-from pbem.envelope import PASSWORD_PLACEHOLDER, read_envelope
-from pbem.errors import UserError
-from pbem.orders import submit
-from pbem.reports import context, render_pair, report
-from pbem.turns import process
+from pbem.core.chance import Recorder
+from pbem.core.errors import UserError
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER, read_envelope
+from pbem.play.orders import submit
+from pbem.play.turns import process
+from pbem.render.reports import context, render_pair, report
 
 
 def test_every_report_ends_with_the_order_template_or_nothing_asked(table: Table) -> None:

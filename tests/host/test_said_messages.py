@@ -1,5 +1,5 @@
-"""The reports' ``_()`` looks each message up once a language (``pbem.render._said``): the same words
-as a fresh look-up, a stood-in catalog heard, forgotten on reload, and bounded."""
+"""The reports' ``_()`` looks each message up once a language (``pbem.render.environment._said``): the same
+words as a fresh look-up, a stood-in catalog heard, forgotten on reload, and bounded."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from collections.abc import Iterator
 import pytest
 from jinja2 import DictLoader
 
-from pbem import i18n, render
-from pbem.render import environment
+from pbem.core import i18n
+from pbem.render import environment as render
+from pbem.render.environment import environment
 
 SOURCE = '{{ _("Scores") }}|{{ _("100%% sure") }}|{{ _("turn %(turn)s:", turn=t) }}|{{ _("a < b") }}'
 

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from pbem import registry
-from pbem.create import create_game
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.orders import submit, template
-from pbem.schema import order_file_schema, schema_file_name
-from pbem.status import status
-from pbem.turns import process
+from pbem.core import registry
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.intake.schema import order_file_schema, schema_file_name
+from pbem.play.create import create_game
+from pbem.play.orders import submit, template
+from pbem.play.status import status
+from pbem.play.turns import process
 
 GAMES = ["reef-encounter", "mare-balticum", "coral-divers"]
 CHECK = Path(sys.executable).parent / "check-jsonschema"
@@ -58,7 +58,7 @@ def test_every_template_of_a_whole_bot_game_validates(engine: Engine, tmp_path: 
         for seat in entry["awaited"]:
             for suggest in (False, True):
                 text = template(engine, "g", seat, suggest=suggest)
-                # the marker line first (pbem.markers), then the editor's schema line
+                # the marker line first (pbem.core.markers), then the editor's schema line
                 assert text.splitlines()[1] == f"# yaml-language-server: $schema={game}.schema.json"
                 path = tmp_path / f"t{turn:03d}-{seat}-{'bot' if suggest else 'plain'}.yaml"
                 path.write_text(text)

@@ -1,5 +1,6 @@
-"""A turn's reports (HTML and text) render each distinct table once (pbem.tables), and every report stays
-byte-for-byte what rendering it whole gives, for positions of every shipped game from setup to the end."""
+"""A turn's reports (HTML and text) render each distinct table once (pbem.render.tables), and every report
+stays byte-for-byte what rendering it whole gives, for positions of every shipped game from setup to the
+end."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from pbem import i18n, registry
-from pbem.chance import Recorder
-from pbem.game import Event
-from pbem.render import render
-from pbem.reports import context, render_reports
-from pbem.tables import TableCache, table_key
+from pbem.core import i18n, registry
+from pbem.core.chance import Recorder
+from pbem.core.game import Event
+from pbem.render.environment import render
+from pbem.render.reports import context, render_reports
+from pbem.render.tables import TableCache, table_key
 
 SEATS = {"reef-encounter": 4, "mare-balticum": 4, "coral-divers": 4}
 MAX_TURNS = 2_000

@@ -1,5 +1,5 @@
-"""SQLite's writers queue on a lock file (``pbem.db.WriteLock``): held from a transaction's first write to
-its end, never by a read, given back at once, and never in the way when it cannot be had."""
+"""SQLite's writers queue on a lock file (``pbem.storage.sqlite.WriteLock``): held from a transaction's first
+write to its end, never by a read, given back at once, and never in the way when it cannot be had."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-import pbem.db
-from pbem.cron.claims import immediate_engine
-from pbem.db import LOCK_SUFFIX, WriteLock, connect, sqlite_connect_args, writes
+import pbem.storage.sqlite
+from pbem.storage.db import connect
+from pbem.storage.sqlite import LOCK_SUFFIX, WriteLock, immediate_engine, sqlite_connect_args, writes
 
 
 @pytest.fixture()
@@ -202,18 +202,18 @@ def test_which_statements_queue_as_writers(sql: str, expected: bool) -> None:
 def test_the_wal_is_checkpointed_by_the_process_after_its_writers_turn_not_inside_it(
     engine: Engine, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pbem.db, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(pbem.storage.sqlite, "CHECKPOINT_EVERY", 3)
     with engine.connect() as conn:  # SQLite's own checkpoint, inside a commit, only as a backstop
-        assert conn.execute(text("PRAGMA wal_autocheckpoint")).scalar() == pbem.db.BACKSTOP_PAGES
+        assert conn.execute(text("PRAGMA wal_autocheckpoint")).scalar() == pbem.storage.sqlite.BACKSTOP_PAGES
     seen: list[tuple[bool, int]] = []
-    checkpoint = pbem.db._QueuedConnection.checkpoint
+    checkpoint = pbem.storage.sqlite._QueuedConnection.checkpoint
 
-    def spy(connection: pbem.db._QueuedConnection) -> None:
+    def spy(connection: pbem.storage.sqlite._QueuedConnection) -> None:
         checkpoint(connection)
         seen.append((free(db), db.stat().st_size))  # the pages reach the database file only here
 
-    monkeypatch.setattr(pbem.db._QueuedConnection, "checkpoint", spy)
-    tally = pbem.db._queued_factory(db.absolute()).tally  # this process's count on this database
+    monkeypatch.setattr(pbem.storage.sqlite._QueuedConnection, "checkpoint", spy)
+    tally = pbem.storage.sqlite._queued_factory(db.absolute()).tally  # this process's count on this database
     tally.count = 0  # (making the schema wrote too)
     blob = os.urandom(300_000)
     sizes = []

@@ -14,14 +14,14 @@ from sqlalchemy import Engine, event
 from sqlmodel import Session, select
 
 from host.conftest import SEATS, T0, Table
-from pbem import turns
-from pbem.create import create_game
-from pbem.db import connect, locked_game
-from pbem.history import game_facts, game_row, seat_facts, seat_rows
-from pbem.models import GameRow, SeatRow, SubmissionRow
-from pbem.orders import submit
-from pbem.passwords import hash_password
-from pbem.turns import process
+from pbem.intake.passwords import hash_password
+from pbem.play import turns
+from pbem.play.create import create_game
+from pbem.play.orders import submit
+from pbem.play.turns import process
+from pbem.storage.db import connect, locked_game
+from pbem.storage.history import game_facts, game_row, seat_facts, seat_rows
+from pbem.storage.models import GameRow, SeatRow, SubmissionRow
 
 
 @contextmanager

@@ -10,13 +10,13 @@ import yaml
 from sqlmodel import Session, select
 
 from host.conftest import Table
-from pbem import registry
-from pbem.codec import unpack
-from pbem.models import GameRow, SubmissionRow, TurnRow
-from pbem.orderfile import MAX_BYTES
-from pbem.orders import check, redact, submit
-from pbem.status import status
-from pbem.turns import process
+from pbem.core import registry
+from pbem.core.codec import unpack
+from pbem.intake.orderfile import MAX_BYTES
+from pbem.play.orders import check, redact, submit
+from pbem.play.status import status
+from pbem.play.turns import process
+from pbem.storage.models import GameRow, SubmissionRow, TurnRow
 
 
 def submissions(table: Table) -> list[SubmissionRow]:

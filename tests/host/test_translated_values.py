@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from games.reef_encounter.words import COLOURS
-from pbem import i18n
-from pbem.i18n import P_
-from pbem.render import environment, grid_items, translated_values
+from pbem.core import i18n
+from pbem.core.i18n import P_
+from pbem.render.environment import environment, grid_items, translated_values
 
 
 def test_each_value_is_what_the_translated_filter_shows_in_the_current_language() -> None:
@@ -58,7 +58,7 @@ def test_grid_items_reads_rows_of_tuples_by_position() -> None:
 def test_counted_writes_what_a_loop_of_joined_counts_writes() -> None:
     from jinja2 import DictLoader
 
-    from pbem.render import counted
+    from pbem.render.environment import counted
 
     source = (
         '{% set parts = [] %}{% for k in order %}{% if c[k] %}{% set _x = parts.append(c[k] ~ " " ~ w[k]) %}'

@@ -10,14 +10,15 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from host.conftest import SEATS, T0, Table, race_two_drivers
-from pbem import reports, turns
-from pbem.codec import unpack_json
-from pbem.create import create_game
-from pbem.history import TurnRecord, game_of, record_turn
-from pbem.models import GameRow, ReportRow, SubmissionRow, TurnRow
-from pbem.orders import submit
-from pbem.status import status
-from pbem.turns import process
+from pbem.core.codec import unpack_json
+from pbem.play import turns
+from pbem.play.create import create_game
+from pbem.play.orders import submit
+from pbem.play.status import status
+from pbem.play.turns import process
+from pbem.render import reports
+from pbem.storage.history import TurnRecord, game_of, record_turn
+from pbem.storage.models import GameRow, ReportRow, SubmissionRow, TurnRow
 
 
 def turn_rows(table: Table) -> list[TurnRow]:
@@ -78,7 +79,7 @@ def test_missing_orders_are_filled_by_the_bot_only_when_asked(table: Table) -> N
 
 
 def test_a_turn_the_bot_played_says_so_in_every_report_and_in_replay(table: Table) -> None:
-    from pbem.replay import from_database, report_at, verify
+    from pbem.archive.replay import from_database, report_at, verify
 
     submit_all(table, ("red",))
     assert process(table.engine, table.game_id, fill_missing=True) == [1]
@@ -212,10 +213,10 @@ def test_a_game_paused_while_its_turn_resolves_is_not_resolved(
 def test_the_stored_state_is_the_canonical_json_its_hash_is_of(
     backend: str, db_url: str, request: pytest.FixtureRequest
 ) -> None:
-    # the turn writes the canonical JSON it hashed (pbem.history.settle_json) as the packed state: the
+    # the turn writes the canonical JSON it hashed (pbem.storage.history.settle_json) as the packed state: the
     # same text packing the state's data anew gives, which a rollback and pbem replay --verify read
-    from pbem.codec import canonical_json, sha256_hex, unpack
-    from pbem.db import connect
+    from pbem.core.codec import canonical_json, sha256_hex, unpack
+    from pbem.storage.db import connect
 
     url = db_url if backend == "sqlite" else request.getfixturevalue("pg_database")
     engine = connect(url)
@@ -233,10 +234,10 @@ def test_the_stored_state_is_the_canonical_json_its_hash_is_of(
 @pytest.mark.parametrize("game_type", ["reef-encounter", "mare-balticum", "coral-divers"])
 def test_each_games_state_json_is_its_own_canonical_form(game_type: str) -> None:
     # what lets the turn pack the JSON it hashed: read back and written again, it is the same text
-    from pbem import registry
-    from pbem.chance import Recorder
-    from pbem.codec import canonical_json
-    from pbem.history import settle_json
+    from pbem.core import registry
+    from pbem.core.chance import Recorder
+    from pbem.core.codec import canonical_json
+    from pbem.storage.history import settle_json
 
     game = registry.require(game_type)
     seats = ["ann", "bob", "cy"]

@@ -11,9 +11,9 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
 from host.conftest import Ran
-from pbem.codec import pack, pack_json, unpack_json
-from pbem.demo import play_bots
-from pbem.models import GameRow, ReportRow, TurnRow
+from pbem.cli.demo import play_bots
+from pbem.core.codec import pack, pack_json, unpack_json
+from pbem.storage.models import GameRow, ReportRow, TurnRow
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem import i18n
+from pbem.core import i18n
 from tests.cron.conftest import db_url, engine, pg_url  # noqa: F401 - fixtures used by these tests
 from tests.i18n.test_language import write_catalog
 

@@ -15,13 +15,13 @@ import games.mare_balticum
 import games.reef_encounter
 from games.mare_balticum.orders import Fish
 from games.reef_encounter.orders import Algae, Larva
-from pbem.create import create_game
-from pbem.db import connect
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.glossary import GlossaryError, aliases
-from pbem.i18n import LANGUAGES
-from pbem.models import SubmissionRow
-from pbem.orders import submit, template
+from pbem.core.glossary import GlossaryError, aliases
+from pbem.core.i18n import LANGUAGES
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.play.create import create_game
+from pbem.play.orders import submit, template
+from pbem.storage.db import connect
+from pbem.storage.models import SubmissionRow
 
 REEF = games.reef_encounter.GLOSSARY
 BALTIC = games.mare_balticum.GLOSSARY

@@ -12,8 +12,8 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po
 
-from pbem import catalogs
-from pbem.i18n import compile_po, placeholders
+from pbem.core import catalogs
+from pbem.core.i18n import compile_po, placeholders
 
 PACKAGES = catalogs.packages()
 CASES = [(p, lang) for p in PACKAGES for lang in catalogs.TRANSLATED]

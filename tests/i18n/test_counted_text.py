@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from pbem import i18n
-from pbem.game import Event
-from pbem.history import dump_events, load_event
-from pbem.i18n import T_, TN_
+from pbem.core import i18n
+from pbem.core.game import Event
+from pbem.core.i18n import T_, TN_
+from pbem.storage.history import dump_events, load_event
 
 # Russian-like forms: 1 / 2-4 / 5-20 (as Russian and Czech count), so the test can tell them apart
 FORMS = {"{n} polyp": ("{n} полип", "{n} полипа", "{n} полипов")}
@@ -78,10 +78,10 @@ def test_the_counted_keyword_is_extracted_as_a_plural_message() -> None:
 
     from babel.messages.extract import extract
 
-    from pbem.catalogs import KEYWORDS
+    from pbem.core.catalogs import KEYWORDS
 
     keywords = dict(k.split(":", 1) if ":" in k else (k, None) for k in KEYWORDS[1::2])
     assert keywords["TN_"] == "1,2"
-    source = b'from pbem.i18n import TN_\nx = TN_("{n} polyp", "{n} polyps", 3)\n'
+    source = b'from pbem.core.i18n import TN_\nx = TN_("{n} polyp", "{n} polyps", 3)\n'
     found = list(extract("python", io.BytesIO(source), keywords={"TN_": (1, 2)}))
     assert [m[1] for m in found] == [("{n} polyp", "{n} polyps")]

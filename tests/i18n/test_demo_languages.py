@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import catalogs, i18n
-from pbem.demo import run_demo
+from pbem.cli.demo import run_demo
+from pbem.core import catalogs, i18n
 from tests.host.conftest import run_pbem
 
 # a sentence every report of a Coral Divers seat whose turn it is shows, in each language

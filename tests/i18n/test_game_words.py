@@ -15,11 +15,11 @@ from games.coral_divers.words import CORAL_WORDS, SHELL_WORDS
 from games.mare_balticum import GLOSSARY as BALTIC_GLOSSARY
 from games.mare_balticum.words import COLOUR_WORDS as BALTIC_COLOURS
 from games.mare_balticum.words import GOODS_WORDS
-from pbem import i18n
-from pbem.game import Event
-from pbem.history import dump_events, load_event
-from pbem.i18n import T_
-from pbem.render import render
+from pbem.core import i18n
+from pbem.core.game import Event
+from pbem.core.i18n import T_
+from pbem.render.environment import render
+from pbem.storage.history import dump_events, load_event
 from tests.coral_divers.conftest import play
 from tests.coral_divers.conftest import position as divers_position
 from tests.mare_balticum.helpers import position as baltic_position

@@ -11,8 +11,8 @@ import pytest
 import games.coral_divers
 import games.mare_balticum
 import games.reef_encounter
-from pbem.glossary import GlossaryError, load_glossary
-from pbem.i18n import LANGUAGES
+from pbem.core.glossary import GlossaryError, load_glossary
+from pbem.core.i18n import LANGUAGES
 
 GAMES = {
     "reef_encounter": games.reef_encounter,

@@ -11,9 +11,9 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 from babel.support import Translations
 
-from pbem import catalogs
-from pbem.glossary import load_glossary
-from pbem.i18n import compile_po
+from pbem.core import catalogs
+from pbem.core.glossary import load_glossary
+from pbem.core.i18n import compile_po
 
 REEF = catalogs.ROOT / "games" / "reef_encounter" / "data" / "glossary"
 

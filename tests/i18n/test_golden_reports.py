@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from pbem import i18n
-from pbem.db import connect
-from pbem.demo import play_bots
-from pbem.reports import report
+from pbem.cli.demo import play_bots
+from pbem.core import i18n
+from pbem.render.reports import report
+from pbem.storage.db import connect
 
 GOLDEN = Path(__file__).parent / "golden"
 #: game -> seats; each game played by bots for TURNS turns from seed 11

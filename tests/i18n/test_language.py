@@ -1,4 +1,4 @@
-"""pbem.i18n at work: catalogs of the host and of the games merged, plural forms, a translation with
+"""pbem.core.i18n at work: catalogs of the host and of the games merged, plural forms, a translation with
 wrong placeholders falling back to English, templates rendering in the current language, formats."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
-from pbem import i18n
-from pbem.i18n import N_, _, language, ngettext
+from pbem.core import i18n
+from pbem.core.i18n import N_, _, language, ngettext
 
 
 def write_catalog(folder: Path, domain: str, lang: str, messages: dict[object, object]) -> Path:
@@ -88,7 +88,7 @@ def test_plural_forms_follow_the_language(catalogs: Path) -> None:
 
 
 def test_templates_answer_in_the_current_language(catalogs: Path) -> None:
-    from pbem.render import environment
+    from pbem.render.environment import environment
 
     template = environment().from_string(
         "{{ _('Scores') }} | {{ _('Next deadline: %(when)s', when=w) }} | "

@@ -11,9 +11,9 @@ import pytest
 from games.coral_divers import GAME
 from games.reef_encounter.setup import new_game
 from games.reef_encounter.words import counts
-from pbem.game import GameError
-from pbem.i18n import _, language
-from pbem.render import render
+from pbem.core.game import GameError
+from pbem.core.i18n import _, language
+from pbem.render.environment import render
 from tests.coral_divers.conftest import FirstChance, line, play, position, refused
 from tests.coral_divers.test_reports import context
 

@@ -9,11 +9,12 @@ from email.message import EmailMessage
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import turns
-from pbem.mail import inbound, outbox, reading
-from pbem.mail.outbox import unpack_message
-from pbem.mail.settings import MailSettings
-from pbem.models import OutboxRow, SeatRow
+from pbem import outbox
+from pbem.mail import inbound, reading
+from pbem.outbox import unpack_message
+from pbem.outbox.settings import MailSettings
+from pbem.play import turns
+from pbem.storage.models import OutboxRow, SeatRow
 from tests.mail.conftest import HOST, START, bot_orders, mail, new_game
 
 SETTINGS = MailSettings(from_addr=HOST, from_name="pbem test host", retry_seconds=60, max_attempts=3)

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from pbem import i18n
-from pbem.game import Event
-from pbem.history import dump_events, load_event
-from pbem.i18n import T_, Text
+from pbem.core import i18n
+from pbem.core.game import Event
+from pbem.core.i18n import T_, Text
+from pbem.storage.history import dump_events, load_event
 
 WORDS = {
     "{seat} planted: {clauses}": "{seat} ültetett: {clauses}",
@@ -71,10 +71,10 @@ def test_a_term_is_the_english_word_until_shown_and_the_readers_word_then(
 def test_the_term_keyword_is_extracted_with_its_context() -> None:
     from babel.messages.extract import extract
 
-    from pbem.catalogs import KEYWORDS
+    from pbem.core.catalogs import KEYWORDS
 
     keywords = dict(k.split(":", 1) if ":" in k else (k, None) for k in KEYWORDS[1::2])
     assert keywords["P_"] == "1c,2"
-    source = b'from pbem.i18n import P_\nCOLOURS = {"orange": P_("colour", "orange")}\n'
+    source = b'from pbem.core.i18n import P_\nCOLOURS = {"orange": P_("colour", "orange")}\n'
     found = list(extract("python", io.BytesIO(source), keywords={"P_": ((1, "c"), 2)}))
     assert [(m[3], m[1]) for m in found] == [("colour", "orange")]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pbem import i18n
-from pbem.game import Event, RulesError
-from pbem.i18n import T_, Text, _, language
+from pbem.core import i18n
+from pbem.core.game import Event, RulesError
+from pbem.core.i18n import T_, Text, _, language
 from tests.i18n.test_language import write_catalog
 
 MESSAGE = "you have no {colour} larva cube behind your screen"
@@ -54,7 +54,7 @@ def test_an_event_is_shown_in_the_readers_language(hungarian: None) -> None:
 def test_a_real_engine_error_carries_its_message(hungarian: None) -> None:
     """Reef Encounter's own error for a missing larva cube is the catalog's message."""
     from games.reef_encounter import GAME
-    from pbem.chance import Recorder
+    from pbem.core.chance import Recorder
 
     state = GAME.setup(["red", "blue"], GAME.options_model(), Recorder.for_turn(5, 0, 0))
     setup = {

@@ -12,9 +12,11 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import archive, reports, turns
-from pbem.cli import main
-from pbem.models import GameRow, SeatRow
+from pbem.archive import files
+from pbem.cli.app import main
+from pbem.play import turns
+from pbem.render import reports
+from pbem.storage.models import GameRow, SeatRow
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 PLAYERS = ["--player", "red=red@example.org", "--player", "blue=blue@example.org"]
@@ -118,6 +120,6 @@ def test_export_and_import_carry_the_languages(pbem, engine: Engine, tmp_path: P
     assert new(pbem, "--lang", "zh", "--lang", "blue=ru")[0] == 0
     turns.process(engine, "pd", now=NOW, fill_missing=True)
     path = str(tmp_path / "pd.yaml")
-    archive.export(engine, "pd", path, include_secrets=True)
-    new_id, _passwords = archive.import_archive(engine, path, game_id="pd-copy")
+    files.export(engine, "pd", path, include_secrets=True)
+    new_id, _passwords = files.import_archive(engine, path, game_id="pd-copy")
     assert languages(engine, new_id) == ("zh", {"red": None, "blue": "ru"})

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pbem.i18n import LANGUAGES
+from pbem.core.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 

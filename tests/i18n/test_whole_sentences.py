@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from games.coral_divers.turn import _counted, _reef_closed
 from games.reef_encounter.engine import _ends
-from pbem.i18n import N_, Text, placeholders
-from pbem.mail import compose
+from pbem.core.i18n import N_, Text, placeholders
+from pbem.outbox import compose
 
 
 def test_a_closed_reef_is_one_message_for_every_count() -> None:
@@ -57,9 +57,9 @@ def test_a_rejection_names_where_the_orders_were_read_from_as_before() -> None:
 def test_a_notice_counts_missed_deadlines_in_whole_sentences() -> None:
     from datetime import UTC, datetime
 
+    from pbem.core.registry import games
     from pbem.cron.notices import body
-    from pbem.models import GameRow, SeatRow
-    from pbem.registry import games
+    from pbem.storage.models import GameRow, SeatRow
 
     kind = next(iter(games()))
     now = datetime(2026, 3, 3, 9, 0, tzinfo=UTC)

@@ -9,9 +9,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pbem.db import connect
 from pbem.mail import inbound
-from pbem.mail.settings import MailSettings
+from pbem.outbox.settings import MailSettings
+from pbem.storage.db import connect
 
 if __name__ == "__main__":
     # the machine is shared: a bomb that got through must fail here, not take the machine's memory

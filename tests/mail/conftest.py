@@ -28,12 +28,12 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
 from sqlalchemy import Engine
 
-from pbem import orders
-from pbem.create import create_game
-from pbem.db import connect
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.mail.settings import MailSettings
-from pbem.registry import register
+from pbem.core.registry import register
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.outbox.settings import MailSettings
+from pbem.play import orders
+from pbem.play.create import create_game
+from pbem.storage.db import connect
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 
 HOST = "host@pbem.test"

@@ -9,16 +9,17 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.addresses import AddressError, normalise
-from pbem.cli import main
+from pbem import outbox
+from pbem.cli.app import main
+from pbem.core.errors import UserError
 from pbem.cron import admin
-from pbem.db import connect
-from pbem.errors import UserError
-from pbem.mail import inbound, outbox
-from pbem.mail.compose import header_fields, new_message
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import GameRow, OutboxRow, SeatRow
+from pbem.intake.addresses import AddressError, normalise
+from pbem.mail import inbound
+from pbem.outbox.compose import header_fields, new_message
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, OutboxRow, SeatRow
 from tests.mail.conftest import START, Game, SmtpServer, mail
 
 BAD = {

@@ -10,15 +10,16 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import status
-from pbem.create import create_game
-from pbem.cron.models import GmActionRow
+from pbem import outbox
+from pbem.core.registry import register
 from pbem.cron.notices import send_notice
-from pbem.mail import bounces, inbound, outbox, reading, sources
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import OutboxRow, SeatRow
-from pbem.registry import register
+from pbem.mail import bounces, inbound, reading, sources
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.play import status
+from pbem.play.create import create_game
+from pbem.storage.cron_models import GmActionRow
+from pbem.storage.models import OutboxRow, SeatRow
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 from tests.mail.conftest import HOST, START, Dovecot, SmtpServer, bot_orders, mail, new_game
 

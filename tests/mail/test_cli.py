@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from pbem.mail.cli import app
+from pbem.cli.mail import app
 from tests.mail.conftest import HOST, Dovecot, Game, SmtpServer, bot_orders, mail, stored_bytes
 
 runner = CliRunner()

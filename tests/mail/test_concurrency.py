@@ -16,11 +16,12 @@ from sqlalchemy import Engine, create_engine, make_url, text
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
-from pbem.db import connect
-from pbem.mail import inbound, outbox
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import InboundRow, SubmissionRow
+from pbem import outbox
+from pbem.mail import inbound
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.storage.db import connect
+from pbem.storage.models import InboundRow, SubmissionRow
 from tests.mail.conftest import START, SmtpServer, bot_orders, mail, new_game
 
 DEFAULT_PG = "postgresql+psycopg://postgres@/postgres?host=/var/run/postgresql"
@@ -110,7 +111,7 @@ def test_two_fetchers_and_two_senders_at_once_on_postgresql(
 
 
 def _open_outbox(path: Path) -> bool:
-    from pbem.mail.transport import MaildirTransport
+    from pbem.outbox.transport import MaildirTransport
 
     with MaildirTransport(path):
         return True

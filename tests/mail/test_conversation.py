@@ -12,14 +12,15 @@ from email.message import EmailMessage
 
 from sqlalchemy import Engine
 
-from pbem import markers
-from pbem.create import create_game
-from pbem.mail import inbound, outbox, reading, sources
-from pbem.mail.compose import thread_root
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
+from pbem import outbox
+from pbem.core import markers
+from pbem.core.registry import register
+from pbem.mail import inbound, reading, sources
 from pbem.mail.welcome import queue_welcomes
-from pbem.registry import register
+from pbem.outbox.compose import thread_root
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.play.create import create_game
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 from tests.mail.conftest import HOST, START, Dovecot, Received, Recorder, _start_smtp
 

@@ -23,22 +23,23 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import orders
-from pbem.calendar import uid
-from pbem.cli import main
-from pbem.create import create_game
-from pbem.cron import mailsteps
-from pbem.cron.models import GmActionRow
-from pbem.cron.tick import TickSettings, tick
-from pbem.db import connect
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.mail import commands, guards, inbound, outbox, reading, sources
-from pbem.mail.compose import thread_root
+from pbem import outbox
+from pbem.cli.app import main
+from pbem.core.registry import register
+from pbem.host import mailsteps
+from pbem.host.tick import TickSettings, tick
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.mail import commands, guards, inbound, reading, sources
 from pbem.mail.gm import help_text, set_game_master
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import GameMasterRow, GameRow, InboundRow, ObserverRow, OutboxRow
-from pbem.registry import register
+from pbem.outbox.compose import thread_root
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.play import orders
+from pbem.play.create import create_game
+from pbem.render.calendar import uid
+from pbem.storage.cron_models import GmActionRow
+from pbem.storage.db import connect
+from pbem.storage.models import GameMasterRow, GameRow, InboundRow, ObserverRow, OutboxRow
 from tests.cron.conftest import pg_url  # noqa: F401  (a fixture)
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 from tests.mail.conftest import HOST, Dovecot, Received, Recorder, _start_smtp, mail
@@ -354,7 +355,7 @@ def test_observe_rollback_and_their_mistakes_by_mail(db: Engine, game: tuple[dic
     for seat in SEATS:
         text = orders.template(db, "gm-1", seat, suggest=True).replace(PASSWORD_PLACEHOLDER, issued[seat])
         assert orders.submit(db, text, now=START).accepted
-    from pbem import turns
+    from pbem.play import turns
 
     turns.process(db, "gm-1", now=START + H)
     with Session(db) as session:

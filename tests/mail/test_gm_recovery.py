@@ -12,10 +12,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.cron import notices
-from pbem.cron.models import NoticeRow
 from pbem.mail import inbound
-from pbem.mail.settings import MailSettings
-from pbem.models import GameRow
+from pbem.outbox.settings import MailSettings
+from pbem.storage.cron_models import NoticeRow
+from pbem.storage.models import GameRow
 from tests.cron.conftest import pg_url  # noqa: F401  (a fixture)
 from tests.mail.conftest import HOST, mail
 from tests.mail.test_gm import GM, SEATS, START, H, command, db, new, outbox_mail, text_of, url  # noqa: F401

@@ -12,9 +12,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.mail import guards, inbound
-from pbem.mail.outbox import unpack_message
-from pbem.mail.settings import MailSettings
-from pbem.models import OutboxRow, SubmissionRow
+from pbem.outbox import unpack_message
+from pbem.outbox.settings import MailSettings
+from pbem.storage.models import OutboxRow, SubmissionRow
 from tests.mail.conftest import START, Game, bot_orders, mail, orders_text
 
 

@@ -1,5 +1,5 @@
 """Wrong passwords are limited per seat, whatever the sender: a guesser with many addresses gets no more
-tries at one seat than a guesser with one, and the player is never locked out (pbem.guessing)."""
+tries at one seat than a guesser with one, and the player is never locked out (pbem.intake.guessing)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import guessing
+from pbem.intake import guessing
 from pbem.mail import inbound
-from pbem.mail.outbox import unpack_message
-from pbem.mail.settings import MailSettings
-from pbem.models import OutboxRow, SubmissionRow
+from pbem.outbox import unpack_message
+from pbem.outbox.settings import MailSettings
+from pbem.storage.models import OutboxRow, SubmissionRow
 from tests.mail.conftest import START, Game, bot_orders, mail, orders_text
 
 

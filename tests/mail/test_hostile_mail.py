@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from pbem.db import connect
 from pbem.mail import inbound, reading
-from pbem.mail.settings import MailSettings
+from pbem.outbox.settings import MailSettings
+from pbem.storage.db import connect
 from tests.mail.conftest import HOST, START
 
 HEADERS = st.sampled_from(

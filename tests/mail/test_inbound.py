@@ -11,13 +11,13 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import orders
-from pbem.codec import sha256_hex
+from pbem.core.codec import sha256_hex
 from pbem.mail import inbound, reading
-from pbem.mail.compose import thread_root
-from pbem.mail.outbox import unpack_message
-from pbem.mail.settings import MailSettings
-from pbem.models import InboundRow, OutboxRow, SubmissionRow
+from pbem.outbox import unpack_message
+from pbem.outbox.compose import thread_root
+from pbem.outbox.settings import MailSettings
+from pbem.play import orders
+from pbem.storage.models import InboundRow, OutboxRow, SubmissionRow
 from tests.mail.conftest import HOST, START, Game, bot_orders, mail, new_game, orders_text, stored_bytes
 
 
@@ -290,7 +290,7 @@ def test_report_command_answers_with_the_latest_report_as_text_and_html(
 
 
 def orders_report(engine: Engine, game: Game, seat: str, fmt: str) -> str:
-    from pbem.reports import report
+    from pbem.render.reports import report
 
     return report(engine, game.id, seat, fmt=fmt)
 

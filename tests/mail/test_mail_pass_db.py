@@ -12,20 +12,21 @@ import pytest
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
-from pbem.calendar import parts_for_reports
-from pbem.codec import unpack
-from pbem.create import create_game
-from pbem.db import connect
-from pbem.history import game_row, seat_rows
-from pbem.i18n import language
-from pbem.mail import outbox, queueing
-from pbem.mail.compose import header_fields, new_message, report_mail
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import MaildirTransport, SmtpTransport
-from pbem.migrations import upgrade
-from pbem.models import ObserverRow, OutboxRow, ReportRow
-from pbem.registry import register
-from pbem.reports import languages_of
+from pbem import outbox
+from pbem.core.codec import unpack
+from pbem.core.i18n import language
+from pbem.core.registry import register
+from pbem.outbox import queueing
+from pbem.outbox.compose import header_fields, new_message, report_mail
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import MaildirTransport, SmtpTransport
+from pbem.play.create import create_game
+from pbem.render.calendar import parts_for_reports
+from pbem.render.reports import languages_of
+from pbem.storage.db import connect
+from pbem.storage.history import game_row, seat_rows
+from pbem.storage.migrations import upgrade
+from pbem.storage.models import ObserverRow, OutboxRow, ReportRow
 from tests.cron.conftest import fresh_pg_database
 from tests.mail.conftest import PEARL_DIVE, PLAYERS, START, Recorder, SmtpServer, _start_smtp, new_game
 

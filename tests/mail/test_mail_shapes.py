@@ -16,11 +16,12 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import markers, reports
+from pbem.core import markers
 from pbem.mail import extract, inbound, reading
-from pbem.mail.outbox import unpack_message
-from pbem.mail.settings import MailSettings
-from pbem.models import OutboxRow, SubmissionRow
+from pbem.outbox import unpack_message
+from pbem.outbox.settings import MailSettings
+from pbem.render import reports
+from pbem.storage.models import OutboxRow, SubmissionRow
 from tests.mail.conftest import HOST, START, Game, new_game
 
 REPORT_SUBJECT = "[pbem] pd-1 · turn 0 · your move"
@@ -29,7 +30,7 @@ REPORT_SUBJECT = "[pbem] pd-1 · turn 0 · your move"
 @pytest.fixture
 def game(engine: Engine) -> Game:
     """Seed 4 deals red the pearls 2 and 4 that these mails bid (the dice derive from the seed and
-    each turn's orders, pbem.dice)."""
+    each turn's orders, pbem.core.dice)."""
     return new_game(engine, seed=4)
 
 

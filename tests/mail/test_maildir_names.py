@@ -9,7 +9,7 @@ from email.parser import BytesHeaderParser
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pbem.mail import transport
+from pbem.outbox import transport
 
 
 def parsed(message: bytes) -> str | None:

@@ -12,11 +12,12 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.mail import outbox, sending
-from pbem.mail.compose import header_fields, new_message
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import MaildirTransport, SmtpTransport
-from pbem.models import OutboxRow
+from pbem import outbox
+from pbem.outbox import sending
+from pbem.outbox.compose import header_fields, new_message
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import MaildirTransport, SmtpTransport
+from pbem.storage.models import OutboxRow
 from tests.mail.conftest import START, Certificate, Recorder, SmtpServer, _start_smtp, free_port, stored_bytes
 
 
@@ -307,7 +308,7 @@ def test_a_maildir_file_is_named_by_the_message_id_in_the_headers_only(tmp_path:
     ],
 )
 def test_bad_smtp_urls_are_refused_with_a_clear_message(url: str, problem: str) -> None:
-    from pbem.mail.errors import MailError
+    from pbem.outbox.errors import MailError
 
     with pytest.raises(MailError, match=problem):
         SmtpTransport(url)
@@ -367,7 +368,7 @@ def test_an_untrusted_certificate_delays_the_mail(engine: Engine, smtps: SmtpSer
 
 
 def test_a_missing_cafile_is_a_clear_error(tmp_path: Path) -> None:
-    from pbem.mail.errors import MailError
+    from pbem.outbox.errors import MailError
 
     with pytest.raises(MailError, match="does not exist"):
         SmtpTransport(f"smtps://127.0.0.1:465?cafile={tmp_path / 'none.pem'}")

@@ -11,11 +11,12 @@ from email.message import EmailMessage
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.mail import inbound, outbox, reading
-from pbem.mail.compose import thread_root
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import OutboxRow
+from pbem import outbox
+from pbem.mail import inbound, reading
+from pbem.outbox.compose import thread_root
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.storage.models import OutboxRow
 from tests.mail.conftest import HOST, START, Game, SmtpServer, bot_orders, mail
 
 

@@ -1,7 +1,7 @@
 """A whole game played by mail only: each player a mailbox on a real IMAP server (Dovecot), all mail
 through a real SMTP server (aiosmtpd) that delivers into those mailboxes.
 
-The players' "brains" are the game's bot (``pbem.orders.template(..., suggest=True)``); everything they
+The players' "brains" are the game's bot (``pbem.play.orders.template(..., suggest=True)``); everything they
 learn and everything they send goes by mail: the host reads its mailbox over IMAP, answers and sends
 reports over SMTP, and never touches a player's file.
 """
@@ -19,16 +19,17 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import orders, turns
-from pbem.codec import sha256_hex
-from pbem.create import create_game
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.errors import UserError
-from pbem.mail import inbound, outbox, reading, sources
-from pbem.mail.compose import thread_root
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import GameRow, ObserverRow, OutboxRow, SubmissionRow
+from pbem import outbox
+from pbem.core.codec import sha256_hex
+from pbem.core.errors import UserError
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.mail import inbound, reading, sources
+from pbem.outbox.compose import thread_root
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.play import orders, turns
+from pbem.play.create import create_game
+from pbem.storage.models import GameRow, ObserverRow, OutboxRow, SubmissionRow
 from tests.mail.conftest import HOST, Dovecot, Received, Recorder, _start_smtp, mail, stored_bytes
 
 PLAYERS = {"red": "ann@example.org", "blue": "bob@example.org", "green": "dee@example.org"}

@@ -13,8 +13,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.mail import inbound, poison, sources
-from pbem.mail.settings import MailSettings
-from pbem.models import InboundRow, SubmissionRow
+from pbem.outbox.settings import MailSettings
+from pbem.storage.models import InboundRow, SubmissionRow
 from proof.mime_fuzz import fuzzed
 from tests.mail.conftest import START, Game, bot_orders, mail
 
@@ -155,7 +155,7 @@ def test_pbem_mail_fetch_never_prints_a_traceback_and_held_lists_the_quarantined
 ) -> None:
     from typer.testing import CliRunner
 
-    from pbem.mail.cli import app
+    from pbem.cli.mail import app
 
     folder = maildir_with(tmp_path, mail("game: x\n", frm="eve@example.org").as_bytes(policy=policy.SMTP))
 

@@ -16,17 +16,21 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import archive, archive_page, i18n, orders, status, turns
-from pbem.cli import main
-from pbem.db import connect
-from pbem.envelope import PASSWORD_PLACEHOLDER
-from pbem.errors import UserError
-from pbem.mail import inbound, outbox, press, reading, sources
-from pbem.mail.compose import thread_root
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import GameRow, ObserverRow, OutboxRow, PressRow, SeatRow
-from pbem.registry import register
+from pbem import outbox
+from pbem.archive import files
+from pbem.archive import page as archive_page
+from pbem.cli.app import main
+from pbem.core import i18n
+from pbem.core.errors import UserError
+from pbem.core.registry import register
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.mail import inbound, press, reading, sources
+from pbem.outbox.compose import thread_root
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.play import orders, status, turns
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, ObserverRow, OutboxRow, PressRow, SeatRow
 from tests.cron.conftest import pg_url  # noqa: F401  (a fixture)
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 from tests.mail.conftest import HOST, START, Dovecot, Received, Recorder, _start_smtp, mail
@@ -60,7 +64,7 @@ def sqlite_db(tmp_path: Path) -> Iterator[Engine]:
 
 
 def new_game(engine: Engine, mode: str = "private", game_id: str = "pr-1", **kw: object) -> dict[str, str]:
-    from pbem.create import create_game
+    from pbem.play.create import create_game
 
     issued = create_game(
         engine,
@@ -355,10 +359,10 @@ def test_private_press_stays_hidden_while_the_game_runs_and_shows_in_its_archive
     assert "bid low" not in shown and "bo" not in json.dumps(entry["press_sent"])
     assert "press (private) sent: ann 1" in status.describe(entry)
     with Session(db) as session:  # no seat's report carries it
-        from pbem.models import ReportRow
+        from pbem.storage.models import ReportRow
 
         reports = session.exec(select(ReportRow)).all()
-    from pbem.codec import unpack
+    from pbem.core.codec import unpack
 
     assert all("bid low" not in unpack(r.text_z) + unpack(r.html_z) for r in reports)
 
@@ -369,15 +373,15 @@ def test_private_press_stays_hidden_while_the_game_runs_and_shows_in_its_archive
     page = archive_page.build_page(db, "pr-1")
     assert "Bo, I hold the five: bid low." in page
     assert "Turn 1: ann to bo" in page
-    data = archive.build_archive(db, "pr-1")
+    data = files.build_archive(db, "pr-1")
     assert data["game"]["press"] == "private"
     (kept,) = data["press"]
     assert (kept["sender"], kept["to"], kept["turn"], kept["text"]) == ("ann", ["bo"], 1, secret)
-    assert secret in archive.public_archive(db, "pr-1")
+    assert secret in files.public_archive(db, "pr-1")
 
     path = tmp_path / "pr-1.yaml"
-    archive.export(db, "pr-1", str(path))
-    new_id, _passwords = archive.import_archive(db, str(path), game_id="pr-2")
+    files.export(db, "pr-1", str(path))
+    new_id, _passwords = files.import_archive(db, str(path), game_id="pr-2")
     with Session(db) as session:
         again = session.exec(select(PressRow).where(PressRow.game_id == new_id)).all()
         assert session.get(GameRow, new_id).press == "private"  # type: ignore[union-attr]
@@ -388,12 +392,12 @@ def test_an_archive_whose_press_names_no_seat_is_refused(sqlite_db: Engine, tmp_
     issued = new_game(sqlite_db)
     inbound.handle(sqlite_db, press_mail(issued, "Hi."), SETTINGS, START)
     finish(sqlite_db, issued)
-    data = archive.build_archive(sqlite_db, "pr-1")
+    data = files.build_archive(sqlite_db, "pr-1")
     data["press"][0]["sender"] = "mallory"
     path = tmp_path / "bad.yaml"
-    path.write_text(archive.dump(data), encoding="utf-8")
+    path.write_text(files.dump(data), encoding="utf-8")
     with pytest.raises(UserError, match=r"press\[0\] names mallory, which is no seat"):
-        archive.import_archive(sqlite_db, str(path), game_id="pr-3")
+        files.import_archive(sqlite_db, str(path), game_id="pr-3")
     with Session(sqlite_db) as session:
         assert session.get(GameRow, "pr-3") is None
 

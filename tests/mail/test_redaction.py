@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.codec import unpack
+from pbem.core.codec import unpack
+from pbem.intake.redaction import keyed_passwords, redact_text
 from pbem.mail import inbound
-from pbem.mail.settings import MailSettings
-from pbem.models import InboundRow, SubmissionRow
-from pbem.redaction import keyed_passwords, redact_text
+from pbem.outbox.settings import MailSettings
+from pbem.storage.models import InboundRow, SubmissionRow
 from tests.mail.conftest import START, Game, mail
 
 

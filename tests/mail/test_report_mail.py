@@ -16,17 +16,21 @@ from PIL import Image
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import mailhtml, mailpictures, markers
-from pbem.codec import unpack
-from pbem.create import create_game
-from pbem.mail import compose, flowed_text, folding, outbox, queueing, reading
-from pbem.mail.compose import thread_root
-from pbem.mail.settings import MailSettings
-from pbem.mailhtml import mail_page
-from pbem.models import ObserverRow, OutboxRow, ReportRow, SeatRow
-from pbem.registry import get_game, register
-from pbem.render import render
-from pbem.reports import context
+from pbem import outbox
+from pbem.core import markers
+from pbem.core.codec import unpack
+from pbem.core.registry import get_game, register
+from pbem.mail import reading
+from pbem.outbox import compose, flowed_text, folding, queueing
+from pbem.outbox.compose import thread_root
+from pbem.outbox.settings import MailSettings
+from pbem.play.create import create_game
+from pbem.render import mail_html
+from pbem.render import pictures as mailpictures
+from pbem.render.environment import render
+from pbem.render.mail_html import mail_page
+from pbem.render.reports import context
+from pbem.storage.models import ObserverRow, OutboxRow, ReportRow, SeatRow
 from tests.browser.played import play
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 from tests.mail.conftest import HOST, START, Game
@@ -379,7 +383,7 @@ def test_a_report_mail_carries_its_boards_as_inline_pictures(settings: MailSetti
 def test_the_same_board_report_mails_the_same_bytes(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 2)
     first = mail_of(settings, seats[0], *pages[0])
-    mailhtml.clear_caches()  # every picture and layer drawn anew
+    mail_html.clear_caches()  # every picture and layer drawn anew
     assert mail_of(settings, seats[0], *pages[0]) == first
 
 
@@ -392,7 +396,7 @@ def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> Non
     layered = [mailpictures.split_layers(svg) for svg in boards]
     assert all(layers is not None for layers in layered)
     assert sum(len(layers.sprites) for layers in layered if layers) > 4  # the pieces, each on its own
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     for svg in boards:
         with Image.open(io.BytesIO(mailpictures.picture_of(svg, style, "board").png)) as image:
             drawn = image.convert("RGB")
@@ -408,7 +412,7 @@ def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> Non
 
 def test_each_drawing_is_rendered_once_for_every_seat_that_sees_it(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 4)
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     for seat, (text, html) in zip(seats, pages, strict=True):
         mail_of(settings, seat, text, html)
     boards = {svg for _t, html in pages for svg in boards_of(html)[1]}
@@ -450,14 +454,14 @@ def test_the_pictures_boundary_and_the_outer_one_do_not_start_each_other(setting
 @pytest.mark.parametrize("game_name", ["reef-encounter", "mare-balticum", "coral-divers"])
 def test_the_table_made_mail_once_is_the_page_made_mail_whole(game_name: str) -> None:
     seats, pages = board_reports(game_name, 4)
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     for _text, html in pages:
-        assert mailhtml.TABLE_OPEN in html
-        split, whole = mail_page(html), mailhtml._mail_whole(html)
+        assert mail_html.TABLE_OPEN in html
+        split, whole = mail_page(html), mail_html._mail_whole(html)
         assert split.html == whole.html
         assert [p.cid for p in split.pictures] == [p.cid for p in whole.pictures]
     # made mail in pieces (not the whole page again), and the seats' shared table once
-    info = mailhtml._mail_segment.cache_info()
+    info = mail_html._mail_segment.cache_info()
     assert info.misses >= 1 and info.hits + info.misses == len(seats)
 
 
@@ -479,53 +483,53 @@ def test_a_selector_from_outside_the_table_styles_it_as_in_the_whole_page(
 ) -> None:
     _seats, pages = board_reports("reef-encounter", 2)
     html = pages[0][1].replace("</style>", rule + "\n</style>", 1)
-    mailhtml.clear_caches()
-    split, whole = mail_page(html), mailhtml._mail_whole(html)
+    mail_html.clear_caches()
+    split, whole = mail_page(html), mail_html._mail_whole(html)
     assert split.html == whole.html
     table = whole.html.split('data-table=""', 1)[1].split('<section class="block private"', 1)[0]
     assert rule.split("{")[1].split(":")[1].strip(" }") in table  # the rule does style the table
-    assert mailhtml._mail_segment.cache_info().misses == (1 if on_its_own else 0)
+    assert mail_html._mail_segment.cache_info().misses == (1 if on_its_own else 0)
 
 
 def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
     _seats, pages = board_reports("reef-encounter", 2)
     first, second = pages[0][1], pages[1][1]
-    start = first.index(mailhtml.TABLE_OPEN) + len(mailhtml.TABLE_OPEN)
+    start = first.index(mail_html.TABLE_OPEN) + len(mail_html.TABLE_OPEN)
     # the same table but for one word: another key, so neither seat's table reaches the other
     second = second[:start] + "<p>only-bob-sees-this</p>" + first[start:].split("</div>\n\n", 1)[0]
-    second += "</div>\n\n" + pages[1][1].split(mailhtml.TABLE_OPEN, 1)[1].split("</div>\n\n", 1)[1]
-    mailhtml.clear_caches()
+    second += "</div>\n\n" + pages[1][1].split(mail_html.TABLE_OPEN, 1)[1].split("</div>\n\n", 1)[1]
+    mail_html.clear_caches()
     one, other = mail_page(first).html, mail_page(second).html
     assert "only-bob-sees-this" in other and "only-bob-sees-this" not in one
-    assert other == mailhtml._mail_whole(second).html
-    assert mailhtml._mail_segment.cache_info().misses == 2
+    assert other == mail_html._mail_whole(second).html
+    assert mail_html._mail_segment.cache_info().misses == 2
 
 
 def test_a_table_seen_before_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
     _seats, pages = board_reports("reef-encounter", 4)
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     scans: list[int] = []
-    real = mailhtml._div_close
-    monkeypatch.setattr(mailhtml, "_div_close", lambda html, start: scans.append(start) or real(html, start))
+    real = mail_html._div_close
+    monkeypatch.setattr(mail_html, "_div_close", lambda html, start: scans.append(start) or real(html, start))
     made = [mail_page(html) for _text, html in pages]
     assert len(scans) == 1  # the first seat's table; the others hold the same one
     for mail, (_text, html) in zip(made, pages, strict=True):
-        assert mail.html == mailhtml._mail_whole(html).html
+        assert mail.html == mail_html._mail_whole(html).html
         assert "".join(mail.parts) == mail.html and mail.parts[1] is made[0].parts[1]
 
 
 def test_a_table_that_begins_as_one_seen_before_is_its_own() -> None:
     _seats, pages = board_reports("reef-encounter", 2)
     first = pages[0][1]
-    start = first.index(mailhtml.TABLE_OPEN) + len(mailhtml.TABLE_OPEN)
+    start = first.index(mail_html.TABLE_OPEN) + len(mail_html.TABLE_OPEN)
     table = first[start:].split("</div>\n\n", 1)[0]
     # the first seat's whole table, then more of it: the remembered table is no end of this one
     longer = first.replace(table + "</div>", table + "<p>only-in-the-longer</p></div>", 1)
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     one, other = mail_page(first), mail_page(longer)
     assert "only-in-the-longer" in other.parts[1] and "only-in-the-longer" not in one.html
-    assert other.html == mailhtml._mail_whole(longer).html
-    assert mailhtml._mail_segment.cache_info().misses == 2
+    assert other.html == mail_html._mail_whole(longer).html
+    assert mail_html._mail_segment.cache_info().misses == 2
 
 
 # a piece of a page: what quoted-printable treats apart (line breaks of every kind, "=", a dot, white
@@ -535,17 +539,17 @@ _PIECE = st.lists(st.sampled_from([*"ab .=\t\r\n", "é", "—", "◀", "x" * 70]
 
 @given(before=_PIECE, table=_PIECE, after=_PIECE)
 def test_a_page_encoded_in_its_pieces_is_the_page_encoded_whole(before: str, table: str, after: str) -> None:
-    page = mailhtml.MailPage(before + table + after, (), (before, table, after))
+    page = mail_html.MailPage(before + table + after, (), (before, table, after))
     compose._qp_lines.cache_clear()
     assert compose._html_text_part(page) == compose._encoded_part("html", page.html)
     # the table's lines encoded once: the same for a seat whose page around it differs
-    other = mailhtml.MailPage("é" + before + table, (), ("é" + before, table, ""))
+    other = mail_html.MailPage("é" + before + table, (), ("é" + before, table, ""))
     assert compose._html_text_part(other) == compose._encoded_part("html", other.html)
 
 
 def test_the_seats_of_a_turn_share_their_tables_encoding(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 4)
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     compose._qp_lines.cache_clear()
     for seat, (text, html) in zip(seats, pages, strict=True):
         page = mail_page(html)
@@ -600,7 +604,7 @@ def test_a_piece_is_drawn_once_wherever_it_stands_on_the_board(game_name: str) -
     sprites = [sprite for layers in layered if layers for sprite in layers.sprites]
     # every piece is written relative to its box (its group translated to the box's corner) ...
     assert sprites and all(sprite.origin == sprite.box[:2] for sprite in sprites)
-    mailhtml.clear_caches()
+    mail_html.clear_caches()
     for svg in boards:
         mailpictures.picture_of(svg, style, "board")
     # ... so the same piece on other spaces (a polyp of one colour, an empty sea space) is one drawing

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.mail.errors import MailError
-from pbem.mail.settings import MailSettings, load_settings
+from pbem.outbox.errors import MailError
+from pbem.outbox.settings import MailSettings, load_settings
 
 CONFIG = """\
 [tick]

@@ -12,9 +12,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.mail import inbound, sources
-from pbem.mail.errors import MailError
-from pbem.mail.settings import MailSettings
-from pbem.models import InboundRow, SubmissionRow
+from pbem.outbox.errors import MailError
+from pbem.outbox.settings import MailSettings
+from pbem.storage.models import InboundRow, SubmissionRow
 from tests.mail.conftest import HOST, START, Certificate, Dovecot, Game, bot_orders, mail
 
 

@@ -13,17 +13,19 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import i18n, markers, orders
-from pbem.cli import main
+from pbem import outbox
+from pbem.cli.app import main
+from pbem.core import i18n, markers
+from pbem.core.dice import commitment
+from pbem.core.registry import register
 from pbem.cron.notices import send_notice
-from pbem.db import connect
-from pbem.dice import commitment
-from pbem.mail import inbound, outbox, reading
-from pbem.mail.compose import thread_root
-from pbem.mail.settings import MailSettings
-from pbem.mail.transport import SmtpTransport
-from pbem.models import OutboxRow, ReportRow
-from pbem.registry import register
+from pbem.mail import inbound, reading
+from pbem.outbox.compose import thread_root
+from pbem.outbox.settings import MailSettings
+from pbem.outbox.transport import SmtpTransport
+from pbem.play import orders
+from pbem.storage.db import connect
+from pbem.storage.models import OutboxRow, ReportRow
 from tests.cron.conftest import pg_url  # noqa: F401  (a fixture)
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 from tests.mail.conftest import HOST, START, SmtpServer

@@ -8,14 +8,14 @@ from typing import Any
 
 from games.mare_balticum import GAME
 from games.mare_balticum.state import State
-from pbem.game import Decision, Event
+from pbem.core.game import Decision, Event
 
 SEATS = {3: ["red", "blue", "green"], 4: ["red", "blue", "green", "yellow"],
          5: ["red", "blue", "green", "yellow", "black"]}  # fmt: skip
 
 
 class SeededChance:
-    """``random.Random`` behind the :class:`pbem.game.Chance` protocol; records every pick."""
+    """``random.Random`` behind the :class:`pbem.core.game.Chance` protocol; records every pick."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -122,7 +122,7 @@ def turn(state: State, *steps: Any, chance: Any = None) -> tuple[State, list[Eve
 
 def rules_error(state: State, seat: str, data: Any) -> Any:
     """The :class:`RulesError` that ``check`` raises for these orders (fails if none)."""
-    from pbem.game import RulesError
+    from pbem.core.game import RulesError
 
     model = parse(state, seat, data)
     try:

@@ -11,7 +11,7 @@ import pytest
 from games.mare_balticum import GAME
 from games.mare_balticum.board import ADJACENT, COMPONENTS, TIME
 from games.mare_balticum.state import State
-from pbem.game import Event
+from pbem.core.game import Event
 
 from .helpers import SEATS, play_bot_game
 

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from games.mare_balticum import GAME
-from pbem.game import Game
-from pbem.steps import dump_steps
+from pbem.core.game import Game
+from pbem.core.steps import dump_steps
 
 from .helpers import SEATS, ScriptedChance, SeededChance, play_bot_game
 
@@ -117,7 +117,7 @@ def test_resampling_really_deals_hidden_holdings_anew() -> None:
 
 
 def test_check_errors_do_not_depend_on_other_players_secrets(sample: list) -> None:
-    from pbem.game import RulesError
+    from pbem.core.game import RulesError
 
     probes = [
         [{"contract": [6]}],
@@ -157,7 +157,7 @@ def test_templates_are_valid_yaml_for_every_pending_decision(sample: list) -> No
 
 
 def test_template_examples_are_legal_steps(sample: list) -> None:
-    from pbem.game import RulesError
+    from pbem.core.game import RulesError
 
     for state in sample:
         for seat, decision in GAME.pending(state).items():

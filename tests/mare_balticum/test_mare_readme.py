@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from games.mare_balticum import GAME
-from pbem.game import Decision
+from pbem.core.game import Decision
 
 README = Path(__file__).resolve().parents[2] / "games" / "mare_balticum" / "README.md"
 KIND_OF_STEP = {"port": "port", "company": "company"}

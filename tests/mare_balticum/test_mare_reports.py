@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from games.mare_balticum import GAME
 from games.mare_balticum.state import State
-from pbem.game import Event
-from pbem.render import render
+from pbem.core.game import Event
+from pbem.render.environment import render
 
 from .helpers import SEATS, SeededChance, play_bot_game, position
 

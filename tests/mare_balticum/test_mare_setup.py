@@ -9,7 +9,7 @@ import pytest
 from games.mare_balticum import GAME
 from games.mare_balticum.board import AREAS, BOARD, PORTS
 from games.mare_balticum.rules import DEMAND_ARRANGEMENTS
-from pbem.game import RulesError
+from pbem.core.game import RulesError
 
 from .helpers import SEATS, ScriptedChance, SeededChance, act, rules_error
 

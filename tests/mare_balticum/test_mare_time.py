@@ -149,7 +149,7 @@ def test_company_shape_needs_the_fish_for_a_number_token() -> None:
 
 
 def test_turn_orders_are_refused_during_a_company_decision() -> None:
-    from pbem.game import RulesError
+    from pbem.core.game import RulesError
 
     state = paused()
     turn_model = GAME.order_model(GAME.pending(position())["red"]).model_validate([])
@@ -207,7 +207,7 @@ def test_the_game_ends_with_an_outcome_and_no_pending_decision() -> None:
     assert GAME.pending(state) == {} and state.phase == "over"
     assert "the Baltic freezes over: the game is over" in texts(events)
     err_state = state
-    from pbem.game import RulesError
+    from pbem.core.game import RulesError
 
     model = GAME.order_model(GAME.pending(sixth_after(2))["red"]).model_validate([])
     with pytest.raises(RulesError) as err:

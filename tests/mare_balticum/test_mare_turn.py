@@ -231,7 +231,7 @@ def test_contract_is_refused_without_variant_2() -> None:
 def test_only_the_active_seat_may_play_a_turn() -> None:
     import pytest
 
-    from pbem.game import RulesError
+    from pbem.core.game import RulesError
 
     state = position()
     model = GAME.order_model(GAME.pending(state)["red"]).model_validate([])

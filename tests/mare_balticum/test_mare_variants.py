@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from games.mare_balticum import GAME
-from pbem.game import Decision
+from pbem.core.game import Decision
 
 from .helpers import position, rules_error, texts, turn
 

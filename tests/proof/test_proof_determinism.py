@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.game import Game
+from pbem.core.game import Game
 from proof import determinism
 from proof.common import shipped_games
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from pbem import orders
-from pbem.create import create_game
-from pbem.db import connect
-from pbem.models import GameRow, SubmissionRow
-from pbem.orderfile import OrderFileError, load
+from pbem.intake.orderfile import OrderFileError, load
+from pbem.play import orders
+from pbem.play.create import create_game
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, SubmissionRow
 from proof import fuzz
 from proof.hostile import alias_bomb, envelope_text
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pbem.game import Game
+from pbem.core.game import Game
 from proof import secrets
 from proof.common import shipped_games
 
@@ -45,9 +45,9 @@ def test_a_running_games_archive_page_that_tells_the_state_hash_is_caught(
 ) -> None:
     """The archive page of a running game is collected too: a page whose marker held the state's hash
     (as a first version of it did: a reader could test guesses of hidden holdings against it) leaks."""
-    from pbem import archive_page
+    from pbem.archive import page
 
-    monkeypatch.setattr(archive_page, "_mark", lambda row: f"{row.epoch}:{row.turn}:{row.state_sha256}")
+    monkeypatch.setattr(page, "_mark", lambda row: f"{row.epoch}:{row.turn}:{row.state_sha256}")
     game = next(g for g in shipped_games() if g.name == "coral-divers")
     figures = secrets.run(tmp_path, 4, 1, [game])
     assert figures.values["secrets.leaks"] > 0

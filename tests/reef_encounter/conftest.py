@@ -23,7 +23,7 @@ from games.reef_encounter.data import (
 )
 from games.reef_encounter.reef import coral, values
 from games.reef_encounter.state import Player, SeaSpace, State, zero
-from pbem.game import RulesError
+from pbem.core.game import RulesError
 
 
 class SeededChance:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from games.reef_encounter import GAME
-from pbem.steps import dump_steps
+from pbem.core.steps import dump_steps
 
 from .conftest import SeededChance, check_invariants
 

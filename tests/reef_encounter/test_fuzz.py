@@ -10,7 +10,7 @@ import pytest
 
 from games.reef_encounter import GAME
 from games.reef_encounter.data import ALGAE_COLOURS, CORAL_COLOURS, TILES
-from pbem.game import RulesError
+from pbem.core.game import RulesError
 
 from .conftest import SeededChance, check_invariants
 from .test_properties import positions

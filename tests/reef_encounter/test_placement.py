@@ -216,7 +216,7 @@ def test_the_verdict_without_words_is_placement_problems_on_every_space_of_bot_g
     from games.reef_encounter import GAME
     from games.reef_encounter.data import ALL_SAND, BOARDS, CORAL_COLOURS
     from games.reef_encounter.reef import any_legal_placement, placement_problem, placement_refused
-    from pbem.chance import Recorder
+    from pbem.core.chance import Recorder
 
     codes: set[str | None] = set()
     for seed in (1, 2):

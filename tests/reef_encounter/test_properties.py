@@ -12,8 +12,8 @@ import yaml
 
 from games.reef_encounter import GAME
 from games.reef_encounter.state import State
-from pbem.game import Game, RulesError
-from pbem.steps import dump_steps
+from pbem.core.game import Game, RulesError
+from pbem.core.steps import dump_steps
 
 from .conftest import SeededChance
 

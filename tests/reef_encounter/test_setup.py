@@ -8,7 +8,7 @@ from games.reef_encounter import GAME
 from games.reef_encounter.data import BOARDS, OPEN_SEA
 from games.reef_encounter.orders import SetupOrders
 from games.reef_encounter.state import dump
-from pbem.game import GameError, RulesError
+from pbem.core.game import GameError, RulesError
 
 from .conftest import SeededChance, check_invariants
 

@@ -8,7 +8,7 @@ import pytest
 from games.reef_encounter import GAME
 from games.reef_encounter.orders import SetupOrders, TurnOrders
 from games.reef_encounter.state import State
-from pbem.game import RulesError
+from pbem.core.game import RulesError
 
 from .conftest import make_state, rejected, turn
 

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from games.reef_encounter import GAME
-from pbem import i18n
-from pbem.game import Event
-from pbem.history import dump_events, load_event
-from pbem.render import render
+from pbem.core import i18n
+from pbem.core.game import Event
+from pbem.render.environment import render
+from pbem.storage.history import dump_events, load_event
 
 from .conftest import ScriptedChance, make_state, turn
 from .test_placement import play, with_polyps

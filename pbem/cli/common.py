@@ -1,0 +1,64 @@
+"""What the command-line modules share (``pbem``, ``pbem mail``, the cron commands): the ``--db`` and
+hidden ``--now`` options, reading ``--now``, and turning a :class:`~pbem.core.errors.UserError` into one line
+and exit code 1."""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Annotated, TypeVar
+
+import typer
+from sqlalchemy.exc import DBAPIError
+
+from pbem.core.errors import UserError
+
+T = TypeVar("T")
+
+DbOption = Annotated[
+    str | None, typer.Option("--db", help="Database URL (default: $PBEM_DB, else ./pbem.sqlite).")
+]
+NowOption = Annotated[
+    str | None, typer.Option("--now", hidden=True, help="Pretend it is this ISO time (UTC).")
+]
+
+
+def known_failure(exc: BaseException) -> str | None:
+    """What a person can do about a failure of the machine rather than of pbem (a full disk, a file
+    that stopped being a database), in one line; ``None`` for anything else."""
+    text = str(getattr(exc, "orig", None) or exc)
+    if (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "disk is full" in text:
+        return "the disk is full: nothing was changed; free some space and run the command again"
+    if "not a database" in text or "disk image is malformed" in text:
+        return f"the database file is damaged or is not a database ({text}); restore it from a backup"
+    if "readonly database" in text or "read-only" in text:
+        return f"the database is read-only here ({text}); run the command where it may be written"
+    return None
+
+
+def guarded(work: Callable[[], T]) -> T:
+    """Run ``work``; a :class:`UserError` becomes ``error: …`` on stderr and exit code 1, and so does a
+    failure of the machine a person can fix (:func:`known_failure`)."""
+    try:
+        return work()
+    except UserError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except (OSError, DBAPIError) as exc:
+        known = known_failure(exc)
+        if known is None:
+            raise
+        typer.echo(f"error: {known}", err=True)
+        raise typer.Exit(1) from None
+
+
+def parse_now(text: str | None) -> datetime:
+    """``--now`` as aware UTC (a time without a zone is taken as UTC), else the real clock."""
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise UserError(f"--now {text!r}: not an ISO time like 2026-03-02T09:00") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

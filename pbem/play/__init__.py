@@ -1,0 +1,1 @@
+"""Playing a game: creating it, taking orders, resolving turns, and its status."""

@@ -1,0 +1,113 @@
+"""Where games stand: for ``pbem status`` and for scripts (``--json``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem.core import clock
+from pbem.core.dice import report_data
+from pbem.core.errors import UserError
+from pbem.storage import presslog
+from pbem.storage.history import accepted_orders, current_state, game_of, recorded_elsewhere, seat_rows
+from pbem.storage.models import GameMasterRow, GameRow, SubmissionRow
+
+
+def status(engine: Engine, game_id: str | None = None) -> list[dict[str, Any]]:
+    """One entry per game (or just ``game_id``): its id, game type, the turn being played (``turn``:
+    the one orders are for; once over, the last one) and how many are resolved, the seats whose orders
+    are awaited and those already in, the deadline (ISO 8601 with its offset), and once finished the
+    scores and ranking. Shows nothing any seat keeps hidden."""
+    with Session(engine) as session:
+        query = select(GameRow).order_by(GameRow.created_at, GameRow.id)
+        if game_id is not None:
+            query = query.where(GameRow.id == game_id)
+        rows = list(session.exec(query))
+        if game_id is not None and not rows:
+            raise UserError(f"there is no game {game_id!r}")
+        return [_entry(session, row) for row in rows]
+
+
+def _entry(session: Session, row: GameRow) -> dict[str, Any]:
+    game = game_of(row)
+    state = current_state(game, row)
+    pending = game.pending(state) if row.status == "active" else {}
+    outcome = game.outcome(state)
+    submitted = set(
+        session.exec(select(SubmissionRow.seat).where(accepted_orders(row.id, row.epoch, row.turn + 1)))
+    )
+    entry: dict[str, Any] = {
+        "id": row.id,
+        "game_type": row.game_type,
+        "title": game.title,
+        "status": row.status,
+        # the turn being played, as order files and reports number it; once over, the last one played
+        "turn": row.turn if outcome is not None else row.turn + 1,
+        "turns_resolved": row.turn,
+        "seats": [s.name for s in seat_rows(session, row.id)],
+        # two bounced mails in a row (pbem.mail.bounces): the host cannot reach the seat
+        "unreachable": [s.name for s in seat_rows(session, row.id) if s.bounces >= 2],
+        "awaited": [seat for seat in pending if seat not in submitted],
+        "orders_in": [seat for seat in pending if seat in submitted],
+        "deadline": clock.utc(row.deadline_at).isoformat()
+        if row.deadline_at and row.status == "active"
+        else None,
+        "created_at": clock.utc(row.created_at).isoformat(),
+        "finished": outcome is not None,
+        "recorded_elsewhere": recorded_elsewhere(session, row.id),
+        # how many press messages each seat sent: counts only, never to whom or what (issue 14)
+        "press": row.press,
+        "press_sent": presslog.counts(session, row.id),
+        # whether a game master may mail commands; status shows no addresses, so not whose (issue 14)
+        "game_master": session.get(GameMasterRow, row.id) is not None,
+    }
+    dice = report_data(row.dice, row.seed, row.status == "finished")
+    if dice is not None:  # the commitment always; the seed only once the game is over
+        entry["dice_commitment"] = dice["commitment"]
+        if dice["seed"] is not None:
+            entry["seed"] = dice["seed"]
+    if outcome is not None:
+        entry.update(
+            reason=outcome.reason,
+            scores=dict(outcome.scores),
+            places=dict(outcome.places),
+            ranking=outcome.ranking(),
+        )
+    return entry
+
+
+def describe(entry: dict[str, Any]) -> str:
+    """One game's status as a line or two for people."""
+    head = f"{entry['id']}  {entry['title']}  turn {entry['turn']}  {entry['status']}"
+    if entry["finished"]:
+        head = f"{entry['id']}  {entry['title']}  {entry['turns_resolved']} turns  finished"
+    if entry.get("recorded_elsewhere"):
+        head += "  (recorded elsewhere)"
+    if entry["finished"]:
+        ranking = ", ".join(f"{entry['places'][s]}. {s} {entry['scores'][s]}" for s in entry["ranking"])
+        over = f"{head}\n  over: {entry['reason']}; {ranking}"
+        if "seed" in entry:
+            over += f"\n  dice: seed {entry['seed']}, committed as {entry['dice_commitment']}"
+        return over
+    master = "\n  game master by mail: yes" if entry.get("game_master") else ""
+    if entry["status"] == "paused":
+        return (
+            f"{head}\n  paused by the game master: no orders are taken and no deadline runs until it resumes"
+            + master
+        )
+    lines = [head, f"  awaiting orders from: {', '.join(entry['awaited']) or 'nobody'}"]
+    if entry["orders_in"]:
+        lines.append(f"  orders in from: {', '.join(entry['orders_in'])}")
+    if entry["deadline"]:
+        lines.append(f"  deadline: {clock.show(datetime.fromisoformat(entry['deadline']))}")
+    if entry.get("dice_commitment"):
+        lines.append(f"  dice commitment: {entry['dice_commitment']}")
+    if entry.get("press_sent"):
+        sent = ", ".join(f"{seat} {n}" for seat, n in sorted(entry["press_sent"].items()))
+        lines.append(f"  press ({entry['press']}) sent: {sent}")
+    if entry.get("unreachable"):
+        lines.append(f"  unreachable (mail bounces): {', '.join(entry['unreachable'])}")
+    return "\n".join(lines) + master

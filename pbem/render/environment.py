@@ -1,0 +1,264 @@
+"""The Jinja environment every report is rendered with.
+
+Templates live in ``templates/`` at the top of the source tree; an installed wheel carries them as
+``pbem/templates``. A game's templates are ``templates/<game name>/report.html.j2`` and
+``report.txt.j2``, extending ``base.html.j2`` / ``base.txt.j2``.
+
+The context of a report (what a template may use):
+
+- ``game``: ``{id, title, type, turn}``
+- ``seat``: the seat the report is for, or ``None`` for the public (observer) report
+- ``colour``: that seat's piece colour (``view["colours"][seat]``), or ``None``
+- ``view``: ``Game.view(state, seat)``: the only source of game facts
+- ``events``: ``[{turn, text}]`` visible to the seat, since its last report
+- ``decision``: the seat's pending :class:`pbem.core.game.Decision`, or ``None``
+- ``order_template``: the YAML to send next (envelope filled in), or ``None``
+- ``deadline``: the next deadline as text with its time zone, or ``None``
+- ``status_note``: a line from the host ("paused by the game master"), or ``None``
+- ``outcome``: ``{reason, scores, places, ranking, tie_breaks}`` once the game is over, else ``None``
+- ``language``: the reader's language code (``en``, ``hu``, ``cs``, ``zh``, ``ru``; for ``<html lang>``);
+  every ``_()`` of the template answers in it
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from jinja2 import (
+    FileSystemLoader,
+    StrictUndefined,
+    Template,
+    TemplateNotFound,
+    pass_eval_context,
+    select_autoescape,
+)
+from jinja2.nodes import EvalContext
+from markupsafe import Markup
+
+from pbem.core import i18n
+from pbem.render.fragments import CheckedEnvironment, FragmentCache
+from pbem.render.jinja_context import EscapingCodeGenerator, QuickAttributes, QuickContext, escaped
+
+#: the pbem package (an installed wheel carries the templates inside it)
+_HERE = Path(__file__).resolve().parent.parent
+
+#: more template folders, searched after the shipped ones: a game outside this source tree keeps its
+#: ``<game name>/report.*.j2`` there (see :func:`add_template_dir`)
+_extra_dirs: list[Path] = []
+
+
+def add_template_dir(path: Path) -> None:
+    """Search ``path`` for templates too (a game not shipped with pbem, such as the host's test game)."""
+    resolved = Path(path).resolve()
+    if resolved not in _extra_dirs:
+        _extra_dirs.append(resolved)
+        environment.cache_clear()
+
+
+def template_dirs() -> list[Path]:
+    """The installed templates first if present, else the source tree's."""
+    candidates = [_HERE / "templates", _HERE.parent / "templates"]
+    found = [p for p in candidates if (p / "base.html.j2").is_file()]
+    if not found:
+        raise FileNotFoundError("report templates missing: looked in pbem/templates and templates/")
+    return found[:1]
+
+
+class _ReportEnvironment(QuickAttributes, CheckedEnvironment):
+    """The reports' environment: fragments checked as a template loads (:class:`CheckedEnvironment`),
+    autoescaped values written by :func:`pbem.render.jinja_context.escaped` (the same text), and a dict's
+    items read as ``d.name`` without an exception first (:class:`QuickAttributes`)."""
+
+    code_generator_class = EscapingCodeGenerator
+    escaped = staticmethod(escaped)
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals as a plain dict of the environment's and its own, where Jinja's is a
+        ``ChainMap`` over them: every report's context copies them (``dict(globals, **ctx)``) and
+        takes their names (``set(globals)``), which a ChainMap answers in Python a key at a time
+        (~10 us a page, each of a turn's ten). The same names and values: the environment's globals
+        are all set in :func:`environment`, before any template loads, and never changed after; a
+        template's own (``d``) still go to it alone."""
+        return {**self.globals, **(d or {})}
+
+
+@cache
+def environment() -> CheckedEnvironment:
+    # a template's ``{% cache %}`` fragments (pbem.render.fragments) are checked as it loads
+    env = _ReportEnvironment(
+        loader=FileSystemLoader([str(p) for p in [*template_dirs(), *_extra_dirs]]),
+        extensions=["jinja2.ext.i18n", FragmentCache],
+        autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        auto_reload=False,
+    )
+    # ``_``, ``gettext`` and ``ngettext`` answer in the current language (pbem.core.i18n.language), and fill
+    # in Jinja's ``%(name)s`` placeholders themselves.
+    env.install_gettext_callables(gettext=i18n.gettext, ngettext=i18n.plural, newstyle=True)
+    # ... called directly: Jinja's own ``_`` looks ``gettext`` up in the context and calls it through
+    # two more ``Context.call``s (3.4 µs a call, some 400 calls a Reef Encounter turn); these do what
+    # jinja2.ext's newstyle callables do, with the evaluation context alone (0.9 µs)
+    env.globals.update(_=_gettext, gettext=_gettext, ngettext=_ngettext)
+    # every call a template makes goes through its context's ``call``: Jinja's, in fewer steps
+    env.context_class = QuickContext
+    # a view's words made by T_ in the engine (an end reason, say): ``{{ view.end_reason | translated }}``
+    env.filters["translated"] = i18n._
+    # a mapping's words each put in the reader's words once, for a table that shows each of them many
+    # times: ``{% set words = view.words | translated_values %}`` then ``words[name]`` (a filter call
+    # and a catalog look-up a word, 1.2 us, some 150 times in a Reef Encounter table)
+    env.filters["translated_values"] = translated_values
+    # one value of every cell of a board, row by row: ``b.rows | grid_items(1)`` (Jinja's
+    # ``map("map", attribute=…) | map("list") | list`` did the same through two filters a cell, 39 us
+    # a Reef Encounter board)
+    env.filters["grid_items"] = grid_items
+    # the counts of a mapping that are not zero, in a given order, each with its word:
+    # ``counts | counted(view.colour_order, words) or _("none")`` (a macro's loop over five colours,
+    # with an ``append`` call for each, cost some 10 us; some 30 of them a Reef Encounter turn)
+    env.filters["counted"] = counted
+    return env
+
+
+def grid_items(grid: Iterable[Iterable[Any]], key: Any) -> list[list[Any]]:
+    """``cell[key]`` of each cell of ``grid`` (rows of mappings or tuples), row by row."""
+    return [[cell[key] for cell in row] for row in grid]
+
+
+def counted(
+    counts: Mapping[str, Any], order: Iterable[str], words: Mapping[str, Any], shape: str = "{count} {word}"
+) -> str:
+    """Each ``counts[k]`` that is not zero, for ``k`` in ``order``, as ``shape`` writes it with
+    ``words[k]``, joined by ", " (``""`` when every one is zero): what ``counts[k] ~ " " ~ words[k]``
+    of each, joined, writes."""
+    return ", ".join(shape.format(count=counts[k], word=words[k]) for k in order if counts[k])
+
+
+def translated_values(mapping: Mapping[str, Any], keys: Iterable[str] | None = None) -> dict[str, str]:
+    """``mapping`` with each value (of ``keys`` only, when given) as the filter ``translated`` shows
+    it, in the current language."""
+    return {key: i18n._(mapping[key]) for key in (mapping if keys is None else keys)}
+
+
+class _Said(NamedTuple):
+    """One message in one language, as :func:`_gettext` needs it."""
+
+    found: str  # the catalog's text
+    safe: Markup | None  # ``Markup(found)`` when it has no ``%`` (what ``_()`` without values gives)
+    named: bool  # every ``%`` a ``%%`` or a ``%(name)s`` (see :func:`_named_only`)
+
+
+#: a language's messages as the reports' ``_()`` writes them, each looked up once: by the function
+#: that translates (``i18n.gettext``, which a test may stand in for) and the language, each msgid's
+#: :class:`_Said`. A Reef Encounter turn's reports call ``_()`` some 280 times for a few dozen
+#: messages, and each look-up went through four Python calls (the language, its catalogs, babel's and
+#: gettext's ``gettext``) and made a new ``Markup``. Forgotten when the catalogs are reloaded; at most
+#: :data:`SAID_LIMIT` messages a language and :data:`SAID_TABLES` tables, the oldest forgotten first.
+_said: dict[tuple[Callable[[str], str], str], dict[str, _Said]] = {}
+SAID_LIMIT = 4096
+SAID_TABLES = 32
+
+
+def _learn(string: str) -> _Said:
+    """``string``'s :class:`_Said` in the current language, looked up and kept."""
+    lookup = i18n.gettext
+    table = (lookup, i18n.current_language())
+    said = _said.get(table)
+    if said is None:
+        if len(_said) >= SAID_TABLES:
+            del _said[next(iter(_said))]
+        said = _said[table] = {}
+    found = lookup(string)
+    entry = _Said(found, None if "%" in found else Markup(found), _named_only(found))
+    if len(said) >= SAID_LIMIT:
+        del said[next(iter(said))]
+    said[string] = entry
+    return entry
+
+
+def _forget_said() -> None:
+    _said.clear()
+
+
+i18n.on_reload(_forget_said)
+
+
+@pass_eval_context
+def _gettext(eval_ctx: EvalContext, string: str, /, **variables: Any) -> str:
+    """jinja2.ext's newstyle ``gettext``: the message in the current language, escaped when the
+    template is, and always a format string (``%%`` is ``%``)."""
+    said = _said.get((i18n.gettext, i18n.current_language()))
+    entry = said.get(string) if said is not None else None
+    found, safe, named = _learn(string) if entry is None else entry
+    if not variables and safe is not None:
+        # what ``% {}`` would give (it changes only ``%%``), without markupsafe's formatting (4 us)
+        return safe if eval_ctx.autoescape else found
+    if eval_ctx.autoescape and named:
+        # what ``Markup(found) % variables`` gives (each value escaped as markupsafe's %s does), in a
+        # quarter of the time
+        return Markup(found % {name: escaped(value) for name, value in variables.items()})
+    return (Markup(found) if eval_ctx.autoescape else found) % variables
+
+
+#: what may follow a % in a message :func:`_gettext` formats itself: ``%%`` or ``%(name)s``
+_NAMED_S = re.compile(r"%%|%\([^()]*\)s")
+
+
+@lru_cache(maxsize=4096)
+def _named_only(message: str) -> bool:
+    """Whether every ``%`` of ``message`` is part of a ``%%`` or a ``%(name)s`` (no ``%d``, ``%r``…,
+    whose values markupsafe formats otherwise)."""
+    return message.count("%") == sum(found.group().count("%") for found in _NAMED_S.finditer(message))
+
+
+@pass_eval_context
+def _ngettext(eval_ctx: EvalContext, singular: str, plural: str, num: int, /, **variables: Any) -> str:
+    """jinja2.ext's newstyle ``ngettext`` (``num`` is a variable too unless given)."""
+    variables.setdefault("num", num)
+    found = i18n.plural(singular, plural, num)
+    return (Markup(found) if eval_ctx.autoescape else found) % variables
+
+
+def fragments() -> FragmentCache:
+    """The environment's cache of ``{% cache %}`` fragments."""
+    found = environment().extensions[FragmentCache.identifier]
+    assert isinstance(found, FragmentCache)
+    return found
+
+
+def _forget_fragments() -> None:
+    # fragments keep the words of the catalogs they were drawn with
+    if environment.cache_info().currsize:
+        fragments().clear()
+
+
+i18n.on_reload(_forget_fragments)
+
+#: for a game that ships no templates of its own: its view, as YAML, in the shared frame
+_GENERIC = {
+    "txt": '{% extends "base.txt.j2" %}{% block table %}{{ view | tojson(indent=1) }}\n{% endblock %}',
+    "html": '{% extends "base.html.j2" %}{% block table %}<pre class="orders">{{ view | tojson(indent=1) }}'
+    "</pre>{% endblock %}",
+}
+
+
+def _template(game_name: str, fmt: str) -> Template:
+    try:
+        return environment().get_template(f"{game_name}/report.{fmt}.j2")
+    except TemplateNotFound as exc:
+        if exc.name != f"{game_name}/report.{fmt}.j2":
+            raise  # the game's template exists but includes something missing: a bug to show
+        return environment().from_string(_GENERIC[fmt])
+
+
+def render(game_name: str, fmt: str, context: dict[str, Any]) -> str:
+    """Render ``templates/<game_name>/report.<fmt>.j2`` (fmt: ``html`` or ``txt``); a game without
+    templates gets its view printed plainly in the shared frame."""
+    if fmt not in ("html", "txt"):
+        raise ValueError(f"unknown report format {fmt!r}")
+    return _template(game_name, fmt).render(context)
