@@ -49,7 +49,7 @@ lint: $(STAMP)
 
 # The gettext catalogs (pbem.core.i18n), one set per package (the host, each game): pybabel extract from the
 # Python code and the Jinja templates (babel.cfg), update every language's .po, compile the .mo files
-# (committed; tests/i18n checks them against the .po). See pbem/catalogs.py.
+# (committed; tests/i18n checks them against the .po). See pbem/core/catalogs.py.
 i18n: $(STAMP)
 	$(BIN)/python -m pbem.core.catalogs
 
