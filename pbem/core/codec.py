@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from isal import isal_zlib
+from pbem.core import fast_zlib
 
 
 def canonical_json(data: Any) -> str:
@@ -33,14 +33,10 @@ def pack(text: str, level: int = 6) -> bytes:
 
 
 def pack_bytes_fast(raw: bytes) -> bytes:
-    """Compress large bytes written often (every stored report, each turn) with ISA-L (``isal``) at its
-    level 2: an ordinary zlib stream, so :func:`unpack` and any zlib read it, and rows :func:`pack`
-    wrote before read the same. Ten reports of a 4-player turn (five ~65 KB pages, five ~4 KB texts)
-    took 1.06 ms at the stdlib's level 3 and take 0.28 ms, for 4 % more bytes (49.9 KB against 47.9).
-    The bytes depend on the input and the level (ISA-L's compressor has no random state: tested), and
-    may on the processor (it picks its code by the instructions there are), so nothing compares packed
-    bytes, only what they unpack to and its digest."""
-    return isal_zlib.compress(raw, 2)
+    """Compress large bytes written often (every stored report, each turn) by ISA-L
+    (:func:`pbem.core.fast_zlib.compress`, what it buys measured there): an ordinary zlib stream, so
+    :func:`unpack` and any zlib read it, and rows :func:`pack` wrote before read the same."""
+    return fast_zlib.compress(raw)
 
 
 #: each large piece :func:`pack_bytes_sharing` packed lately, by its bytes, as its deflate stream (sync
@@ -66,22 +62,15 @@ def _stored(raw: bytes | memoryview) -> bytes:
     return b"\x00" + size.to_bytes(2, "little") + (size ^ 0xFFFF).to_bytes(2, "little") + bytes(raw)
 
 
-def _deflated(raw: bytes | memoryview) -> bytes:
-    """``raw`` as deflate blocks of their own (ISA-L level 2), ending byte-aligned and not last (a sync
-    flush): such streams, one after the other, are one deflate stream."""
-    packer = isal_zlib.compressobj(2, isal_zlib.DEFLATED, -15)
-    return packer.compress(raw) + packer.flush(isal_zlib.Z_SYNC_FLUSH)
-
-
 def _packed_cut(cut: memoryview) -> bytes:
     """A cut of a mail between its shared pieces: stored as it is when short, else deflated."""
-    return _stored(cut) if len(cut) < _STORE_BELOW else _deflated(cut)
+    return _stored(cut) if len(cut) < _STORE_BELOW else fast_zlib.deflate_joinable(cut)
 
 
 def _deflated_shared(piece: bytes) -> bytes:
     known = _SEGMENTS.get(piece)
     if known is None:
-        known = _deflated(piece)
+        known = fast_zlib.deflate_joinable(piece)
         _remember(_SEGMENTS, piece, known, _SEGMENTS_MOST)
     return known
 
@@ -130,14 +119,15 @@ def pack_parts(parts: Sequence[bytes | memoryview | Piece]) -> bytes:
         if not raw:
             continue
         out.append(part.deflated if isinstance(part, Piece) else _packed_cut(memoryview(raw)))
-        check = isal_zlib.adler32(raw, check)
+        check = fast_zlib.adler32(raw, check)
     out += [_LAST_BLOCK, check.to_bytes(4, "big")]
     return b"".join(out)
 
 
 @dataclass(frozen=True)
 class Piece:
-    """Bytes several blobs hold, with their deflate stream (:func:`_deflated`), made once for all."""
+    """Bytes several blobs hold, with their deflate stream (:func:`pbem.core.fast_zlib.deflate_joinable`),
+    made once for all."""
 
     raw: bytes
     deflated: bytes
@@ -165,18 +155,14 @@ def unpack(blob: bytes) -> str:
 
 
 def unpack_fast(blob: bytes) -> str:
-    """:func:`unpack` by ISA-L's inflate, two to three times the stdlib's speed (the mail pass reads a
-    turn's five pages back, some 350 KB, each turn). A damaged stream raises :class:`zlib.error` all
-    the same, as readers of stored rows expect, not ISA-L's own error. A blob this process has just
+    """:func:`unpack` by ISA-L's inflate (:func:`pbem.core.fast_zlib.decompress`: the mail pass reads a
+    turn's pages back each turn). A damaged stream raises :class:`zlib.error` all the same, as readers
+    of stored rows expect. A blob this process has just
     packed (:func:`pack_text_fast`) is not inflated again."""
     known = _PACKED_LATELY.get(blob)
     if known is not None:
         return known
-    try:
-        raw = isal_zlib.decompress(blob)
-    except isal_zlib.error as exc:
-        raise zlib.error(str(exc)) from None
-    return raw.decode("utf-8")
+    return fast_zlib.decompress(blob).decode("utf-8")
 
 
 def pack_json(data: Any) -> bytes:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.core import codec
+from pbem.core import codec, fast_zlib
 from pbem.core.codec import pack, pack_bytes_fast, pack_text_fast, sha256_hex, unpack, unpack_fast
 from pbem.outbox import unpack_message
 from pbem.render.reports import content_digest, report_rows
@@ -86,13 +86,13 @@ def test_a_blob_just_packed_is_read_back_without_inflating_and_an_older_one_by_i
 
     first = pack_text_fast("the public report of turn 7 " * 40)
     inflated: list[bytes] = []
-    real = codec.isal_zlib.decompress
+    real = codec.fast_zlib.decompress
 
     def counting(blob: bytes) -> bytes:
         inflated.append(blob)
         return real(blob)
 
-    monkeypatch.setattr(codec.isal_zlib, "decompress", counting)
+    monkeypatch.setattr(codec.fast_zlib, "decompress", counting)
     assert unpack_fast(bytes(first)) == "the public report of turn 7 " * 40  # equal bytes, another object
     assert inflated == []
     for n in range(codec._PACKED_LATELY_MOST):  # a turn's worth of other reports and more
@@ -181,7 +181,7 @@ def test_a_turn_s_rows_each_pack_their_own_page_and_read_back_exactly(seed: int,
 
 def test_parts_packed_apart_read_back_as_their_join() -> None:
     raw = _page(9).encode("utf-8")
-    piece = codec.Piece(raw, codec._deflated(raw))
+    piece = codec.Piece(raw, fast_zlib.deflate_joinable(raw))
     parts = [b"", b"short", piece, b"x" * 5000, piece, b""]
     blob = codec.pack_parts(parts)
     assert zlib.decompress(blob) == b"short" + piece.raw + b"x" * 5000 + piece.raw
