@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 from jinja2 import TemplateAssertionError
+from pbem.render.fragments import LIMIT, CheckedEnvironment, FragmentCache
 
 from host.test_shared_table import SEATS, positions
 from pbem.core import i18n, registry
 from pbem.core.chance import Recorder
 from pbem.core.i18n import P_
 from pbem.render.environment import _gettext, _ngettext, environment, fragments, render
-from pbem.render.fragments import LIMIT, CheckedEnvironment, FragmentCache
 from pbem.render.reports import context
 
 

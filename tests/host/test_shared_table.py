@@ -12,9 +12,8 @@ import pytest
 from pbem.core import i18n, registry
 from pbem.core.chance import Recorder
 from pbem.core.game import Event
-from pbem.render.environment import render
 from pbem.render.reports import context, render_reports
-from pbem.render.tables import TableCache, table_key
+from pbem.render.tables import TableCache, render, table_key
 
 SEATS = {"reef-encounter": 4, "mare-balticum": 4, "coral-divers": 4}
 MAX_TURNS = 2_000

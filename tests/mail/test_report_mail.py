@@ -27,9 +27,9 @@ from pbem.outbox.settings import MailSettings
 from pbem.play.create import create_game
 from pbem.render import mail_html
 from pbem.render import pictures as mailpictures
-from pbem.render.environment import render
 from pbem.render.mail_html import mail_page
 from pbem.render.reports import context
+from pbem.render.tables import render
 from pbem.storage.models import ObserverRow, OutboxRow, ReportRow, SeatRow
 from tests.browser.played import play
 from tests.host.pearl_dive import GAME as PEARL_DIVE
