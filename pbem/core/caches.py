@@ -26,6 +26,8 @@ _caches: dict[str, cachetools.LRUCache[Any, Any]] = {}
 _locks: dict[str, threading.RLock] = {}
 #: guards the registry itself (a cache asked for by two threads at once is made once)
 _registry_lock = threading.Lock()
+#: the functions :func:`memo` keeps (each with ``cache_info()``, as ``functools.lru_cache``'s)
+_memos: list[Any] = []
 
 
 def named(
@@ -42,6 +44,12 @@ def named(
         elif found.maxsize != maxsize:
             raise ValueError(f"cache {name!r} exists with maxsize {found.maxsize}, not {maxsize}")
         return found
+
+
+def lock(name: str) -> threading.RLock:
+    """The lock of the cache ``name`` (made by :func:`named` first): an LRU cache reorders itself even on
+    a read, so whoever reads or writes it directly holds this."""
+    return _locks[name]
 
 
 def remembered(name: str, maxsize: int, key: Hashable, make: Callable[[], V]) -> V:
@@ -66,7 +74,11 @@ def memo(name: str, maxsize: int) -> Callable[[F], F]:
     cache = named(name, maxsize)
 
     def decorate(function: F) -> F:
-        return cachetools.cached(cache, key=cachetools.keys.hashkey, lock=_locks[name])(function)  # type: ignore[return-value]
+        wrapped = cachetools.cached(cache, key=cachetools.keys.hashkey, lock=_locks[name], info=True)(
+            function
+        )
+        _memos.append(wrapped)
+        return wrapped  # type: ignore[no-any-return]
 
     return decorate
 
@@ -78,6 +90,8 @@ def clear_all() -> None:
     for name, cache in kept:
         with _locks[name]:
             cache.clear()
+    for wrapped in _memos:
+        wrapped.cache_clear()  # its hits and misses too, as a fresh process's
 
 
 def names() -> list[str]:

@@ -218,6 +218,7 @@ def _ngettext(eval_ctx: EvalContext, singular: str, plural: str, num: int, /, **
 
 #: pieces (:func:`piece`) one process keeps: a board's spaces are ~6 KB; the shipped games need a few hundred
 PIECES = 4096
+caches.named("report-pieces", PIECES)
 #: an argument of these exact types is compared as itself, not pickled: equal values of one of these
 #: types print the same (not so a float: ``0.0 == -0.0``; nor a ``str`` subclass, a ``Text``, whose
 #: words may be another message's)

@@ -33,6 +33,7 @@ from pbem.render.environment import _words, environment
 FORMATS = ("html", "txt")
 #: tables one process keeps (a Reef Encounter table is ~60 KB; a turn has a few distinct ones a language)
 TABLES = 64
+caches.named("report-tables", TABLES)
 
 #: for a game that ships no templates of its own: its view, as JSON, in the shared frame
 _GENERIC_REPORT = {"txt": '{% extends "base.txt.j2" %}', "html": '{% extends "base.html.j2" %}'}
