@@ -2,9 +2,10 @@
 
 One catalog set per package (see :mod:`pbem.core.i18n`): the host's (``pbem/`` and the shared
 ``templates/base.*`` and ``templates/pieces.txt.j2``) and each game's (``games/<g>/`` and its own
-``templates/<g>/`` folder, so a game's words travel with it and its glossary). For each: ``pybabel extract`` (keywords ``_``, ``N_``,
-``ngettext``; the map in ``babel.cfg``) into ``<locale>/<domain>.pot``, ``pybabel update`` (or ``init``)
-of every language's ``.po``, and ``pybabel compile`` of the ``.mo`` files, which are committed so that
+``templates/<g>/`` folder, so a game's words travel with it and its glossary). For each: ``pybabel
+extract`` (keywords ``_``, ``N_``, ``ngettext``; the map in ``babel.cfg``) into
+``<locale>/<domain>.pot``, ``pybabel update`` (or ``init``) of every language's ``.po``, and
+``pybabel compile`` of the ``.mo`` files, which are committed so that
 a wheel and a checkout carry them (``tests/i18n`` checks they match their ``.po``).
 
 A game's own words (``P_("colour", "orange")``: the entries with a ``msgctxt``) are not translated by
