@@ -2,7 +2,9 @@
 
 Templates live in ``templates/`` at the top of the source tree; an installed wheel carries them as
 ``pbem/templates``. A game's templates are ``templates/<game name>/report.html.j2`` and
-``report.txt.j2``, extending ``base.html.j2`` / ``base.txt.j2``.
+``report.txt.j2``, extending ``base.html.j2`` / ``base.txt.j2``; its table, ``table.html.j2`` and
+``table.txt.j2``, rendered from the game's table inputs alone (:mod:`pbem.render.tables`); and the pieces
+drawn once a process, macros of ``pieces.*.j2`` called through ``piece()`` (:func:`piece`).
 
 The context of a report (what a template may use):
 
@@ -18,6 +20,9 @@ The context of a report (what a template may use):
 - ``outcome``: ``{reason, scores, places, ranking, tie_breaks}`` once the game is over, else ``None``
 - ``language``: the reader's language code (``en``, ``hu``, ``cs``, ``zh``, ``ru``; for ``<html lang>``);
   every ``_()`` of the template answers in it
+- ``table``: the table, rendered (:mod:`pbem.render.tables`): ``base.*.j2`` writes it in its place
+
+A table's context is ``view`` (the game's table inputs) and ``language``; a piece's, its arguments.
 """
 
 from __future__ import annotations
