@@ -57,20 +57,31 @@ def peek(ctx: Context) -> str:
 
 
 def _globals() -> frozenset[str]:
-    """What every context holds whatever it renders: the environment's globals."""
+    """What every context holds whatever it renders: the environment's globals (but the spy's own)."""
     return frozenset(environment().globals) - {"peek"}
+
+
+def _install() -> None:
+    env = environment()
+    env.filters["spy"], env.globals["peek"] = spy, peek
+    env.cache.clear()  # type: ignore[union-attr]  # a template copies the globals as it loads: load anew
+    SEEN.clear()
+    caches.clear_all()
+
+
+def _uninstall() -> None:
+    env = environment()
+    del env.filters["spy"], env.globals["peek"]
+    env.cache.clear()  # type: ignore[union-attr]  # the templates that copied ``peek`` are forgotten
+    caches.clear_all()
 
 
 @pytest.fixture
 def seen() -> Iterator[list[dict[str, Any]]]:
-    """:data:`SEEN`, emptied, with the caches. The filter and the global stay installed: a template's
-    globals are copied as it loads, so one taken away would still be called by a template loaded before."""
-    environment().filters["spy"] = spy
-    environment().globals["peek"] = peek
-    SEEN.clear()
-    caches.clear_all()
+    """:data:`SEEN`, emptied, with the caches; the spy filter and global installed for the test."""
+    _install()
     yield SEEN
-    caches.clear_all()
+    _uninstall()
 
 
 def _state(game: PearlDive, hands: dict[str, list[int]] | None = None) -> Any:
@@ -107,8 +118,7 @@ def test_what_the_table_may_see_is_the_same_whatever_the_others_hold(
 ) -> None:
     # how many pearls each holds is public (the view's "held"); which ones is not: the first rendering
     # with hands of ones, the second with these
-    environment().filters["spy"] = spy
-    environment().globals["peek"] = peek
+    _install()
     hidden_from_p0 = []
     try:
         game = SpyDive()
@@ -123,7 +133,7 @@ def test_what_the_table_may_see_is_the_same_whatever_the_others_hold(
         # the reader's own (its "yours alone" shows that, outside the table)
         assert hidden_from_p0[0] == hidden_from_p0[1]
     finally:
-        caches.clear_all()
+        _uninstall()
 
 
 def test_equal_inputs_share_one_rendering_and_differing_ones_do_not(
