@@ -11,9 +11,10 @@ from sqlmodel import Session, select
 
 from bench.play import median, new_game, order_files, play_turn
 from pbem import outbox
+from pbem.core import caches
 from pbem.core.codec import unpack
 from pbem.outbox.settings import MailSettings
-from pbem.render import mail_html, pictures
+from pbem.render import pictures
 from pbem.storage.db import connect
 from pbem.storage.models import OutboxRow, ReportRow
 
@@ -52,7 +53,7 @@ def mail_figures(folder: Path, turns: int, repeats: int) -> tuple[float, float, 
     style = "\n".join(_STYLE.findall(page))
     png_s, layered_s = [], []
     for _ in range(repeats):
-        mail_html.clear_caches()  # a first drawing: the board's static layer and every piece drawn
+        caches.clear_all()  # a first drawing: the board's static layer and every piece drawn
         start = time.perf_counter()
         pictures._render(board.group(0), style, "board")
         png_s.append(time.perf_counter() - start)

@@ -124,6 +124,9 @@ class CoralDivers:
     def view(self, state: State, seat: str | None) -> dict[str, Any]:
         return views.view(state, seat)
 
+    def table_inputs(self, view: Mapping[str, Any]) -> Mapping[str, Any]:
+        return views.table_inputs(view)
+
     def outcome(self, state: State) -> Outcome | None:
         if state.final is None or state.places is None:
             return None

@@ -7,6 +7,7 @@ is the one place those are left out; once the game is over they are shown.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pbem.core.i18n import T_, _, comment
@@ -61,6 +62,12 @@ def _station(state: State, spot: str) -> dict[str, Any]:
         "full": ring_full(state, spot),
         "strength": strengths(state, spot) if st.revealed and not st.scored else {},
     }
+
+
+def table_inputs(view: Mapping[str, Any]) -> dict[str, Any]:
+    """What the report's shared table shows of ``view``: everything but whose report it is (``seat``),
+    as a seat holds nothing hidden; the same for every seat of a turn."""
+    return {key: value for key, value in view.items() if key != "seat"}
 
 
 def view(state: State, seat: str | None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from .rules import place_first_ship, play_turn, setup
 from .scoring import outcome
 from .seasons import after_turn, check_company, resolve_company
 from .state import State, dump_state, load_state
-from .views import resample_hidden, view
+from .views import resample_hidden, table_inputs, view
 
 
 class Options(BaseModel):
@@ -125,6 +125,9 @@ class MareBalticum:
 
     def view(self, state: State, seat: str | None) -> dict[str, Any]:
         return view(state, seat)
+
+    def table_inputs(self, view: Mapping[str, Any]) -> Mapping[str, Any]:
+        return table_inputs(view)
 
     def outcome(self, state: State) -> Outcome | None:
         return outcome(state) if state.phase == "over" else None

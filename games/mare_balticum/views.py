@@ -8,6 +8,7 @@ the contract card. After the end everything is shown, with each seat's score she
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from pbem.core.game import Chance, shuffled
@@ -22,6 +23,49 @@ from .words import goods as goods_word
 def _space(state: State, name: str) -> dict[str, Any]:
     seats = state.ships_on(name)
     return {"name": name, "ships": seats, "colours": [state.players[s].colour for s in seats]}
+
+
+#: what the players' table shows of each player: the counts every seat sees (the warehouse's goods, the
+#: market, the company tokens and the contract are a seat's own, shown in its "yours alone")
+_TABLE_PLAYER = (
+    "colour",
+    "ships",
+    "supply",
+    "hold",
+    "warehouse_count",
+    "market_filled",
+    "tax_played",
+    "taxed_from_warehouse",
+    "has_contract",
+    "score",
+)
+#: the rest of the view the shared table shows (not ``me``, not the players' own holdings)
+_TABLE = (
+    "active",
+    "areas",
+    "bag_size",
+    "contract_pile",
+    "demand_supply",
+    "discarded",
+    "goods_kinds",
+    "map",
+    "options",
+    "order",
+    "phase",
+    "ports",
+    "round",
+    "starting_player",
+    "time_in_bag",
+    "time_track",
+    "turns_left",
+)
+
+
+def table_inputs(view: Mapping[str, Any]) -> dict[str, Any]:
+    """What the report's shared table shows of ``view``: the same for every seat of a turn."""
+    inputs = {key: view[key] for key in _TABLE}
+    inputs["players"] = {s: {k: p[k] for k in _TABLE_PLAYER} for s, p in view["players"].items()}
+    return inputs
 
 
 def view(state: State, seat: str | None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from .scoring import outcome
 from .setup import new_game, resolve_setup, setup_problem, turn_order
 from .state import State, dump, load
 from .turn import NoChance, TurnRunner, final_feeding
-from .view import view
+from .view import table_inputs, view
 
 
 class Options(BaseModel):
@@ -151,6 +151,9 @@ class ReefEncounter:
 
     def view(self, state: State, seat: str | None) -> dict[str, Any]:
         return view(state, seat)
+
+    def table_inputs(self, view: Mapping[str, Any]) -> Mapping[str, Any]:
+        return table_inputs(view)
 
     def outcome(self, state: State) -> Outcome | None:
         return outcome(state)

@@ -5,6 +5,7 @@ This is the one place secrets are stripped; reports are drawn from :func:`view` 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -86,6 +87,12 @@ def _own(state: State, seat: str) -> dict[str, Any]:
 def _words() -> dict[str, Text]:
     """The game's words by their English names; the same for every view (a view gets a copy)."""
     return {**COLOURS, **{name: tile(name) for name in TILES}}
+
+
+def table_inputs(view: Mapping[str, Any]) -> dict[str, Any]:
+    """What the report's shared table shows of ``view``: all but the reader's own screen (``me``),
+    shown in its "yours alone"; the same for every seat of a turn."""
+    return {key: value for key, value in view.items() if key != "me"}
 
 
 def view(state: State, seat: str | None) -> dict[str, Any]:

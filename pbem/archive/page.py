@@ -89,7 +89,7 @@ def page_data(engine: Engine, game_id: str) -> tuple[dict[str, Any], dict[str, A
         for seat in views:
             ctx = reports.context(game, game_id, state, turn.number, seat, happened, status_note=note)
             ctx["order_template"] = None  # a page to watch, not to play from
-            pages[seat or ""].append(lines.encode(reports.render(game.name, "html", ctx)))
+            pages[seat or ""].append(lines.encode(reports.render(game, "html", ctx)))
             events[seat or ""].append([e["text"] for e in ctx["events"]])
             outcome = ctx["outcome"]
     payload: dict[str, Any] = {"lines": list(lines.index), "pages": pages, "events": events}

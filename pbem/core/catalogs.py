@@ -1,10 +1,11 @@
 """``make i18n``: re-extract every message into the gettext catalogs, merge, compile.
 
 One catalog set per package (see :mod:`pbem.core.i18n`): the host's (``pbem/`` and the shared
-``templates/base.*``) and each game's (``games/<g>/`` and its own ``templates/<g>/`` folder, so a game's
-words travel with it and its glossary). For each: ``pybabel extract`` (keywords ``_``, ``N_``,
-``ngettext``; the map in ``babel.cfg``) into ``<locale>/<domain>.pot``, ``pybabel update`` (or ``init``)
-of every language's ``.po``, and ``pybabel compile`` of the ``.mo`` files, which are committed so that
+``templates/base.*`` and ``templates/pieces.txt.j2``) and each game's (``games/<g>/`` and its own
+``templates/<g>/`` folder, so a game's words travel with it and its glossary). For each: ``pybabel
+extract`` (keywords ``_``, ``N_``, ``ngettext``; the map in ``babel.cfg``) into
+``<locale>/<domain>.pot``, ``pybabel update`` (or ``init``) of every language's ``.po``, and
+``pybabel compile`` of the ``.mo`` files, which are committed so that
 a wheel and a checkout carry them (``tests/i18n`` checks they match their ``.po``).
 
 A game's own words (``P_("colour", "orange")``: the entries with a ``msgctxt``) are not translated by
@@ -67,7 +68,13 @@ class Package:
 
 def packages() -> list[Package]:
     """The host, and every game package of the source tree."""
-    found = [Package("pbem", ("pbem", "templates/base.html.j2", "templates/base.txt.j2"), "pbem/locale")]
+    found = [
+        Package(
+            "pbem",
+            ("pbem", "templates/base.html.j2", "templates/base.txt.j2", "templates/pieces.txt.j2"),
+            "pbem/locale",
+        )
+    ]
     for init in sorted((ROOT / "games").glob("*/__init__.py")):
         name = init.parent.name
         sources = [f"games/{name}"]

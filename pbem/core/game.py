@@ -271,6 +271,14 @@ class Game(Protocol):
         """
         ...
 
+    def table_inputs(self, view: Mapping[str, JSON]) -> Mapping[str, JSON]:
+        """The part of ``view`` (of a seat, or the observers') that the report's shared table shows:
+        its template (``templates/<name>/table.<format>.j2``) is rendered from these alone, and
+        every reader whose inputs are equal is handed the same rendering. So whatever only one seat may
+        see stays out, unless that seat's table is to show it (its inputs then differ from the others',
+        and so does its table)."""
+        ...
+
     def outcome(self, state: Any) -> Outcome | None:
         """``None`` while the game goes on."""
         ...

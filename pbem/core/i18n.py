@@ -46,6 +46,8 @@ from babel.dates import format_date, format_time
 from babel.numbers import format_decimal
 from babel.support import Translations
 
+from pbem.core import caches
+
 log = logging.getLogger(__name__)
 
 #: the languages a player may read, English first (the catalogs' source language)
@@ -195,21 +197,11 @@ def _translations(code: str) -> Translations | None:
     return merged
 
 
-#: called by :func:`reload`: whatever keeps words of the old catalogs (the rendering caches)
-_on_reload: list[Callable[[], None]] = []
-
-
-def on_reload(forget: Callable[[], None]) -> None:
-    """Call ``forget`` whenever the catalogs are reloaded."""
-    if forget not in _on_reload:
-        _on_reload.append(forget)
-
-
 def reload() -> None:
-    """Forget the loaded catalogs (after ``make i18n``, or a game registered later)."""
+    """Forget the loaded catalogs (after ``make i18n``, or a game registered later), and every cache
+    of the process (:mod:`pbem.core.caches`): much of what they keep is in the old catalogs' words."""
     _translations.cache_clear()
-    for forget in _on_reload:
-        forget()
+    caches.clear_all()
 
 
 # ------------------------------------------------------------------------------------------- messages

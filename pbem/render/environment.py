@@ -2,7 +2,9 @@
 
 Templates live in ``templates/`` at the top of the source tree; an installed wheel carries them as
 ``pbem/templates``. A game's templates are ``templates/<game name>/report.html.j2`` and
-``report.txt.j2``, extending ``base.html.j2`` / ``base.txt.j2``.
+``report.txt.j2``, extending ``base.html.j2`` / ``base.txt.j2``; its table, ``table.html.j2`` and
+``table.txt.j2``, rendered from the game's table inputs alone (:mod:`pbem.render.tables`); and the pieces
+drawn once a process, macros of ``pieces.*.j2`` called through ``piece()`` (:func:`piece`).
 
 The context of a report (what a template may use):
 
@@ -18,29 +20,31 @@ The context of a report (what a template may use):
 - ``outcome``: ``{reason, scores, places, ranking, tie_breaks}`` once the game is over, else ``None``
 - ``language``: the reader's language code (``en``, ``hu``, ``cs``, ``zh``, ``ru``; for ``<html lang>``);
   every ``_()`` of the template answers in it
+- ``table``: the table, rendered (:mod:`pbem.render.tables`): ``base.*.j2`` writes it in its place
+
+A table's context is ``view`` (the game's table inputs) and ``language``; a piece's, its arguments.
 """
 
 from __future__ import annotations
 
+import pickle
 import re
-from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from jinja2 import (
+    Environment,
     FileSystemLoader,
     StrictUndefined,
-    Template,
-    TemplateNotFound,
     pass_eval_context,
     select_autoescape,
 )
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
-from pbem.core import i18n
-from pbem.render.fragments import CheckedEnvironment, FragmentCache
+from pbem.core import caches, i18n
 from pbem.render.jinja_context import EscapingCodeGenerator, QuickAttributes, QuickContext, escaped
 
 #: the pbem package (an installed wheel carries the templates inside it)
@@ -57,6 +61,7 @@ def add_template_dir(path: Path) -> None:
     if resolved not in _extra_dirs:
         _extra_dirs.append(resolved)
         environment.cache_clear()
+        caches.clear_all()  # tables and pieces drawn from the templates found before
 
 
 def template_dirs() -> list[Path]:
@@ -68,10 +73,10 @@ def template_dirs() -> list[Path]:
     return found[:1]
 
 
-class _ReportEnvironment(QuickAttributes, CheckedEnvironment):
-    """The reports' environment: fragments checked as a template loads (:class:`CheckedEnvironment`),
-    autoescaped values written by :func:`pbem.render.jinja_context.escaped` (the same text), and a dict's
-    items read as ``d.name`` without an exception first (:class:`QuickAttributes`)."""
+class _ReportEnvironment(QuickAttributes, Environment):
+    """The reports' environment: autoescaped values written by :func:`pbem.render.jinja_context.escaped`
+    (the same text), and a dict's items read as ``d.name`` without an exception first
+    (:class:`QuickAttributes`)."""
 
     code_generator_class = EscapingCodeGenerator
     escaped = staticmethod(escaped)
@@ -87,11 +92,10 @@ class _ReportEnvironment(QuickAttributes, CheckedEnvironment):
 
 
 @cache
-def environment() -> CheckedEnvironment:
-    # a template's ``{% cache %}`` fragments (pbem.render.fragments) are checked as it loads
+def environment() -> Environment:
     env = _ReportEnvironment(
         loader=FileSystemLoader([str(p) for p in [*template_dirs(), *_extra_dirs]]),
-        extensions=["jinja2.ext.i18n", FragmentCache],
+        extensions=["jinja2.ext.i18n"],
         autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -122,6 +126,8 @@ def environment() -> CheckedEnvironment:
     # ``counts | counted(view.colour_order, words) or _("none")`` (a macro's loop over five colours,
     # with an ``append`` call for each, cost some 10 us; some 30 of them a Reef Encounter turn)
     env.filters["counted"] = counted
+    # a piece of a report drawn once a process for its arguments (pbem.render.environment.piece)
+    env.globals["piece"] = piece
     return env
 
 
@@ -157,11 +163,11 @@ class _Said(NamedTuple):
 #: that translates (``i18n.gettext``, which a test may stand in for) and the language, each msgid's
 #: :class:`_Said`. A Reef Encounter turn's reports call ``_()`` some 280 times for a few dozen
 #: messages, and each look-up went through four Python calls (the language, its catalogs, babel's and
-#: gettext's ``gettext``) and made a new ``Markup``. Forgotten when the catalogs are reloaded; at most
-#: :data:`SAID_LIMIT` messages a language and :data:`SAID_TABLES` tables, the oldest forgotten first.
-_said: dict[tuple[Callable[[str], str], str], dict[str, _Said]] = {}
+#: gettext's ``gettext``) and made a new ``Markup``. A cache of the registry (forgotten with the
+#: catalogs), at most :data:`SAID_TABLES` languages of at most :data:`SAID_LIMIT` messages each.
 SAID_LIMIT = 4096
 SAID_TABLES = 32
+_said = caches.named("report-messages", maxsize=SAID_TABLES)
 
 
 def _learn(string: str) -> _Said:
@@ -170,22 +176,13 @@ def _learn(string: str) -> _Said:
     table = (lookup, i18n.current_language())
     said = _said.get(table)
     if said is None:
-        if len(_said) >= SAID_TABLES:
-            del _said[next(iter(_said))]
         said = _said[table] = {}
     found = lookup(string)
     entry = _Said(found, None if "%" in found else Markup(found), _named_only(found))
     if len(said) >= SAID_LIMIT:
-        del said[next(iter(said))]
+        del said[next(iter(said))]  # the oldest
     said[string] = entry
     return entry
-
-
-def _forget_said() -> None:
-    _said.clear()
-
-
-i18n.on_reload(_forget_said)
 
 
 @pass_eval_context
@@ -224,41 +221,44 @@ def _ngettext(eval_ctx: EvalContext, singular: str, plural: str, num: int, /, **
     return (Markup(found) if eval_ctx.autoescape else found) % variables
 
 
-def fragments() -> FragmentCache:
-    """The environment's cache of ``{% cache %}`` fragments."""
-    found = environment().extensions[FragmentCache.identifier]
-    assert isinstance(found, FragmentCache)
-    return found
+#: pieces (:func:`piece`) one process keeps: a board's spaces are ~6 KB; the shipped games need a few hundred
+PIECES = 4096
+caches.named("report-pieces", PIECES)
+#: an argument of these exact types is compared as itself, not pickled: equal values of one of these
+#: types print the same (not so a float: ``0.0 == -0.0``; nor a ``str`` subclass, a ``Text``, whose
+#: words may be another message's)
+_PLAIN = frozenset({str, int, bool, type(None)})
 
 
-def _forget_fragments() -> None:
-    # fragments keep the words of the catalogs they were drawn with
-    if environment.cache_info().currsize:
-        fragments().clear()
+def piece(template: str, macro: str, /, *args: Any) -> str:
+    """``macro`` of ``template`` (``{% macro %}``s of a template of pieces) called with ``args``, drawn
+    once a process for each distinct ``args`` and reader's words, then taken from the cache.
+
+    Private by construction: the macro is taken from the template's module made without any report's
+    context (Jinja's ``Template.module``), so it reads its arguments, its template's constants and the
+    environment's globals and nothing else, even through a ``@pass_context`` filter. One seat's hidden
+    holdings can reach a piece only as an argument, and then its key differs from another seat's.
+
+    The arguments are the key: as they are with their types when all are plain words and numbers
+    (``True`` and ``1`` differ), else pickled (equal values pickled apart only cost a second drawing);
+    arguments pickle refuses are drawn every time."""
+    kinds = tuple(map(type, args))
+    if _PLAIN.issuperset(kinds):
+        key: tuple[Any, ...] = (template, macro, _words(), kinds, *args)
+    else:
+        try:
+            key = (template, macro, _words(), pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL))
+        except Exception:  # a value pickle refuses: drawn every time
+            return _draw(template, macro, args)
+    return caches.remembered("report-pieces", PIECES, key, lambda: _draw(template, macro, args))
 
 
-i18n.on_reload(_forget_fragments)
-
-#: for a game that ships no templates of its own: its view, as YAML, in the shared frame
-_GENERIC = {
-    "txt": '{% extends "base.txt.j2" %}{% block table %}{{ view | tojson(indent=1) }}\n{% endblock %}',
-    "html": '{% extends "base.html.j2" %}{% block table %}<pre class="orders">{{ view | tojson(indent=1) }}'
-    "</pre>{% endblock %}",
-}
+def _draw(template: str, macro: str, args: tuple[Any, ...]) -> str:
+    drawn: str = getattr(environment().get_template(template).module, macro)(*args)
+    return drawn
 
 
-def _template(game_name: str, fmt: str) -> Template:
-    try:
-        return environment().get_template(f"{game_name}/report.{fmt}.j2")
-    except TemplateNotFound as exc:
-        if exc.name != f"{game_name}/report.{fmt}.j2":
-            raise  # the game's template exists but includes something missing: a bug to show
-        return environment().from_string(_GENERIC[fmt])
-
-
-def render(game_name: str, fmt: str, context: dict[str, Any]) -> str:
-    """Render ``templates/<game_name>/report.<fmt>.j2`` (fmt: ``html`` or ``txt``); a game without
-    templates gets its view printed plainly in the shared frame."""
-    if fmt not in ("html", "txt"):
-        raise ValueError(f"unknown report format {fmt!r}")
-    return _template(game_name, fmt).render(context)
+def _words() -> tuple[Any, ...]:
+    """Where a piece's words come from: the current language, and the functions that look its
+    messages up (read when called, so catalogs stood in for them, as tests do, are other words)."""
+    return (i18n.current_language(), i18n.gettext, i18n.pgettext, i18n.plural)

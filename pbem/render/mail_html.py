@@ -23,14 +23,13 @@ from __future__ import annotations
 import base64
 import html as htmllib
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 import css_inline
 
-from pbem.render import pictures as mailpictures
+from pbem.core import caches
 from pbem.render.pictures import Picture, picture_of
 
 _WEB_ATTR = re.compile(r"\sdata-web\b")
@@ -105,8 +104,8 @@ def mail_page(page: str) -> MailPage:
 
 #: the tables (:func:`mail_page`'s segments) seen last, most recent last: a seat's page whose table is
 #: one of them is told where its table ends without scanning it
-_TABLES: OrderedDict[str, None] = OrderedDict()
 _TABLES_KEPT = 8
+_TABLES = caches.named("mail-tables-seen", _TABLES_KEPT)
 
 
 def _known_table(page: str, inner: int) -> str | None:
@@ -117,21 +116,20 @@ def _known_table(page: str, inner: int) -> str | None:
     the same place; a table is only remembered once that scan found it, and held no ``<style>`` and no
     mark. Nothing but the table's own characters is compared, so a seat's page can use only a table it
     holds itself."""
-    for table in list(reversed(_TABLES)):  # (a copy: moved to the end when found)
-        if page.startswith(table, inner) and page.startswith("</div>", inner + len(table)):
-            _TABLES.move_to_end(table)
-            return table
+    with caches.lock("mail-tables-seen"):
+        for table in list(_TABLES):  # (a copy: a table found is read again, which makes it the newest)
+            if page.startswith(table, inner) and page.startswith("</div>", inner + len(table)):
+                _TABLES.get(table)
+                return table
     return None
 
 
 def _remember_table(table: str) -> None:
-    _TABLES[table] = None
-    _TABLES.move_to_end(table)
-    while len(_TABLES) > _TABLES_KEPT:
-        _TABLES.popitem(last=False)
+    with caches.lock("mail-tables-seen"):
+        _TABLES[table] = None
 
 
-@lru_cache(maxsize=64)
+@caches.memo("mail-pages-split", 64)
 def _mail_split(before: str, segment: str, after: str) -> MailPage:
     """The mail page of ``before + segment + after`` (:func:`mail_page`), its table ``segment`` made
     mail on its own (:func:`_mail_segment`) and the rest around it."""
@@ -157,7 +155,7 @@ def _mail_split(before: str, segment: str, after: str) -> MailPage:
     return MailPage("".join(parts), tuple(pictures.values()), parts)
 
 
-@lru_cache(maxsize=16)
+@caches.memo("mail-pages-whole", 16)
 def _mail_whole(page: str) -> MailPage:
     """The mail rendering of ``page`` in one piece: its boards drawn, its icons dropped, its CSS
     inlined over the whole page."""
@@ -215,7 +213,7 @@ def _replace_svgs(html: str, replace: Callable[[str], str]) -> str:
     return "".join(pieces) + html[at:] if pieces else html
 
 
-@lru_cache(maxsize=16)
+@caches.memo("mail-page-segments", 16)
 def _mail_segment(segment: str, enclosing: str, all_styles: str, css: str) -> MailPage:
     """A piece of a page (its table) made mail: its boards as pictures (drawn with the page's
     ``all_styles``), its icons dropped, the mail CSS ``css`` inlined into it as it stands inside the
@@ -253,7 +251,7 @@ def _open_elements(html: str) -> str | None:
     return root.group(0) + "".join(text for _name, text in stack)
 
 
-@lru_cache(maxsize=64)
+@caches.memo("mail-css-context-free", 64)
 def _context_free(css: str, enclosing: str) -> bool:
     """Whether ``css`` styles what is inside the ``enclosing`` elements (open tags) the same with and
     without the rest of the page around them: no selector of an element inside asks of one of those
@@ -350,14 +348,6 @@ def _div_close(html: str, start: int) -> int | None:
 def _inliner() -> css_inline.CSSInliner:
     """The mail's CSS inliner: the page's own ``<style>`` only (nothing fetched), none left."""
     return css_inline.CSSInliner(keep_style_tags=False, load_remote_stylesheets=False)
-
-
-def clear_caches() -> None:
-    """Forget every page made mail, drawn picture and layer (tests: a fresh process's first drawing)."""
-    for cached in (_mail_split, _mail_whole, _mail_segment, _context_free):
-        cached.cache_clear()
-    _TABLES.clear()
-    mailpictures.clear_caches()
 
 
 def viewable(page: MailPage) -> str:

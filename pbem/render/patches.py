@@ -20,17 +20,18 @@ order is the laid picture.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import struct
 import sys
-from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
 
 from PIL import Image, ImageChops
+
+from pbem.core import caches
 
 #: the most colours a picture has (a PNG palette's most)
 COLOURS = 256
@@ -83,12 +84,12 @@ def compose(
             box,
             tuple((placed[j].key, placed[j].left - box[0], placed[j].top - box[1]) for j in members),
         )
-        patch = _PATCHES.get(key)
+        patch = _kept(key)
         if patch is None:
             patch = _patch(static_rgb, box, [placed[j] for j in members])
             if patch is None:
                 return None
-            _PATCHES.put(key, patch)
+            _keep(key, patch)
         patches.append((box, patch))
     colours, index = _palette(static_colours, [patch for _box, patch in patches])
     # the rows as a picture of one byte a pixel, one pixel wider (the first column: each row's filter
@@ -122,7 +123,7 @@ def _clipped(placed: Placed, width: int, height: int) -> tuple[int, int, int, in
     return box if box[0] < box[2] and box[1] < box[3] else None
 
 
-@lru_cache(maxsize=256)
+@caches.memo("mail-picture-meetings", 256)
 def _meeting(boxes: tuple[tuple[int, int, int, int] | None, ...]) -> tuple[tuple[int, ...], ...]:
     """For each box, the boxes that meet it (itself too), in their order: the pieces whose pixels may be
     in it. A function of the boxes alone (a board's layout: on the sea floor, the same every turn)."""
@@ -298,44 +299,25 @@ def _mean(members: list[int]) -> int:
 _MASKS = tuple(0xFFFFFF ^ (((1 << bits) - 1) * 0x010101) for bits in range(9))
 
 
-class _Patches:
-    """The patches made, by key, the least lately used dropped when they weigh more than
-    :data:`PATCH_BYTES`. Safe to share across games and seats: a patch is a function of its key, which
-    is everything drawn in its box (a seat's piece that differs is another key)."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.weight = 0
-        self.kept: OrderedDict[Hashable, Patch] = OrderedDict()
-
-    def get(self, key: Hashable) -> Patch | None:
-        patch = self.kept.get(key)
-        if patch is not None:
-            self.kept.move_to_end(key)
-        return patch
-
-    def put(self, key: Hashable, patch: Patch) -> None:
-        self.kept[key] = patch
-        self.weight += _weight(patch)
-        while self.weight > self.budget and self.kept:
-            _key, dropped = self.kept.popitem(last=False)
-            self.weight -= _weight(dropped)
-
-    def clear(self) -> None:
-        self.kept.clear()
-        self.weight = 0
-
-
 def _weight(patch: Patch) -> int:
     """About what a patch weighs in memory: its indices, and some 64 bytes a colour (the key's strings
     are the drawing's own, shared)."""
     return len(patch.indices) + 64 * len(patch.colours)
 
 
-_PATCHES = _Patches(PATCH_BYTES)
+#: the patches made, by key, the least lately used dropped when they weigh more than :data:`PATCH_BYTES`
+#: (a cache of pbem.core.caches). Safe to share across games and seats: a patch is a function of its
+#: key, which is everything drawn in its box (a seat's piece that differs is another key)
+PATCHES = "mail-picture-patches"
+_PATCHES = caches.named(PATCHES, PATCH_BYTES, _weight)
 
 
-def clear_caches() -> None:
-    """Forget every patch (tests: a fresh process's first picture)."""
-    _PATCHES.clear()
-    _meeting.cache_clear()
+def _kept(key: Hashable) -> Patch | None:
+    with caches.lock(PATCHES):
+        found: Patch | None = _PATCHES.get(key)
+        return found
+
+
+def _keep(key: Hashable, patch: Patch) -> None:
+    with caches.lock(PATCHES), contextlib.suppress(ValueError):  # heavier than the whole budget: not kept
+        _PATCHES[key] = patch

@@ -23,6 +23,7 @@ from pathlib import Path
 import resvg_py
 from PIL import Image
 
+from pbem.core import caches
 from pbem.core.codec import sha256_hex
 from pbem.render import patches
 from pbem.render.png import png_of_palette_image, png_of_rows, png_rows
@@ -70,7 +71,7 @@ def picture_of(svg: str, style_sheet: str, name: str) -> Picture:
     return _render(svg, style_sheet, name)
 
 
-@lru_cache(maxsize=256)
+@caches.memo("mail-pictures", 256)
 def _render(svg: str, style_sheet: str, name: str) -> Picture:
     attrs = dict(_ATTR.findall(svg[: svg.index(">") + 1]))
     natural_w, natural_h = _size(attrs)
@@ -277,7 +278,7 @@ class Static:
     rows: bytes | None = None  # ``indexed`` as a PNG's rows (each row its filter's byte and its indices)
 
 
-@lru_cache(maxsize=16)
+@caches.memo("mail-picture-layers", 16)
 def _static_image(svg: str, style_sheet: str, width: int, cjk: bool) -> Static:
     """A drawing's static layer (the same for every turn and game on that board set), drawn once."""
     with Image.open(io.BytesIO(_draw(svg, style_sheet, width, cjk, background="#ffffff"))) as image:
@@ -293,7 +294,7 @@ def _static_image(svg: str, style_sheet: str, width: int, cjk: bool) -> Static:
     return Static(rgb, colours, indexed, palette, png_rows(indexed))
 
 
-@lru_cache(maxsize=2048)
+@caches.memo("mail-picture-sprites", 2048)
 def _sprite_image(
     root: str,
     defs: str,
@@ -403,10 +404,3 @@ def _quantise(png: bytes) -> bytes:
     """The picture reduced to a palette (:func:`_reduced`): at 40 % of the weight, looking the same."""
     with Image.open(io.BytesIO(png)) as image:
         return _png(_reduced(image.convert("RGB")))
-
-
-def clear_caches() -> None:
-    """Forget every drawn picture and layer (tests: a fresh process's first drawing)."""
-    for cached in (_render, _static_image, _sprite_image):
-        cached.cache_clear()
-    patches.clear_caches()

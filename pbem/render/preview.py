@@ -28,8 +28,8 @@ from pbem.core.chance import Recorder, derived_rng
 from pbem.core.codec import canonical_json
 from pbem.core.game import Game
 from pbem.core.i18n import _
-from pbem.render.environment import render
 from pbem.render.reports import context, report_dice
+from pbem.render.tables import render
 from pbem.storage.models import GameRow
 
 #: trials, each on its own sample of the hidden and its own draws
@@ -85,7 +85,7 @@ def preview(
         ctx = context(
             game, row.id, state, row.turn, seat, [], order_text=order_text, dice=report_dice(game, row, state)
         )
-        return _frame(head, render(game.name, "txt", ctx))
+        return _frame(head, render(game, "txt", ctx))
     try:
         trials = _trials(game, state, seat, orders)
     except Exception:  # a rules engine that fails on a sample is a bug of its own; the check stands
@@ -102,7 +102,7 @@ def preview(
         )
         events = [_Seen(text) for text in seen]
         ctx = context(game, row.id, after, due, seat, events, dice=report_dice(game, row, after))
-        return _frame(head, render(game.name, "txt", ctx))
+        return _frame(head, render(game, "txt", ctx))
     shared = _shared_start([seen for seen, *_rest in trials])
     if shared:
         head.append(_("What your orders do:"))
@@ -116,7 +116,7 @@ def preview(
     ctx = context(
         game, row.id, state, row.turn, seat, [], order_text=order_text, dice=report_dice(game, row, state)
     )
-    return _frame(head, render(game.name, "txt", ctx))
+    return _frame(head, render(game, "txt", ctx))
 
 
 class _Seen:

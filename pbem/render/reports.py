@@ -25,8 +25,8 @@ from pbem.core.game import Event, Game
 from pbem.core.i18n import N_
 from pbem.intake.away import away_notes
 from pbem.intake.envelope import order_template
-from pbem.render.environment import render
-from pbem.render.tables import TableCache
+from pbem.render import tables
+from pbem.render.tables import render
 from pbem.storage.history import game_of, game_row, load_event, recorded_elsewhere, seat_rows, store_reports
 from pbem.storage.models import GameRow, ReportRow, SeatRow, TurnRow
 
@@ -120,12 +120,10 @@ def _shown(
     return shown
 
 
-def render_pair(game: Game, ctx: dict[str, Any], *, tables: TableCache | None = None) -> tuple[str, str]:
-    """(plain text, HTML) of one report; with ``tables``, each table is taken from there when an
-    earlier report of the turn rendered the same one."""
-    if tables is None:
-        return render(game.name, "txt", ctx), render(game.name, "html", ctx)
-    return tables.render_pair(ctx)
+def render_pair(game: Game, ctx: dict[str, Any]) -> tuple[str, str]:
+    """(plain text, HTML) of one report; its table is rendered from the view's table inputs only, once
+    for every reader whose inputs are equal (:mod:`pbem.render.tables`)."""
+    return tables.render_pair(game, ctx)
 
 
 def render_reports(
@@ -148,9 +146,8 @@ def render_reports(
     ``turn``, each in its reader's language: ``languages[seat]``, else ``public_language`` (the
     game's, which the public report is in), and a ``deadline`` given as a moment in its reader's time
     zone, ``zones_for[seat]`` (``""``: the public report's). Pure: the turn driver renders before it
-    takes the game's lock. The HTML table is rendered once for all who see the same one in the same
+    takes the game's lock. Each table is rendered once for all who see the same one in the same
     language (:mod:`pbem.render.tables`)."""
-    tables = TableCache(game.name)
     said: dict[tuple[str, int], str] = {}  # the events' words in each language, for every reader
     rendered = []
     for seat in [*seats, None]:
@@ -172,7 +169,7 @@ def render_reports(
                 away=away,
                 said=said,
             )
-            text, page = render_pair(game, ctx, tables=tables)
+            text, page = render_pair(game, ctx)
         rendered.append((seat or "", text, page))
     return rendered
 
@@ -418,4 +415,4 @@ def preview(game: Game, row: GameRow, state: Any, seat: str, order_text: str, re
         receipt=receipt[:12],
     )
     ctx = context(game, row.id, state, row.turn, seat, [], status_note=note, order_text=order_text)
-    return render(game.name, "txt", ctx)
+    return render(game, "txt", ctx)

@@ -18,8 +18,8 @@ from typing import Any
 from pbem.core import registry
 from pbem.core.chance import Recorder
 from pbem.core.game import Event
-from pbem.render.environment import render
 from pbem.render.reports import context
+from pbem.render.tables import render
 
 NAMES = ("alice", "bob", "carol", "dave", "erin")
 GAMES = ("reef-encounter", "mare-balticum", "coral-divers")

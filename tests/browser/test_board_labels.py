@@ -16,9 +16,9 @@ from playwright.sync_api import Browser, Page
 
 from browser.played import GAMES, NAMES, play
 from pbem.core import i18n, registry
-from pbem.render.environment import render
 from pbem.render.pictures import LATIN_FONTS
 from pbem.render.reports import context
+from pbem.render.tables import render
 
 #: the font resvg draws the mail's pictures with (pbem.render.pictures), forced on the page's drawings
 PICTURE_FONT = "svg text { font-family: 'DejaVu Sans' !important; }"

@@ -19,8 +19,8 @@ from browser.played import play
 from pbem.core import registry
 from pbem.outbox import compose
 from pbem.outbox.settings import MailSettings
-from pbem.render.environment import render
 from pbem.render.reports import context
+from pbem.render.tables import render
 
 SEATS = ["alice", "bob", "carol", "dave"]
 GAMES = ["reef-encounter", "mare-balticum", "coral-divers"]

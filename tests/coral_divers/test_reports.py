@@ -9,7 +9,7 @@ import yaml
 
 from games.coral_divers import GAME
 from games.coral_divers.state import State
-from pbem.render.environment import render
+from pbem.render.tables import render
 
 from .conftest import line, position
 

@@ -168,6 +168,9 @@ class PearlDive:
             view["bag"] = dict(state.bag)
         return view
 
+    def table_inputs(self, view: Mapping[str, Any]) -> Mapping[str, Any]:
+        return {key: value for key, value in view.items() if key != "hand"}
+
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "over":
             return None

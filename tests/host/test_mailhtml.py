@@ -6,7 +6,8 @@ import io
 
 from PIL import Image
 
-from pbem.render import mail_html, pictures
+from pbem.core import caches
+from pbem.render import pictures
 from pbem.render.mail_html import mail_page
 
 BOARD = (
@@ -67,7 +68,7 @@ def test_chinese_text_is_drawn_with_a_font_that_has_it() -> None:
 
 def test_the_same_page_draws_the_same_bytes() -> None:
     first = mail_page(page())
-    mail_html.clear_caches()
+    caches.clear_all()
     again = mail_page(page())
     assert again == first and again is not first
 
@@ -108,7 +109,7 @@ def whole(svg: str) -> Image.Image:
 def test_a_drawing_in_layers_is_the_drawing_rendered_whole() -> None:
     from PIL import ImageChops
 
-    mail_html.clear_caches()
+    caches.clear_all()
     svg = layered()
     layers = pictures.split_layers(svg)
     assert layers is not None and len(layers.sprites) == 3
@@ -125,7 +126,7 @@ def test_a_drawing_in_layers_is_the_drawing_rendered_whole() -> None:
 def test_outside_its_pieces_a_picture_is_its_board_exactly() -> None:
     from PIL import ImageChops, ImageDraw
 
-    mail_html.clear_caches()
+    caches.clear_all()
     svg = layered()
     drawn = pixels(pictures.picture_of(svg, STYLE, "b").png)
     board = pixels(pictures._draw(svg, STYLE, 300, False, background="#ffffff"))  # not reduced
@@ -157,7 +158,7 @@ def moved(places: list[tuple[int, int]], transform: str = "translate({x} {y})") 
 def test_a_piece_drawn_relative_to_its_box_is_drawn_once_wherever_it_stands() -> None:
     from PIL import ImageChops
 
-    mail_html.clear_caches()
+    caches.clear_all()
     svg = moved([(9, 9), (60, 40), (100, 12)])
     layers = pictures.split_layers(svg)
     assert layers is not None and [s.origin for s in layers.sprites] == [(9, 9), (60, 40), (100, 12)]
@@ -180,7 +181,7 @@ def test_a_piece_turned_or_scaled_is_drawn_with_the_whole_drawing() -> None:
 
 
 def test_the_board_is_drawn_once_and_each_piece_once_across_turns() -> None:
-    mail_html.clear_caches()
+    caches.clear_all()
     first = pictures.picture_of(layered(), STYLE, "b")
     moved = pictures.picture_of(layered(piece_fill="#f3a0bf", label="a pink piece"), STYLE, "b")
     assert pictures._static_image.cache_info().misses == 1  # the board without its pieces: once
@@ -191,11 +192,11 @@ def test_the_board_is_drawn_once_and_each_piece_once_across_turns() -> None:
 
 
 def test_the_same_drawing_with_other_words_is_the_same_picture() -> None:
-    mail_html.clear_caches()
+    caches.clear_all()
     one = pictures.picture_of(layered(label="3 pieces"), STYLE, "b")
     other = pictures.picture_of(layered(label="three pieces"), STYLE, "b")
     assert one.png == other.png
-    mail_html.clear_caches()
+    caches.clear_all()
     assert pictures.picture_of(layered(label="3 pieces"), STYLE, "b").png == one.png  # and every time
 
 
@@ -204,7 +205,7 @@ def test_a_drawing_with_anything_after_its_pieces_is_drawn_whole() -> None:
     svg = layered(last='<path d="M0,25 L150,25" stroke="#000" stroke-width="4"/>')
     assert pictures.split_layers(svg) is None
     assert pictures.split_layers(BOARD.format(text="Ab")) is None  # no pieces marked
-    mail_html.clear_caches()
+    caches.clear_all()
     drawn = pixels(pictures.picture_of(svg, STYLE, "b").png)
     assert drawn.getpixel((50, 50)) == (0, 0, 0)  # the line over the first piece
     assert pictures._static_image.cache_info().misses == 0

@@ -8,9 +8,11 @@ import struct
 import zlib
 from hashlib import sha256
 
+import cachetools
 import pytest
 from PIL import Image
 
+from pbem.core import caches
 from pbem.render import patches as mailpatches
 from pbem.render import png as mailpng
 
@@ -142,11 +144,10 @@ def furthest(one: Image.Image, other: Image.Image) -> int:
 
 
 def test_a_picture_of_few_colours_is_its_layers_exactly() -> None:
-    from pbem.render import mail_html as mailhtml
     from pbem.render import patches as mailpatches
     from pbem.render import pictures as mailpictures
 
-    mailhtml.clear_caches()
+    caches.clear_all()
     svg = board(
         disc(9, 9) + disc(60, 40, "#3a9d5d", extra='<text x="10" y="14" class="l">7</text>') + disc(140, 70)
     )
@@ -154,45 +155,42 @@ def test_a_picture_of_few_colours_is_its_layers_exactly() -> None:
     with Image.open(io.BytesIO(picture.png)) as image:
         assert image.mode == "P" and len(image.getpalette() or []) // 3 <= 256
     assert furthest(pixels(picture.png), laid(svg)) == 0  # every colour its own entry
-    assert len(mailpatches._PATCHES.kept) == 3  # a patch a piece
+    assert len(mailpatches._PATCHES) == 3  # a patch a piece
 
 
 def test_a_piece_beyond_the_drawing_leaves_the_board_as_it_is() -> None:
-    from pbem.render import mail_html as mailhtml
     from pbem.render import patches as mailpatches
     from pbem.render import pictures as mailpictures
 
-    mailhtml.clear_caches()
+    caches.clear_all()
     svg = board(disc(170, 20))  # its box wholly right of the 150 units drawn
     drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
-    assert furthest(drawn, laid(svg)) == 0 and not mailpatches._PATCHES.kept
+    assert furthest(drawn, laid(svg)) == 0 and not mailpatches._PATCHES
 
 
 def test_overlapping_pieces_are_laid_as_the_whole_picture_lays_them() -> None:
-    from pbem.render import mail_html as mailhtml
     from pbem.render import patches as mailpatches
     from pbem.render import pictures as mailpictures
 
     # each piece's edge over its neighbour's: a box's pixels depend on every piece that meets it
     svg = board(disc(20, 20) + disc(32, 26, "#d42a2a") + disc(44, 20, "#3a9d5d") + disc(100, 50))
-    mailhtml.clear_caches()
+    caches.clear_all()
     assert furthest(pixels(mailpictures.picture_of(svg, STYLE, "b").png), laid(svg)) == 0
     # the same piece with another neighbour is another patch: moving the neighbour away redraws it
-    before = set(mailpatches._PATCHES.kept)
+    before = set(mailpatches._PATCHES)
     moved = board(disc(20, 20) + disc(32, 26, "#d42a2a") + disc(44, 30, "#3a9d5d") + disc(100, 50))
     assert furthest(pixels(mailpictures.picture_of(moved, STYLE, "b").png), laid(moved)) == 0
     # the moved piece and the one it overlaps (before and after) are new patches; the other two are kept
-    assert len(set(mailpatches._PATCHES.kept) - before) == 2
+    assert len(set(mailpatches._PATCHES) - before) == 2
 
 
 def test_a_picture_is_the_same_bytes_whatever_was_drawn_before() -> None:
-    from pbem.render import mail_html as mailhtml
     from pbem.render import pictures as mailpictures
 
     svg = board(disc(20, 20) + disc(32, 26, "#d42a2a") + gradient_piece(60, 60, "g1", "#ff0000", "#0000ff"))
-    mailhtml.clear_caches()
+    caches.clear_all()
     fresh = mailpictures.picture_of(svg, STYLE, "b").png
-    mailhtml.clear_caches()
+    caches.clear_all()
     for other in (
         board(disc(20, 20) + gradient_piece(60, 60, "g1", "#ff0000", "#0000ff")),
         board(gradient_piece(10, 10, "g2", "#00ff00", "#ff00ff") + disc(32, 26, "#d42a2a")),
@@ -203,7 +201,6 @@ def test_a_picture_is_the_same_bytes_whatever_was_drawn_before() -> None:
 
 
 def test_a_picture_of_more_colours_than_a_palette_is_reduced_close_to_its_layers() -> None:
-    from pbem.render import mail_html as mailhtml
     from pbem.render import pictures as mailpictures
 
     pieces = [
@@ -216,7 +213,7 @@ def test_a_picture_of_more_colours_than_a_palette_is_reduced_close_to_its_layers
     ]
     svg = board("".join(pieces))
     assert len(laid(svg).getcolors(1 << 16) or []) > 256
-    mailhtml.clear_caches()
+    caches.clear_all()
     picture = mailpictures.picture_of(svg, STYLE, "b")
     drawn = pixels(picture.png)
     with Image.open(io.BytesIO(picture.png)) as image:
@@ -230,7 +227,6 @@ def test_a_picture_of_more_colours_than_a_palette_is_reduced_close_to_its_layers
 
 
 def test_a_piece_of_more_colours_than_a_palette_is_reduced_with_its_picture() -> None:
-    from pbem.render import mail_html as mailhtml
     from pbem.render import patches as mailpatches
     from pbem.render import pictures as mailpictures
 
@@ -243,9 +239,9 @@ def test_a_piece_of_more_colours_than_a_palette_is_reduced_with_its_picture() ->
         '<rect width="120" height="60" fill="url(#x)"/><rect width="120" height="60" fill="url(#y)"/></g>'
     )
     svg = board(piece)
-    mailhtml.clear_caches()
+    caches.clear_all()
     drawn = pixels(mailpictures.picture_of(svg, STYLE, "b").png)
-    assert not mailpatches._PATCHES.kept  # no patch: the picture was laid and reduced as a whole
+    assert not mailpatches._PATCHES  # no patch: the picture was laid and reduced as a whole
     assert drawn == pixels(mailpictures._encode(*laid_in_rgb(svg)))  # type: ignore[arg-type]
     assert furthest(drawn, laid(svg)) <= 32
 
@@ -253,13 +249,15 @@ def test_a_piece_of_more_colours_than_a_palette_is_reduced_with_its_picture() ->
 def test_the_patches_kept_are_bounded_by_their_weight() -> None:
     from pbem.render import patches as mailpatches
 
-    kept = mailpatches._Patches(budget=10_000)  # 4,064 bytes a patch below
+    # the registry's cache as the patches use it: weighed by _weight, the least lately used dropped
+    kept = cachetools.LRUCache(maxsize=10_000, getsizeof=mailpatches._weight)  # 4,064 bytes a patch below
     for n in range(5):
-        kept.put(("key", n), mailpatches.Patch((0,), frozenset(), bytes(4_000)))
-    assert kept.weight <= 10_000 and list(kept.kept) == [("key", 3), ("key", 4)]
+        kept[("key", n)] = mailpatches.Patch((0,), frozenset(), bytes(4_000))
+    assert kept.currsize <= 10_000 and list(kept) == [("key", 3), ("key", 4)]
     assert kept.get(("key", 3)) is not None and kept.get(("key", 0)) is None
-    kept.put(("key", 5), mailpatches.Patch((0,), frozenset(), bytes(4_000)))
-    assert list(kept.kept) == [("key", 3), ("key", 5)]  # the one used lately stays
+    kept[("key", 5)] = mailpatches.Patch((0,), frozenset(), bytes(4_000))
+    assert sorted(kept) == [("key", 3), ("key", 5)]  # the one used lately stays
+    assert caches.named(mailpatches.PATCHES, mailpatches.PATCH_BYTES).getsizeof is mailpatches._weight
 
 
 def _splitting_every_cube(static: list[int], extra: set[int]) -> list[list[int]]:

@@ -1,20 +1,21 @@
-"""A turn's reports (HTML and text) render each distinct table once (pbem.render.tables), and every report
-stays byte-for-byte what rendering it whole gives, for positions of every shipped game from setup to the
-end."""
+"""A turn's reports render each distinct table once (pbem.render.tables): from the game's table inputs
+alone, kept by them, and every report stays byte for byte what rendering it afresh gives, for positions
+of every shipped game from setup to the end."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from pbem.core import i18n, registry
+from pbem.core import caches, i18n, registry
 from pbem.core.chance import Recorder
 from pbem.core.game import Event
-from pbem.render.environment import render
+from pbem.render import tables
 from pbem.render.reports import context, render_reports
-from pbem.render.tables import TableCache, table_key
+from pbem.render.tables import render, table_key
 
 SEATS = {"reef-encounter": 4, "mare-balticum": 4, "coral-divers": 4}
 MAX_TURNS = 2_000
@@ -42,76 +43,80 @@ def positions(game_type: str, seed: int, every: int) -> list[tuple[Any, int, lis
     return found
 
 
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
+    """Every table rendered (game, format), the caches forgotten first and after."""
+    caches.clear_all()
+    rendered: list[tuple[str, str]] = []
+    real = tables._render_table
+
+    def counting(game_name: str, fmt: str, inputs: Any) -> str:
+        rendered.append((game_name, fmt))
+        return real(game_name, fmt, inputs)
+
+    monkeypatch.setattr(tables, "_render_table", counting)
+    yield rendered
+    caches.clear_all()
+
+
 @pytest.mark.parametrize("game_type", sorted(SEATS))
-def test_each_report_is_byte_identical_to_rendering_it_whole(game_type: str) -> None:
+def test_each_report_is_byte_identical_to_rendering_it_afresh(game_type: str) -> None:
     game = registry.get_game(game_type)
+    seats = [*(f"p{i}" for i in range(SEATS[game_type])), None]
     for state, turn, events in positions(game_type, seed=3, every=7):
-        tables = TableCache(game.name)
-        seats = [*(f"p{i}" for i in range(SEATS[game_type])), None]
-        for seat in seats:
-            ctx = context(game, "g-1", state, turn, seat, events, deadline="Mon 1 Jan 12:00 UTC")
-            for fmt in ("html", "txt"):
-                assert tables.render(ctx, fmt) == render(game.name, fmt, ctx), (game_type, turn, seat, fmt)
-            # both formats of a reader keyed once: the same reports
-            paired = TableCache(game.name)
-            for other in seats:
-                if other != seat:
-                    paired.render_pair(context(game, "g-1", state, turn, other, events))
-            whole = (render(game.name, "txt", ctx), render(game.name, "html", ctx))
-            assert paired.render_pair(ctx) == whole, (game_type, turn, seat)
+        contexts = [
+            context(game, "g-1", state, turn, s, events, deadline="Mon 1 Jan 12:00 UTC") for s in seats
+        ]
+        shared = [tables.render_pair(game, ctx) for ctx in contexts]  # tables from the first reader's
+        for seat, ctx, pair in zip(seats, contexts, shared, strict=True):
+            caches.clear_all()
+            afresh = (render(game, "txt", ctx), render(game, "html", ctx))
+            assert pair == afresh, (game_type, turn, seat)
 
 
-def test_reef_encounter_renders_the_table_once_a_turn() -> None:
+@pytest.mark.parametrize("game_type", sorted(SEATS))
+def test_every_shipped_game_renders_its_table_once_a_turn(game_type: str, counted: list[Any]) -> None:
+    # no shipped game's table shows a seat anything of its own: one table a format for all five readers
+    game = registry.get_game(game_type)
+    for state, turn, events in positions(game_type, seed=4, every=10)[:4]:
+        counted.clear()
+        for seat in [*(f"p{i}" for i in range(SEATS[game_type])), None]:
+            tables.render_pair(game, context(game, "g-1", state, turn, seat, events))
+        assert sorted(counted) == [(game.name, "html"), (game.name, "txt")], turn
+
+
+def test_the_inputs_leave_out_what_is_a_seats_own() -> None:
     game = registry.get_game("reef-encounter")
-    for state, turn, events in positions("reef-encounter", seed=4, every=10):
-        tables = TableCache(game.name)
-        for seat in ["p0", "p1", "p2", "p3", None]:
-            ctx = context(game, "g-1", state, turn, seat, events)
-            for fmt in ("html", "txt"):
-                tables.render(ctx, fmt)
-        assert tables.rendered == 2, turn  # one table a format
+    state, turn, events = positions("reef-encounter", seed=5, every=10)[1]
+    mine, public = (context(game, "g-1", state, turn, seat, events)["view"] for seat in ["p0", None])
+    assert mine["me"] != public["me"]  # the seat's screen: only in its own block
+    assert "me" not in game.table_inputs(mine)
+    assert table_key(game, mine)[1] == table_key(game, public)[1]
+    changed = {**public, "bag": public["bag"] + 1}
+    assert table_key(game, changed)[1] != table_key(game, public)[1]
 
 
-def test_coral_divers_renders_the_table_once_a_turn() -> None:
-    game = registry.get_game("coral-divers")
-    state, turn, events = positions("coral-divers", seed=4, every=10)[2]
-    tables = TableCache(game.name)
-    for seat in ["p0", "p1", "p2", "p3", None]:
-        tables.render(context(game, "g-1", state, turn, seat, events))
-    assert tables.rendered == 1
-
-
-def test_a_seat_that_sees_more_of_the_table_gets_its_own() -> None:
-    # Mare Balticum's view opens a seat's own warehouse and market in the players' table, so no two
-    # seats may share one while the game runs; once it is over everything is open to all.
+def test_mare_balticum_shows_every_seat_the_same_players_table_while_holdings_stay_its_own() -> None:
     game = registry.get_game("mare-balticum")
-    found = positions("mare-balticum", seed=4, every=5)
-    state, turn, events = found[3]
+    state, turn, events = positions("mare-balticum", seed=4, every=5)[3]
     assert game.outcome(state) is None
-    contexts = [context(game, "g-1", state, turn, seat, events) for seat in ["p0", "p1", "p2", "p3", None]]
-    for fmt in ("html", "txt"):
-        assert len({table_key(game.name, ctx, fmt) for ctx in contexts}) == 5
-        tables = TableCache(game.name)
-        pages = [tables.render(ctx, fmt) for ctx in contexts]
-        assert tables.rendered == 5
-        assert pages == [render(game.name, fmt, ctx) for ctx in contexts]
+    views = [context(game, "g-1", state, turn, seat, events)["view"] for seat in ["p0", "p1", None]]
+    assert (
+        views[0]["players"]["p0"]["warehouse"] is not None and views[1]["players"]["p0"]["warehouse"] is None
+    )
+    inputs = [game.table_inputs(v) for v in views]
+    assert inputs[0] == inputs[1] == inputs[2]
+    assert all("warehouse" not in p and "market" not in p for p in inputs[0]["players"].values())
 
 
-def test_the_key_ignores_what_the_table_does_not_read() -> None:
-    game = registry.get_game("reef-encounter")
-    state, turn, events = positions("reef-encounter", seed=5, every=10)[1]
-    mine, public = (context(game, "g-1", state, turn, seat, events) for seat in ["p0", None])
-    assert mine["view"]["me"] != public["view"]["me"]  # the seat's screen: only in its own block
-    assert table_key(game.name, mine) == table_key(game.name, public)
-    changed = {**public, "view": {**public["view"], "bag": public["view"]["bag"] + 1}}
-    assert table_key(game.name, changed) != table_key(game.name, public)
+def test_inputs_that_cannot_be_pickled_have_no_key_to_share() -> None:
+    class Opaque:
+        name = "reef-encounter"
 
+        def table_inputs(self, view: Any) -> Any:
+            return {"lock": threading.Lock()}
 
-def test_a_context_that_cannot_be_keyed_shares_no_table() -> None:
-    game = registry.get_game("reef-encounter")
-    state, turn, events = positions("reef-encounter", seed=5, every=10)[1]
-    unpicklable = {**context(game, "g-1", state, turn, None, events), "view": {"bag": threading.Lock()}}
-    assert table_key(game.name, unpicklable) != table_key(game.name, unpicklable)
+    assert table_key(Opaque(), {})[1] is None  # type: ignore[arg-type]
 
 
 def test_an_events_words_are_shared_by_the_readers_of_a_language_and_a_private_one_by_none() -> None:

@@ -18,7 +18,7 @@ from games.mare_balticum.words import GOODS_WORDS
 from pbem.core import i18n
 from pbem.core.game import Event
 from pbem.core.i18n import T_
-from pbem.render.environment import render
+from pbem.render.tables import render
 from pbem.storage.history import dump_events, load_event
 from tests.coral_divers.conftest import play
 from tests.coral_divers.conftest import position as divers_position

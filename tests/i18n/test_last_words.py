@@ -13,7 +13,7 @@ from games.reef_encounter.setup import new_game
 from games.reef_encounter.words import counts
 from pbem.core.game import GameError
 from pbem.core.i18n import _, language
-from pbem.render.environment import render
+from pbem.render.tables import render
 from tests.coral_divers.conftest import FirstChance, line, play, position, refused
 from tests.coral_divers.test_reports import context
 

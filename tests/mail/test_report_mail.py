@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem import outbox
-from pbem.core import markers
+from pbem.core import caches, markers
 from pbem.core.codec import unpack
 from pbem.core.registry import get_game, register
 from pbem.mail import reading
@@ -27,9 +27,9 @@ from pbem.outbox.settings import MailSettings
 from pbem.play.create import create_game
 from pbem.render import mail_html
 from pbem.render import pictures as mailpictures
-from pbem.render.environment import render
 from pbem.render.mail_html import mail_page
 from pbem.render.reports import context
+from pbem.render.tables import render
 from pbem.storage.models import ObserverRow, OutboxRow, ReportRow, SeatRow
 from tests.browser.played import play
 from tests.host.pearl_dive import GAME as PEARL_DIVE
@@ -383,7 +383,7 @@ def test_a_report_mail_carries_its_boards_as_inline_pictures(settings: MailSetti
 def test_the_same_board_report_mails_the_same_bytes(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 2)
     first = mail_of(settings, seats[0], *pages[0])
-    mail_html.clear_caches()  # every picture and layer drawn anew
+    caches.clear_all()  # every picture and layer drawn anew
     assert mail_of(settings, seats[0], *pages[0]) == first
 
 
@@ -396,7 +396,7 @@ def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> Non
     layered = [mailpictures.split_layers(svg) for svg in boards]
     assert all(layers is not None for layers in layered)
     assert sum(len(layers.sprites) for layers in layered if layers) > 4  # the pieces, each on its own
-    mail_html.clear_caches()
+    caches.clear_all()
     for svg in boards:
         with Image.open(io.BytesIO(mailpictures.picture_of(svg, style, "board").png)) as image:
             drawn = image.convert("RGB")
@@ -412,7 +412,7 @@ def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> Non
 
 def test_each_drawing_is_rendered_once_for_every_seat_that_sees_it(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 4)
-    mail_html.clear_caches()
+    caches.clear_all()
     for seat, (text, html) in zip(seats, pages, strict=True):
         mail_of(settings, seat, text, html)
     boards = {svg for _t, html in pages for svg in boards_of(html)[1]}
@@ -454,7 +454,7 @@ def test_the_pictures_boundary_and_the_outer_one_do_not_start_each_other(setting
 @pytest.mark.parametrize("game_name", ["reef-encounter", "mare-balticum", "coral-divers"])
 def test_the_table_made_mail_once_is_the_page_made_mail_whole(game_name: str) -> None:
     seats, pages = board_reports(game_name, 4)
-    mail_html.clear_caches()
+    caches.clear_all()
     for _text, html in pages:
         assert mail_html.TABLE_OPEN in html
         split, whole = mail_page(html), mail_html._mail_whole(html)
@@ -483,7 +483,7 @@ def test_a_selector_from_outside_the_table_styles_it_as_in_the_whole_page(
 ) -> None:
     _seats, pages = board_reports("reef-encounter", 2)
     html = pages[0][1].replace("</style>", rule + "\n</style>", 1)
-    mail_html.clear_caches()
+    caches.clear_all()
     split, whole = mail_page(html), mail_html._mail_whole(html)
     assert split.html == whole.html
     table = whole.html.split('data-table=""', 1)[1].split('<section class="block private"', 1)[0]
@@ -498,7 +498,7 @@ def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
     # the same table but for one word: another key, so neither seat's table reaches the other
     second = second[:start] + "<p>only-bob-sees-this</p>" + first[start:].split("</div>\n\n", 1)[0]
     second += "</div>\n\n" + pages[1][1].split(mail_html.TABLE_OPEN, 1)[1].split("</div>\n\n", 1)[1]
-    mail_html.clear_caches()
+    caches.clear_all()
     one, other = mail_page(first).html, mail_page(second).html
     assert "only-bob-sees-this" in other and "only-bob-sees-this" not in one
     assert other == mail_html._mail_whole(second).html
@@ -507,7 +507,7 @@ def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
 
 def test_a_table_seen_before_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
     _seats, pages = board_reports("reef-encounter", 4)
-    mail_html.clear_caches()
+    caches.clear_all()
     scans: list[int] = []
     real = mail_html._div_close
     monkeypatch.setattr(mail_html, "_div_close", lambda html, start: scans.append(start) or real(html, start))
@@ -525,7 +525,7 @@ def test_a_table_that_begins_as_one_seen_before_is_its_own() -> None:
     table = first[start:].split("</div>\n\n", 1)[0]
     # the first seat's whole table, then more of it: the remembered table is no end of this one
     longer = first.replace(table + "</div>", table + "<p>only-in-the-longer</p></div>", 1)
-    mail_html.clear_caches()
+    caches.clear_all()
     one, other = mail_page(first), mail_page(longer)
     assert "only-in-the-longer" in other.parts[1] and "only-in-the-longer" not in one.html
     assert other.html == mail_html._mail_whole(longer).html
@@ -549,7 +549,7 @@ def test_a_page_encoded_in_its_pieces_is_the_page_encoded_whole(before: str, tab
 
 def test_the_seats_of_a_turn_share_their_tables_encoding(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 4)
-    mail_html.clear_caches()
+    caches.clear_all()
     compose._qp_lines.cache_clear()
     for seat, (text, html) in zip(seats, pages, strict=True):
         page = mail_page(html)
@@ -604,7 +604,7 @@ def test_a_piece_is_drawn_once_wherever_it_stands_on_the_board(game_name: str) -
     sprites = [sprite for layers in layered if layers for sprite in layers.sprites]
     # every piece is written relative to its box (its group translated to the box's corner) ...
     assert sprites and all(sprite.origin == sprite.box[:2] for sprite in sprites)
-    mail_html.clear_caches()
+    caches.clear_all()
     for svg in boards:
         mailpictures.picture_of(svg, style, "board")
     # ... so the same piece on other spaces (a polyp of one colour, an empty sea space) is one drawing

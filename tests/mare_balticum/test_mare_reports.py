@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from games.mare_balticum import GAME
 from games.mare_balticum.state import State
 from pbem.core.game import Event
-from pbem.render.environment import render
+from pbem.render.tables import render
 
 from .helpers import SEATS, SeededChance, play_bot_game, position
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from games.mare_balticum import GAME
 from games.mare_balticum.scoring import outcome, score
-from pbem.render.environment import render
+from pbem.render.tables import render
 
 from .helpers import ScriptedChance, SeededChance, act, position, rules_error, texts, turn
 from .test_mare_reports import context

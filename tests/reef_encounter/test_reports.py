@@ -9,7 +9,7 @@ import pytest
 
 from games.reef_encounter import GAME
 from games.reef_encounter.state import State
-from pbem.render.environment import render
+from pbem.render.tables import render
 
 from .conftest import SeededChance, make_state
 from .test_properties import positions

@@ -12,7 +12,7 @@ from games.reef_encounter import GAME
 from games.reef_encounter.data import BOARDS
 from games.reef_encounter.sea import polyps_back
 from games.reef_encounter.state import State
-from pbem.render.environment import render
+from pbem.render.tables import render
 
 from .conftest import check_invariants, make_state, rejected, turn
 from .test_reports import context

@@ -15,7 +15,7 @@ import pytest
 from games.reef_encounter import GAME
 from pbem.core import i18n
 from pbem.core.game import Event
-from pbem.render.environment import render
+from pbem.render.tables import render
 from pbem.storage.history import dump_events, load_event
 
 from .conftest import ScriptedChance, make_state, turn
