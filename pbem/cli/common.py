@@ -26,7 +26,7 @@ DbOption = Annotated[
 NowOption = Annotated[
     str | None, typer.Option("--now", hidden=True, help="Pretend it is this ISO time (UTC).")
 ]
-#: ``pbem``'s own commands' ``--db``, which reads $PBEM_DB itself
+#: the ``--db`` of pbem's own commands (typer fills it from $PBEM_DB; DbOption leaves that to connect)
 Db = Annotated[
     str | None,
     typer.Option("--db", envvar="PBEM_DB", help="Database URL or SQLite file (default ./pbem.sqlite)."),
