@@ -40,13 +40,16 @@ proof: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[test,proof]' || echo "proof: atheris could not be installed; fuzzing runs without it"
 	$(BIN)/python -m proof
 
+# ruff, and the layers contract of pyproject.toml (import-linter: each package of pbem/ imports only from
+# the layers below it, no import cycles, the games see pbem.core only); docs/architecture.md draws it.
 lint: $(STAMP)
 	$(BIN)/ruff check pbem games tests proof bench
 	$(BIN)/ruff format --check pbem games tests proof bench
+	$(BIN)/lint-imports --config pyproject.toml
 
 # The gettext catalogs (pbem.core.i18n), one set per package (the host, each game): pybabel extract from the
 # Python code and the Jinja templates (babel.cfg), update every language's .po, compile the .mo files
-# (committed; tests/i18n checks them against the .po). See pbem/catalogs.py.
+# (committed; tests/i18n checks them against the .po). See pbem/core/catalogs.py.
 i18n: $(STAMP)
 	$(BIN)/python -m pbem.core.catalogs
 

@@ -7,7 +7,7 @@ need=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
 command -v dovecot >/dev/null 2>&1 || need+=(dovecot-imapd)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
-# fonts of the board pictures in report mail (pbem/mailhtml.py): DejaVu, and Noto CJK for Chinese
+# fonts of the board pictures in report mail (pbem/render/pictures.py): DejaVu, and Noto CJK for Chinese
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || need+=(fonts-noto-cjk)
 if [ ${#need[@]} -gt 0 ]; then

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from isal import isal_zlib
+from pbem.core import fast_zlib
 
 
 def canonical_json(data: Any) -> str:
@@ -33,14 +33,10 @@ def pack(text: str, level: int = 6) -> bytes:
 
 
 def pack_bytes_fast(raw: bytes) -> bytes:
-    """Compress large bytes written often (every stored report, each turn) with ISA-L (``isal``) at its
-    level 2: an ordinary zlib stream, so :func:`unpack` and any zlib read it, and rows :func:`pack`
-    wrote before read the same. Ten reports of a 4-player turn (five ~65 KB pages, five ~4 KB texts)
-    took 1.06 ms at the stdlib's level 3 and take 0.28 ms, for 4 % more bytes (49.9 KB against 47.9).
-    The bytes depend on the input and the level (ISA-L's compressor has no random state: tested), and
-    may on the processor (it picks its code by the instructions there are), so nothing compares packed
-    bytes, only what they unpack to and its digest."""
-    return isal_zlib.compress(raw, 2)
+    """Compress large bytes written often (every stored report, each turn) by ISA-L
+    (:func:`pbem.core.fast_zlib.compress`, what it buys measured there): an ordinary zlib stream, so
+    :func:`unpack` and any zlib read it, and rows :func:`pack` wrote before read the same."""
+    return fast_zlib.compress(raw)
 
 
 #: each large piece :func:`pack_bytes_sharing` packed lately, by its bytes, as its deflate stream (sync
@@ -66,22 +62,15 @@ def _stored(raw: bytes | memoryview) -> bytes:
     return b"\x00" + size.to_bytes(2, "little") + (size ^ 0xFFFF).to_bytes(2, "little") + bytes(raw)
 
 
-def _deflated(raw: bytes | memoryview) -> bytes:
-    """``raw`` as deflate blocks of their own (ISA-L level 2), ending byte-aligned and not last (a sync
-    flush): such streams, one after the other, are one deflate stream."""
-    packer = isal_zlib.compressobj(2, isal_zlib.DEFLATED, -15)
-    return packer.compress(raw) + packer.flush(isal_zlib.Z_SYNC_FLUSH)
-
-
 def _packed_cut(cut: memoryview) -> bytes:
     """A cut of a mail between its shared pieces: stored as it is when short, else deflated."""
-    return _stored(cut) if len(cut) < _STORE_BELOW else _deflated(cut)
+    return _stored(cut) if len(cut) < _STORE_BELOW else fast_zlib.deflate_joinable(cut)
 
 
 def _deflated_shared(piece: bytes) -> bytes:
     known = _SEGMENTS.get(piece)
     if known is None:
-        known = _deflated(piece)
+        known = fast_zlib.deflate_joinable(piece)
         _remember(_SEGMENTS, piece, known, _SEGMENTS_MOST)
     return known
 
@@ -130,119 +119,18 @@ def pack_parts(parts: Sequence[bytes | memoryview | Piece]) -> bytes:
         if not raw:
             continue
         out.append(part.deflated if isinstance(part, Piece) else _packed_cut(memoryview(raw)))
-        check = isal_zlib.adler32(raw, check)
+        check = fast_zlib.adler32(raw, check)
     out += [_LAST_BLOCK, check.to_bytes(4, "big")]
     return b"".join(out)
 
 
 @dataclass(frozen=True)
 class Piece:
-    """Bytes several blobs hold, with their deflate stream (:func:`_deflated`), made once for all."""
+    """Bytes several blobs hold, with their deflate stream (:func:`pbem.core.fast_zlib.deflate_joinable`),
+    made once for all."""
 
     raw: bytes
     deflated: bytes
-
-    @classmethod
-    def of(cls, raw: bytes) -> Piece:
-        return cls(raw, _deflated(raw))
-
-
-#: a run of characters texts share shorter than this is packed with each text (a stream of its own
-#: costs a few microseconds and some bytes; the run is worth it when it is most of a report's page)
-_SHARED_LEAST = 2048
-#: the characters compared at a time while a shared run is measured (:func:`common_run`): each is a
-#: slice copied, so a long run is copied once, and where it ends is found within the last one
-_RUN_CHUNK = 8192
-
-
-def common_run(piece: str, text: str, at: int, end: int | None = None) -> int:
-    """How many of ``piece``'s first characters ``text`` holds from ``at`` on (before ``end``)."""
-    end = len(text) if end is None else end
-    if text.startswith(piece, at, end):
-        return len(piece)
-    low, high = 0, min(len(piece), end - at)  # piece[:low] is there; piece[:high + 1] is not
-    while low < high:  # by chunks, then halving the chunk that differs
-        size = min(_RUN_CHUNK, high - low)
-        if text.startswith(piece[low : low + size], at + low):
-            low += size
-        else:
-            high = low + size - 1
-            break
-    while low < high:
-        middle = (low + high + 1) // 2
-        if text.startswith(piece[low:middle], at + low):
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def pack_texts_sharing(texts: Sequence[str], marks: Sequence[str]) -> list[tuple[bytes, tuple[bytes, ...]]]:
-    """:func:`pack_text_fast` of each of ``texts`` (the blob, and UTF-8 pieces whose join is the
-    text's: for the caller's digest), where texts hold the same long runs of characters from where each
-    of ``marks`` is first found (in that order), as a turn's report pages hold the same style sheet and
-    the same table: each such run is made UTF-8 and deflated once for all the texts holding it
-    (:func:`pack_parts`), not once a text.
-
-    At each mark, the texts are grouped by the run they share with the group's first one, which each
-    text holding it cuts to the part they all have (the characters, compared, not assumed), never past
-    a text's next mark: whatever the runs are found to be, each blob inflates to exactly its text. The
-    last text is looked at first: the public page of a turn, whose own part after the table differs
-    from every seat's, gives the table's run its end at once (the seats' pages then hold it whole)."""
-    bounds = [_marked(text, marks) for text in texts]
-    # for each mark, the groups: ([the run they share], members)
-    groups: list[list[tuple[list[str], list[int]]]] = [[] for _ in marks]
-    for k in reversed(range(len(texts))):
-        text = texts[k]
-        for i, (at, end) in enumerate(bounds[k]):
-            if at < 0:
-                break
-            for run, members in groups[i]:
-                common = common_run(run[0], text, at, end)
-                if common >= _SHARED_LEAST:
-                    if common < len(run[0]):
-                        run[0] = run[0][:common]
-                    members.append(k)
-                    break
-            else:
-                groups[i].append(([text[at:end]], [k]))
-    # each text's shared runs: (where it starts, its Piece)
-    shared: list[list[tuple[int, int, Piece]]] = [[] for _ in texts]
-    for i, mark_groups in enumerate(groups):
-        for run, members in mark_groups:
-            if len(members) < 2:
-                continue
-            piece = Piece.of(run[0].encode("utf-8"))
-            for k in members:
-                shared[k].append((bounds[k][i][0], len(run[0]), piece))
-    packed = []
-    for text, runs in zip(texts, shared, strict=True):
-        if not runs:
-            raw = text.encode("utf-8")
-            packed.append((pack_text_fast(text, raw), (raw,)))
-            continue
-        parts: list[bytes | Piece] = []
-        at = 0
-        for start, size, piece in runs:
-            parts += [text[at:start].encode("utf-8"), piece]
-            at = start + size
-        parts.append(text[at:].encode("utf-8"))
-        blob = pack_parts(parts)
-        _remember(_PACKED_LATELY, blob, text, _PACKED_LATELY_MOST)
-        packed.append((blob, tuple(part.raw if isinstance(part, Piece) else part for part in parts)))
-    return packed
-
-
-def _marked(text: str, marks: Sequence[str]) -> list[tuple[int, int]]:
-    """Where each of ``marks`` is first found in ``text``, each after the one before, and where the
-    part it opens ends (the next mark, or the text's end); ``(-1, -1)`` for a mark not found and
-    every one after it."""
-    found, at = [], 0
-    for mark in marks:
-        at = text.find(mark, at) if at >= 0 else -1
-        found.append(at)
-    ends = [*(at for at in found[1:] if at >= 0), len(text)]
-    return [(at, ends[i]) if at >= 0 else (-1, -1) for i, at in enumerate(found)]
 
 
 #: the texts of the blobs :func:`pack_text_fast` made last, by the blobs' bytes: a tick's mail pass reads
@@ -267,18 +155,14 @@ def unpack(blob: bytes) -> str:
 
 
 def unpack_fast(blob: bytes) -> str:
-    """:func:`unpack` by ISA-L's inflate, two to three times the stdlib's speed (the mail pass reads a
-    turn's five pages back, some 350 KB, each turn). A damaged stream raises :class:`zlib.error` all
-    the same, as readers of stored rows expect, not ISA-L's own error. A blob this process has just
+    """:func:`unpack` by ISA-L's inflate (:func:`pbem.core.fast_zlib.decompress`: the mail pass reads a
+    turn's pages back each turn). A damaged stream raises :class:`zlib.error` all the same, as readers
+    of stored rows expect. A blob this process has just
     packed (:func:`pack_text_fast`) is not inflated again."""
     known = _PACKED_LATELY.get(blob)
     if known is not None:
         return known
-    try:
-        raw = isal_zlib.decompress(blob)
-    except isal_zlib.error as exc:
-        raise zlib.error(str(exc)) from None
-    return raw.decode("utf-8")
+    return fast_zlib.decompress(blob).decode("utf-8")
 
 
 def pack_json(data: Any) -> bytes:

@@ -1,6 +1,10 @@
 """The report mail: a report's plain text and the mail rendering of its page, written out as the bytes
 of a multipart/alternative message (:func:`report_mail`). Its headers are every mail's
 (:mod:`pbem.outbox.message`).
+
+A report mail alone is written out by hand as bytes, by one function, :func:`report_mail` (which says
+what that buys, measured, and the plain alternative); every other mail is an :class:`EmailMessage`
+(:mod:`pbem.outbox.message`, :mod:`pbem.outbox.replies`).
 """
 
 from __future__ import annotations
@@ -49,11 +53,14 @@ def report_mail(
     ``calendars``: the seat's deadline events (:mod:`pbem.render.calendar`), as ``text/calendar`` parts
     beside it.
 
-    Written out here rather than built as an :class:`EmailMessage`: a host sends one per seat per turn,
-    and the email package's header objects and generator took 1.5 ms a mail, four fifths of it
-    overhead around the one costly step, the quoted-printable encoding (C-coded ``binascii`` here, as
-    in :func:`_add_html`). The structure is the one ``set_content`` and ``add_alternative`` write, and
-    the tests parse it back with the email package. The boundary comes from the Message-ID, so the same
+    Written out here (headers folded by :mod:`pbem.outbox.folding`, calendars added by
+    :mod:`pbem.outbox.calendar_part`) rather than built as an :class:`EmailMessage`, the plain
+    alternative (``set_content``, ``add_alternative``, ``add_related`` a picture, ``as_bytes`` with the
+    SMTP policy): a host sends one per seat per turn, and over 162 seats' mails of the bot games that
+    took 6.9 ms a mail, this 0.55 ms (the package's quoted-printable is pure Python; C-coded
+    ``binascii`` here). The structure is the one the package writes, and the tests parse it back with
+    the email package and hold it to the package's build of the same report. The boundary comes from
+    the Message-ID, so the same
     report mails the same bytes. ``shared``: given a list, the large pieces of the message other seats'
     mails of the turn hold too (the table's quoted-printable, each picture's base64) are put in it, in
     the order they come in the message, for the outbox's packing (:func:`pbem.core.codec.pack_bytes_sharing`).

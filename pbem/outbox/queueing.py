@@ -18,13 +18,13 @@ from functools import cache
 from io import BytesIO
 from typing import Any, NamedTuple, Protocol
 
-from isal import isal_zlib
 from sqlalchemy import Connection, Engine, String, and_, bindparam, cast, exists, false, func, literal, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pbem.core import fast_zlib
 from pbem.core.codec import pack_bytes_fast, pack_bytes_sharing, unpack_fast
 from pbem.core.errors import UserError
 from pbem.core.i18n import language
@@ -104,7 +104,7 @@ def pack_message(msg: EmailMessage | bytes, shared: Sequence[bytes] = ()) -> byt
 
 def unpack_message(blob: bytes) -> bytes:
     """The exact bytes :func:`pack_message` packed (or the stdlib's zlib, before it)."""
-    return isal_zlib.decompress(blob)
+    return fast_zlib.decompress(blob)
 
 
 def queue(

@@ -20,9 +20,7 @@ order is the laid picture.
 
 from __future__ import annotations
 
-import codecs
 import heapq
-import random
 import struct
 import sys
 from collections import OrderedDict
@@ -172,103 +170,12 @@ def _patch(static_rgb: Image.Image, box: tuple[int, int, int, int], members: lis
     return Patch(tuple(packed), fill, indices)
 
 
-#: tables that mix one channel into another (:func:`_indices`): fixed, so a patch is the same bytes
-#: whatever the process made before
-_MIXES = tuple(bytes(random.Random(f"mix {n}").randbytes(256)) for n in range(6))
-#: the high bytes of UTF-16's surrogates: a key made of them would pair with its neighbour
-_SURROGATES = range(0xD8, 0xE0)
-#: each byte xor-ed with a multiple of eight (by that multiple's eighth): a block of eight values swapped
-#: with the surrogates' block
-#: the character a charmap codec's table has where a byte is not used: no colour's key
-_UNMAPPED = 0xFFFE
-_FLIPS = tuple(bytes(v ^ (b << 3) for v in range(256)) for b in range(32))
-
-
 def _indices(canvas: Image.Image, colours: list[tuple[int, int, int]]) -> bytes:
     """Each pixel of ``canvas`` (RGB) as the index of its colour in ``colours`` (all it has, sorted).
 
-    Exact, where Pillow's mapping to a given palette is not, and in C: each pixel is read as a 16-bit
-    key made of two of its channels (the low byte one channel, or one plus a fixed table of another:
-    :data:`_MIXES`), the first pair of the candidates that tells this box's colours apart; the keys as
-    UTF-16 text, each a character (no key is a surrogate's), are turned into bytes by a charmap codec
-    whose table is the colours' keys. Two channels tell a Reef Encounter piece's colours apart in half
-    its boxes, a mixed pair in nearly all the rest; a box none does is looked up colour by colour as
-    one 32-bit word each (:func:`_indices_by_word`)."""
-    chosen = _keys(colours)
-    if chosen is None:
-        return _indices_by_word(canvas, colours)
-    low, mix, high, flip, keys = chosen
-    channels = canvas.split()
-    low_band = channels[low]
-    if mix is not None:
-        mixed = channels[3 - high - low].tobytes().translate(_MIXES[mix])
-        low_band = ImageChops.add_modulo(low_band, _band(canvas.size, mixed))
-    high_band = channels[high]
-    if flip:
-        high_band = _band(canvas.size, high_band.tobytes().translate(_FLIPS[flip >> 3]))
-    text = Image.merge("LA", (low_band, high_band)).tobytes().decode("utf-16-le")
-    # the codec's fast table wants its byte 0 to be the character 0: a colour whose key is 0 takes byte
-    # 0, the others the bytes after it, and the bytes are turned back into the colours' indices
-    zero = keys.index(0) if 0 in keys else -1
-    order = ([zero] if zero >= 0 else []) + [i for i in range(len(keys)) if i != zero]
-    if zero < 0 and len(order) == COLOURS:
-        return _indices_by_word(canvas, colours)  # no byte left for the character 0
-    table = ("" if zero >= 0 else "\0") + "".join(chr(keys[i]) for i in order)
-    coded = codecs.charmap_encode(text, "strict", codecs.charmap_build(table.ljust(256, chr(_UNMAPPED))))[0]
-    back = ([] if zero >= 0 else [0]) + order
-    if back == list(range(len(back))):
-        return coded
-    return coded.translate(bytes(back).ljust(256, b"\0"))
-
-
-def _key_candidates() -> tuple[tuple[int, tuple[tuple[int, int | None], ...]], ...]:
-    """The keys :func:`_keys` tries, in order: for each high byte's channel (green first: a board's
-    colours differ most there), the low byte one of the other two as it is, then mixed with the last
-    by each table of :data:`_MIXES` (the low byte's channel, the one mixed in, the table)."""
-    found: list[tuple[int, tuple[tuple[int, int | None], ...]]] = []
-    for high in (1, 2, 0):
-        one, other = (c for c in (0, 1, 2) if c != high)
-        lows: list[tuple[int, int | None]] = [(one, None), (other, None)]
-        lows += [(low, n) for n in range(len(_MIXES)) for low in (one, other)]
-        found.append((high, tuple(lows)))
-    return tuple(found)
-
-
-def _keys(colours: list[tuple[int, int, int]]) -> tuple[int, int | None, int, int, list[int]] | None:
-    """The channels whose 16-bit key tells ``colours`` apart: the low byte's channel and the table
-    mixing the third channel into it (or ``None``), the high byte's channel and the byte it is
-    xor-ed with so that no key is a surrogate's (its block of eight values is one no colour has
-    there); and each colour's key."""
-    for high, lows in _CANDIDATES:
-        taken = {colour[high] >> 3 for colour in colours}
-        free = next((block for block in _SURROGATE_FIRST if block not in taken), None)
-        if free is None:
-            continue
-        flip = (free ^ _SURROGATES.start >> 3) << 3
-        highs = [(colour[high] ^ flip) << 8 for colour in colours]
-        for low, mix in lows:
-            if mix is None:
-                keys = [colour[low] | h for colour, h in zip(colours, highs, strict=True)]
-            else:
-                add, table = 3 - high - low, _MIXES[mix]
-                keys = [
-                    ((colour[low] + table[colour[add]]) & 255) | h
-                    for colour, h in zip(colours, highs, strict=True)
-                ]
-            if len(set(keys)) == len(keys) and _UNMAPPED not in keys:
-                return low, mix, high, flip, keys
-    return None
-
-
-_CANDIDATES = _key_candidates()
-#: the blocks of eight values tried for the high byte's channel to be xor-ed into the surrogates' block
-#: from: the surrogates' own first (no xor), then the others
-_SURROGATE_FIRST = (_SURROGATES.start >> 3, *(b for b in range(32) if b != _SURROGATES.start >> 3))
-
-
-def _indices_by_word(canvas: Image.Image, colours: list[tuple[int, int, int]]) -> bytes:
-    """:func:`_indices` looked up pixel by pixel: each colour read as one number (RGBA, opaque: four
-    bytes a pixel) in a dict, the lookups run by ``map`` in C."""
+    Exact, where Pillow's mapping to a given palette is not: each pixel read as one number (RGBA,
+    opaque: four bytes a pixel) and looked up in a dict, the lookups run by ``map`` in C. Some 0.4 ms
+    a Reef Encounter patch, made once and kept (:class:`_Patches`)."""
     word = {int.from_bytes(bytes((*rgb, 255)), sys.byteorder): i for i, rgb in enumerate(colours)}
     return bytes(map(word.__getitem__, memoryview(canvas.convert("RGBA").tobytes()).cast("I")))
 

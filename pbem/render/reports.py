@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.core import clock, i18n, zones
-from pbem.core.codec import pack_text_fast, pack_texts_sharing, unpack, unpack_json
+from pbem.core.codec import pack_text_fast, unpack, unpack_json
 from pbem.core.dice import report_data
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game
@@ -31,12 +31,6 @@ from pbem.storage.history import game_of, game_row, load_event, recorded_elsewhe
 from pbem.storage.models import GameRow, ReportRow, SeatRow, TurnRow
 
 FORMATS = {"txt": "txt", "text": "txt", "html": "html"}
-#: where a page's table opens (``templates/base.html.j2``; :data:`pbem.render.mail_html.TABLE_OPEN`, not
-#: imported: the mail's modules and their pictures are not wanted by every reader of reports)
-TABLE_OPEN = '<div class="block" data-table>'
-#: where the runs of a page that the other pages of its turn share begin: its table (the style sheet
-#: shared too gained ~0.04 ms a turn for 5 % more bytes: its cuts around it are short, stored as they are)
-_SHARED_MARKS = (TABLE_OPEN,)
 
 
 def template_for(game: Game, state: Any, game_id: str, seat: str, turn: int) -> str | None:
@@ -188,28 +182,22 @@ def content_digest(text: str, page: str) -> str:
     return _digest(text.encode("utf-8"), page.encode("utf-8"))
 
 
-def _digest(text: bytes, *page: bytes) -> str:
-    # text, NUL, page (given in pieces whose join it is) fed in pieces: the digest of their join,
-    # without copying a 65 KB page into it
+def _digest(text: bytes, page: bytes) -> str:
+    # text, NUL, page fed one after the other: the digest of their join, without copying a 65 KB page
     digest = hashlib.sha256(text)
     digest.update(b"\0")
-    for piece in page:
-        digest.update(piece)
+    digest.update(page)
     return digest.hexdigest()
 
 
 def report_rows(
     game_id: str, epoch: int, turn: int, rendered: Sequence[tuple[str, str, str]]
 ) -> list[dict[str, Any]]:
-    """The ``report`` rows of :func:`render_reports`' reports, packed, for :func:`store_reports`. The
-    pages' table, the same in every page of a language (:mod:`pbem.render.tables`), is made UTF-8 and deflated
-    once for all of them (:func:`pbem.core.codec.pack_texts_sharing`, from where the table opens); each row
-    is still a zlib stream of its own page."""
-    pages = [page for _seat, _text, page in rendered]
-    packed = pack_texts_sharing(pages, _SHARED_MARKS)
+    """The ``report`` rows of :func:`render_reports`' reports, packed, for :func:`store_reports`: each
+    text and page a zlib stream of its own (:func:`pbem.core.codec.pack_text_fast`)."""
     rows = []
-    for (seat, text, _page), (html_z, page_parts) in zip(rendered, packed, strict=True):
-        raw_text = text.encode("utf-8")  # once, for packing and digest
+    for seat, text, page in rendered:
+        raw_text, raw_page = text.encode("utf-8"), page.encode("utf-8")  # once, for packing and digest
         rows.append(
             {
                 "game_id": game_id,
@@ -217,8 +205,8 @@ def report_rows(
                 "turn": turn,
                 "seat": seat,
                 "text_z": pack_text_fast(text, raw_text),
-                "html_z": html_z,
-                "content_sha256": _digest(raw_text, *page_parts),
+                "html_z": pack_text_fast(page, raw_page),
+                "content_sha256": _digest(raw_text, raw_page),
                 "mail_queued": False,
             }
         )

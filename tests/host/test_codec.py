@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.core import codec
+from pbem.core import codec, fast_zlib
 from pbem.core.codec import pack, pack_bytes_fast, pack_text_fast, sha256_hex, unpack, unpack_fast
 from pbem.outbox import unpack_message
 from pbem.render.reports import content_digest, report_rows
@@ -86,13 +86,13 @@ def test_a_blob_just_packed_is_read_back_without_inflating_and_an_older_one_by_i
 
     first = pack_text_fast("the public report of turn 7 " * 40)
     inflated: list[bytes] = []
-    real = codec.isal_zlib.decompress
+    real = codec.fast_zlib.decompress
 
     def counting(blob: bytes) -> bytes:
         inflated.append(blob)
         return real(blob)
 
-    monkeypatch.setattr(codec.isal_zlib, "decompress", counting)
+    monkeypatch.setattr(codec.fast_zlib, "decompress", counting)
     assert unpack_fast(bytes(first)) == "the public report of turn 7 " * 40  # equal bytes, another object
     assert inflated == []
     for n in range(codec._PACKED_LATELY_MOST):  # a turn's worth of other reports and more
@@ -149,101 +149,40 @@ def test_the_pieces_kept_are_bounded() -> None:
     assert len(codec._SEGMENTS) == codec._SEGMENTS_MOST
 
 
-def _turn_pages(seed: int, languages: int = 1) -> list[str]:
-    """Five report-like pages: each seat's own words around the table of its language (~60 KB, the
-    same in every page of that language), the last page the public one, whose own part after the table
-    differs from the seats' from its first character on."""
+def _turn_pages(seed: int, languages: int = 1) -> list[tuple[str, str, str]]:
+    """A turn's five reports, rendered: each seat's own words around the table of its language (~60 KB,
+    the same in every page of that language), the last the public one."""
     rng = random.Random(seed)
     tables = [_page(seed * 10 + n) for n in range(languages)]
-    pages = []
+    rendered = []
     for n in range(5):
         head = f"<title>turn {seed} · seat {n}</title><style>td {{ color: red }}</style>" * rng.randint(1, 40)
         own = "<section>Yours alone: " + "".join(rng.choice("★abcé珊") for _ in range(rng.randint(0, 4000)))
         tail = own if n < 4 else "<div>the public report"
-        pages.append(head + codec_mark() + tables[n % languages] + "\n</div>\n" + tail)
-    return pages
-
-
-def codec_mark() -> str:
-    from pbem.render.reports import TABLE_OPEN
-
-    return TABLE_OPEN
+        page = head + '<div class="block" data-table>' + tables[n % languages] + "\n</div>\n" + tail
+        rendered.append((f"seat{n}" if n < 4 else "", f"turn {seed}, seat {n}: " + own[:300], page))
+    return rendered
 
 
 @pytest.mark.parametrize(("seed", "languages"), [(1, 1), (2, 1), (3, 2), (4, 5)])
-def test_pages_sharing_their_table_each_read_back_exactly_and_the_same_bytes_however_often(
-    seed: int, languages: int
-) -> None:
-    pages = _turn_pages(seed, languages)
-    packed = codec.pack_texts_sharing(pages, ("<style>", codec_mark()))
-    for page, (blob, parts) in zip(pages, packed, strict=True):
-        assert zlib.decompress(blob).decode("utf-8") == page == unpack_fast(bytes(blob)) == unpack(blob)
-        assert b"".join(parts) == page.encode("utf-8")
-    assert codec.pack_texts_sharing(list(pages), ("<style>", codec_mark())) == packed
-    # about as small as each page packed whole (each stream starts afresh: a little more)
-    whole = sum(len(pack_bytes_fast(page.encode("utf-8"))) for page in pages)
-    assert sum(len(blob) for blob, _ in packed) <= whole * 1.08
-
-
-def test_a_table_pages_share_is_deflated_once_for_all_of_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    pages = _turn_pages(5, languages=2)  # seats 0, 2, 4 share one table; 1 and 3 the other
-    made: list[bytes] = []
-    real = codec.Piece.of
-
-    def counting(raw: bytes) -> codec.Piece:
-        made.append(raw)
-        return real(raw)
-
-    monkeypatch.setattr(codec.Piece, "of", staticmethod(counting))
-    packed = codec.pack_texts_sharing(pages, (codec_mark(),))
-    assert len(made) == 2
-    tables = {page[page.find(codec_mark()) :].split("\n</div>\n")[0].encode("utf-8") for page in pages}
-    # each piece a whole table (and the end tag after it, which every page of the group has too)
-    assert len(tables) == 2
-    assert {next(t for t in tables if piece.startswith(t + b"\n</div>\n")) for piece in made} == tables
-    for page, (blob, parts) in zip(pages, packed, strict=True):
-        assert len(parts) == 3 and parts[1] in made and zlib.decompress(blob).decode() == page
-
-
-def test_texts_that_share_no_long_run_are_packed_whole() -> None:
-    mark = codec_mark()
-    texts = [
-        "no mark here " * 500,
-        "before" + mark + "short and its own" + "x" * 100,
-        "before" + mark + "short and its own" + "y" * 100,
-        "before" + mark + _page(7),
-        "other" + mark + _page(8),  # a table of its own: nothing in common after the mark
-        "",
-    ]
-    packed = codec.pack_texts_sharing(texts, ("<style>", mark))
-    for text, (blob, parts) in zip(texts, packed, strict=True):
-        assert parts == (text.encode("utf-8"),)
-        assert blob == pack_bytes_fast(text.encode("utf-8")) and unpack(blob) == text
-
-
-@settings(max_examples=40, deadline=None)
-@given(
-    st.lists(st.text(alphabet="ab<>é★", max_size=40), min_size=1, max_size=6),
-    st.text(alphabet="abc<>é", min_size=0, max_size=5000),
-)
-def test_any_texts_around_any_run_read_back_exactly(owns: list[str], run: str) -> None:
-    # the mark inside the run, the run cut short in some texts, marks missing in others
-    texts = [own + "<m>" + run[: len(run) - n * 7] + own[::-1] + "<m>" + run for n, own in enumerate(owns)]
-    texts += [own for own in owns]
-    packed = codec.pack_texts_sharing(texts, ("<m>", "<m>"))
-    for (blob, _parts), text in zip(packed, texts, strict=True):
-        assert zlib.decompress(blob).decode("utf-8") == text
+def test_a_turn_s_rows_each_pack_their_own_page_and_read_back_exactly(seed: int, languages: int) -> None:
+    rendered = _turn_pages(seed, languages)
+    rows = report_rows("g-1", 0, seed, rendered)
+    for row, (seat, text, page) in zip(rows, rendered, strict=True):
+        assert row["seat"] == seat
+        # each row a plain stream of its own page: what any zlib, the stdlib's and ISA-L's read
+        assert row["html_z"] == pack_bytes_fast(page.encode("utf-8"))
+        assert row["text_z"] == pack_bytes_fast(text.encode("utf-8"))
+        for blob, was in ((row["html_z"], page), (row["text_z"], text)):
+            assert zlib.decompress(blob).decode("utf-8") == was == unpack(blob) == unpack_fast(bytes(blob))
+        assert row["content_sha256"] == content_digest(text, page)
+    assert report_rows("g-1", 0, seed, list(rendered)) == rows
 
 
 def test_parts_packed_apart_read_back_as_their_join() -> None:
-    piece = codec.Piece.of(_page(9).encode("utf-8"))
+    raw = _page(9).encode("utf-8")
+    piece = codec.Piece(raw, fast_zlib.deflate_joinable(raw))
     parts = [b"", b"short", piece, b"x" * 5000, piece, b""]
     blob = codec.pack_parts(parts)
     assert zlib.decompress(blob) == b"short" + piece.raw + b"x" * 5000 + piece.raw
     assert zlib.decompress(codec.pack_parts([])) == b""
-
-
-def test_the_table_mark_is_the_one_the_mail_pages_cut_at() -> None:
-    from pbem.render.mail_html import TABLE_OPEN
-
-    assert codec_mark() == TABLE_OPEN

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from hashlib import sha256
 
 import pytest
 from PIL import Image
@@ -354,7 +355,7 @@ def test_a_patch_s_indices_are_each_pixel_s_colour_in_its_sorted_colours(seed: i
         base = [(rng.randrange(256), rng.randrange(256), rng.randrange(256)) for _ in range(6)]
         colours = {(min(255, r + d), g, b) for r, g, b in base for d in range(8)}
         colours |= {(r, g, min(255, b + d)) for r, g, b in base for d in range(8)}
-    elif kind == 1:  # every channel's values in the surrogates' block 0xD8-0xDF, and black (key 0)
+    elif kind == 1:  # channels in one narrow band, and black (every byte of its word 0 but alpha)
         colours = {
             (rng.randrange(0xD8, 0xE0), rng.randrange(0xD8, 0xE0), rng.randrange(256)) for _ in range(60)
         }
@@ -369,33 +370,32 @@ def test_a_patch_s_indices_are_each_pixel_s_colour_in_its_sorted_colours(seed: i
     assert mailpatches._indices(canvas, sorted(colours)) == indexed_by_word(canvas)
 
 
-def test_colours_no_key_tells_apart_are_looked_up_pixel_by_pixel() -> None:
-    # every value of every channel in every block of eight: no channel can be moved off the surrogates
+def test_colours_two_channels_cannot_tell_apart_get_their_own_indices() -> None:
+    # every value of every channel, colours that differ in one channel only: the whole pixel is the key
     colours = sorted({(v, (v * 7) % 256, (v * 13) % 256) for v in range(0, 256, 4)} | {(3, 3, 3)})
-    assert mailpatches._keys(colours) is None
+    colours += [(r, 100, b) for r in range(0, 200, 10) for b in (40, 41) if (r, 100, b) not in colours]
+    colours.sort()
     canvas = canvas_of(colours)
     assert mailpatches._indices(canvas, colours) == indexed_by_word(canvas)
 
 
-def test_a_key_is_found_for_most_boxes_and_it_tells_their_colours_apart() -> None:
-    # two colours differing only in blue, many times: the plain pairs fail, a mixed key tells them apart
-    colours = sorted({(r, 100, b) for r in range(0, 200, 10) for b in (40, 41)})
-    found = mailpatches._keys(colours)
-    assert found is not None and found[1] is not None  # mixed
-    keys = found[-1]
-    assert len(set(keys)) == len(colours) and not any(0xD800 <= k < 0xE000 for k in keys)
-    canvas = canvas_of(colours)
-    assert mailpatches._indices(canvas, colours) == indexed_by_word(canvas)
+#: the indices of :func:`test_a_patch_is_the_same_bytes_as_before`'s patch as the two-channel codec (read
+#: as UTF-16 through a charmap codec, removed for this plain lookup) made them
+PATCH_INDICES_SHA256 = "5edb9608c905b1f4ab5fb01723d7d5e3153f481b177878cc85b863ccdb0caa5d"
 
 
-def test_a_colour_whose_key_is_zero_takes_the_codec_s_byte_zero_wherever_it_is_sorted() -> None:
-    # red and green tell two colours apart only with blue: the key is blue and green, and (7, 0, 0)'s
-    # is 0 though it is the second colour
-    colours = [(0, 0, 5), (7, 0, 0), (9, 3, 1), (9, 3, 2)]
-    found = mailpatches._keys(colours)
-    assert found is not None and found[-1].index(0) == 1
-    canvas = canvas_of(colours)
-    assert mailpatches._indices(canvas, colours) == indexed_by_word(canvas)
+def test_a_patch_is_the_same_bytes_as_before() -> None:
+    """A piece's patch over a static layer, as the removed two-channel codec made it (its indices,
+    colours and fill recorded from it): the one way gives the same."""
+    static = Image.new("RGB", (40, 30), (10, 60, 120))
+    piece = Image.new("RGBA", (20, 14), (0, 0, 0, 0))
+    for x in range(20):
+        for y in range(14):
+            piece.putpixel((x, y), (200, 40 + x, 30, 255 if (x + y) % 3 else 128))
+    patch = mailpatches._patch(static, (5, 5, 25, 19), [mailpatches.Placed("p", piece, 5, 5)])
+    assert patch is not None
+    assert sha256(patch.indices).hexdigest() == PATCH_INDICES_SHA256
+    assert len(patch.colours) == 30 and patch.colours[0] == 0x69324B
 
 
 @pytest.mark.parametrize("count", [2, 3, 50, 256, 257, 258, 400])

@@ -57,6 +57,9 @@ def test_a_packed_mail_is_an_ordinary_zlib_stream_of_its_exact_bytes() -> None:
     assert outbox.unpack_message(blob) == raw
     assert zlib.decompress(blob) == raw  # any zlib reads what the outbox stores
     assert outbox.unpack_message(zlib.compress(raw, 1)) == raw  # and rows packed by the stdlib still read
+    for damaged in (b"\x00" + blob[1:], blob[: len(blob) // 2]):  # as the stdlib would say it
+        with pytest.raises(zlib.error):
+            outbox.unpack_message(damaged)
 
 
 def test_send_delivers_each_due_mail_once_and_marks_it_sent(
