@@ -21,7 +21,7 @@ from sqlmodel import Session, select
 from pbem import outbox
 from pbem.intake.addresses import AddressError, normalise
 from pbem.mail import inbound, sources
-from pbem.outbox.compose import header_fields, new_message
+from pbem.outbox.message import header_fields, new_message
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.storage.db import connect

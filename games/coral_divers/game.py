@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, RootModel
 from pbem.core.game import Chance, Decision, Event, Outcome, Resolution, RulesError, choice, shuffled
 from pbem.core.i18n import N_, T_
 
-from . import bot, scoring, turn, views
+from . import bot, scoring, turn, upkeep, views
 from . import state as st
 from .data import ECONOMY, REVEALED_AT_SETUP, SEA_MAP, STATION_VALUES, TILE_COUNTS, TOKENS
 from .orders import Surface, TurnOrders
@@ -73,7 +73,7 @@ class CoralDivers:
             lines=getattr(options, "lines", "rows"),
             new_reefs=getattr(options, "new_reefs", "any"),
         )
-        turn.refill(state, chance)
+        upkeep.refill(state, chance)
         values = shuffled(chance, "stations", STATION_VALUES)
         spots = list(SEA_MAP.spots)
         state.stations = {spot: Station(v) for spot, v in zip(spots, values, strict=True)}
@@ -109,11 +109,11 @@ class CoralDivers:
         work, events = turn.carry_out(state, seat, steps)
         events = list(events)
         if not any(isinstance(s, Surface) for s in steps):
-            events += turn.finish_plant(work, chance)
+            events += upkeep.finish_plant(work, chance)
         elif not steps[0].surface:
-            events += turn.finish_plant(work, chance, station_check=False)
+            events += upkeep.finish_plant(work, chance, station_check=False)
         if not work.over:
-            events += turn.open_station_if_shut(work, chance)
+            events += upkeep.open_station_if_shut(work, chance)
         work.actions += 1
         if not work.over:
             work.active = (work.active + 1) % len(work.seats)

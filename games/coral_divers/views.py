@@ -15,7 +15,8 @@ from pbem.core.i18n import T_, _, comment
 from .data import SEA_MAP
 from .scoring import reef_points, ring_full, strengths
 from .state import LINES, NURSERY, State, coral, has_clownfish
-from .turn import affordable_lines, free_start_spaces, line_cost, may_surface_without_reef
+from .turn import affordable_lines, line_cost, may_surface_without_reef
+from .upkeep import free_start_spaces
 from .words import colour_word, coral_word, shell_word
 
 TERRAIN = {".": "sea", "#": "cave", "S": "station"}

@@ -1,5 +1,6 @@
-"""What the command-line modules share (``pbem``, ``pbem mail``, the cron commands): the ``--db`` and
-hidden ``--now`` options, reading ``--now``, and turning a :class:`~pbem.core.errors.UserError` into one line
+"""What the command-line modules share (``pbem``, ``pbem mail``, the cron commands): the ``--db``,
+``--json`` and hidden ``--now`` options, reading ``--now`` and ``NAME=VALUE``, a command's example, the
+welcome mail of a new or imported game, and turning a :class:`~pbem.core.errors.UserError` into one line
 and exit code 1."""
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import typer
 from sqlalchemy.exc import DBAPIError
 
 from pbem.core.errors import UserError
+from pbem.mail.welcome import queue_welcomes
+from pbem.outbox.errors import MailError
+from pbem.storage.db import connect
 
 T = TypeVar("T")
 
@@ -22,6 +26,23 @@ DbOption = Annotated[
 NowOption = Annotated[
     str | None, typer.Option("--now", hidden=True, help="Pretend it is this ISO time (UTC).")
 ]
+#: the ``--db`` of pbem's own commands (typer fills it from $PBEM_DB; DbOption leaves that to connect)
+Db = Annotated[
+    str | None,
+    typer.Option("--db", envvar="PBEM_DB", help="Database URL or SQLite file (default ./pbem.sqlite)."),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+
+
+def example(*lines: str) -> str:
+    return "[bold]Example:[/bold]\n\n" + "\n\n".join(f"  [cyan]{line}[/cyan]" for line in lines)
+
+
+def pair(text: str, what: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise typer.BadParameter(f"{what} must be NAME=VALUE, not {text!r}")
+    return name.strip(), value.strip()
 
 
 def known_failure(exc: BaseException) -> str | None:
@@ -62,3 +83,19 @@ def parse_now(text: str | None) -> datetime:
     except ValueError:
         raise UserError(f"--now {text!r}: not an ISO time like 2026-03-02T09:00") from None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def welcome(db: str | None, game_id: str, issued: dict[str, str], now: str | None) -> list[str]:
+    """Queue each seat's welcome mail (password, how to play, first report); the seats welcomed."""
+    try:
+        return queue_welcomes(connect(db), game_id, issued, now=parse_now(now) if now else None)
+    except MailError as exc:
+        typer.echo(f"no welcome mail queued: {exc}", err=True)
+        return []
+
+
+def said_welcome(welcomed: list[str]) -> None:
+    if welcomed:
+        typer.echo(
+            f"welcome mail queued for {', '.join(welcomed)} (the next tick or pbem mail send delivers it)"
+        )

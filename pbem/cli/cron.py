@@ -19,9 +19,26 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from pbem import outbox
+from pbem.archive.page import refresh_pages
 from pbem.cli.common import DbOption, NowOption, guarded, parse_now
 from pbem.core.errors import UserError
+from pbem.cron import admin
+from pbem.cron.deadlines import parse_duration
+from pbem.cron.notices import calendar_updates, told_line
+from pbem.host import claims, mailsteps, timebase
+from pbem.host.jobs import auto_jobs
+from pbem.host.tick import TickSettings, active_games
+from pbem.host.tick import tick as run_tick
+from pbem.mail import sources
+from pbem.mail.gm import set_game_master
+from pbem.mail.welcome import queue_welcomes
+from pbem.outbox import transport
+from pbem.outbox.settings import load_settings
+from pbem.storage.db import connect
 
 T = TypeVar("T")
 
@@ -36,8 +53,6 @@ GameArg = Annotated[str, typer.Argument(help="The game's id.")]
 
 
 def _engine(db: str | None) -> Any:
-    from pbem.storage.db import connect
-
     # connect() brings the schema to head; a mistyped --db is said, not ticked as an empty database
     return connect(db, create=False)
 
@@ -203,13 +218,6 @@ def tick(
     handlers: list[logging.Handler] = []
 
     def work() -> int:
-        from pbem.cron.deadlines import parse_duration
-        from pbem.host import claims, timebase
-        from pbem.host.jobs import auto_jobs
-        from pbem.host.tick import TickSettings
-        from pbem.host.tick import tick as run_tick
-        from pbem.outbox.settings import load_settings
-
         moment = parse_now(now)
         section = tick_config(config)
         settings = TickSettings(
@@ -251,8 +259,6 @@ def tick(
         typer.echo(summary.line())
         pages = archive_dir(config)
         if pages is not None:  # the watchable pages a web server serves, kept up to date
-            from pbem.archive.page import refresh_pages
-
             failed: list[str] = []
             written = refresh_pages(engine, pages, only=game or None, failed=failed)
             logger = logging.getLogger("pbem.cron")
@@ -277,11 +283,6 @@ def tick(
 def _mail_parts(engine: Any, now: datetime, settings: Any, maildir: Path | None) -> tuple[Any, Any, Any]:
     """The tick's mail steps from the settings: read from ``--maildir`` or IMAP if set, queue reports
     always, send through SMTP or the outbox Maildir if set (else mail waits in the outbox table)."""
-    from pbem import outbox
-    from pbem.host import mailsteps
-    from pbem.mail import sources
-    from pbem.outbox import transport
-
     fetch = None
     if maildir is not None or settings.imap_url:
         source = (
@@ -309,11 +310,6 @@ def _with_progress(engine: Any, quiet: bool, run: Callable[[Callable[[str], None
     """A rich progress bar over the active games when stderr is a terminal; else nothing."""
     if quiet or not sys.stderr.isatty():
         return run(None)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from pbem.host.tick import active_games
-
     total = active_games(engine)
     with Progress(
         TextColumn("tick"),
@@ -336,8 +332,6 @@ def pause(game_id: GameArg, db: DbOption = None, now: NowOption = None) -> None:
 
     [bold]Example:[/bold] pbem pause reef-7
     """
-    from pbem.cron import admin
-
     typer.echo(_moving(db, game_id, now, lambda engine, moment: admin.pause(engine, game_id, moment)))
 
 
@@ -347,8 +341,6 @@ def resume(game_id: GameArg, db: DbOption = None, now: NowOption = None) -> None
 
     [bold]Example:[/bold] pbem resume reef-7
     """
-    from pbem.cron import admin
-
     typer.echo(_moving(db, game_id, now, lambda engine, moment: admin.resume(engine, game_id, moment)))
 
 
@@ -363,9 +355,6 @@ def extend(
 
     [bold]Example:[/bold] pbem extend reef-7 24h
     """
-    from pbem.cron import admin
-    from pbem.cron.deadlines import parse_duration
-
     seconds = guarded(lambda: parse_duration(duration))
     typer.echo(
         _moving(db, game_id, now, lambda engine, moment: admin.extend(engine, game_id, seconds, moment))
@@ -388,13 +377,9 @@ def replace(
 
     [bold]Example:[/bold] pbem replace reef-7 red carol@example.org
     """
-    from pbem.cron import admin
-
     password = guarded(lambda: admin.replace(_engine(db), game_id, seat, email, parse_now(now)))
     typer.echo(f"seat {seat} of {game_id} now belongs to {email}; password (shown once): {password}")
     if not no_welcome:
-        from pbem.mail.welcome import queue_welcomes
-
         welcomed = guarded(
             lambda: queue_welcomes(_engine(db), game_id, {seat: password}, now=parse_now(now), replaced=True)
         )
@@ -414,8 +399,6 @@ def rollback(
 
     [bold]Example:[/bold] pbem rollback reef-7 --to-turn 12
     """
-    from pbem.cron import admin
-
     typer.echo(
         _moving(db, game_id, now, lambda engine, moment: admin.rollback(engine, game_id, to_turn, moment))
     )
@@ -433,8 +416,6 @@ def observe(
 
     [bold]Example:[/bold] pbem observe reef-7 kibitz@example.org
     """
-    from pbem.cron import admin
-
     typer.echo(guarded(lambda: admin.observe(_engine(db), game_id, email, parse_now(now), remove=remove)))
 
 
@@ -449,15 +430,12 @@ def gm(
 
     [bold]Example:[/bold] pbem gm reef-7 --email gm@example.org
     """
-    from pbem.mail.gm import set_game_master
-
     password = guarded(lambda: set_game_master(_engine(db), game_id, email))
     typer.echo(f"game master of {game_id}: {email.strip().lower()}; password (shown once): {password}")
 
 
 def _moving(db: str | None, game_id: str, now: str | None, change: Callable[[Any, datetime], str]) -> str:
     """A game master's change of the deadline, and the seats mailed their calendar's updated event."""
-    from pbem.cron.notices import calendar_updates, told_line
 
     def run() -> str:
         engine, moment = _engine(db), parse_now(now)

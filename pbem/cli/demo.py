@@ -1,16 +1,20 @@
 """``pbem demo``: a whole game played by bots through the real submit and process path, with every
-report of every turn written to disk and an index page to browse them."""
+report of every turn written to disk and an index page to browse them. :mod:`pbem.cli.app` mounts
+:data:`commands` (the ``demo`` command) as its own."""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable
 from pathlib import Path
+from typing import Annotated
 
+import typer
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.archive.page import write_page
+from pbem.cli.common import example
 from pbem.core import registry
 from pbem.core.codec import unpack
 from pbem.core.errors import UserError
@@ -26,6 +30,8 @@ from pbem.storage.models import ReportRow
 DEFAULT_GAME = "reef-encounter"
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
 MAX_TURNS = 5000
+
+commands = typer.Typer()
 
 
 def run_demo(
@@ -177,3 +183,37 @@ a{{color:#1f6f8b}} a.txt{{font-size:11px;color:#5b6675}}</style></head>
         encoding="utf-8",
     )
     return index
+
+
+@commands.command(
+    epilog=example(
+        "pbem demo", "pbem demo --game coral-divers --players 4 --seed 7 --out /tmp/cd", "pbem demo --lang hu"
+    )
+)
+def demo(
+    game: Annotated[str, typer.Option(help="The game to play.")] = DEFAULT_GAME,
+    players: Annotated[int | None, typer.Option(help="How many bot players.")] = None,
+    seed: Annotated[int, typer.Option(help="The game's seed.")] = 1,
+    db: Annotated[
+        str | None, typer.Option("--db", help="Database URL (default: a fresh file in --out).")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Where the reports go.")] = Path("demo-out"),
+    lang: Annotated[
+        str | None, typer.Option("--lang", help="The language every player reads: en, hu, cs, zh, ru.")
+    ] = None,
+    every_game: Annotated[
+        bool, typer.Option("--every-game", help="Also play every other game, for its archive page.")
+    ] = False,
+) -> None:
+    """Play a whole game with bots through submit and process; write every report and its archive
+    page to disk."""
+    run_demo(
+        game_type=game,
+        players=players,
+        seed=seed,
+        db_url=db,
+        out=out,
+        say=typer.echo,
+        language=lang,
+        every_game=every_game,
+    )

@@ -1,7 +1,7 @@
 """The ``pbem`` commands of issue 17: ``verify`` (anyone's check of the dice, from an archive alone),
 ``calendar`` (a seat's deadlines as an iCalendar feed) and ``away`` (a seat's time away).
 
-Kept apart from :mod:`pbem.cli.app` so that module stays small; :func:`register` adds them to its app.
+:func:`register` adds them to :mod:`pbem.cli.app`'s app.
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ import typer
 from sqlmodel import Session
 
 from pbem.archive.files import read_archive
-from pbem.cli.common import NowOption, parse_now
+from pbem.archive.verify import check
+from pbem.cli.common import Db, NowOption, parse_now
 from pbem.core import clock
 from pbem.core.errors import UserError
 from pbem.intake import away
+from pbem.render.calendar import feed
 from pbem.storage.db import connect, lock_game
 from pbem.storage.history import game_row, seat_rows
 
@@ -26,8 +28,6 @@ def verify_command(
     ],
 ) -> None:
     """Check a finished game's dice: the seed against its commitment, and every draw re-derived."""
-    from pbem.archive.verify import check
-
     record = read_archive(archive_path).record()
     result = check(record)
     for problem in result.problems:
@@ -42,12 +42,6 @@ def verify_command(
     typer.echo(
         f"{archive_path}: {result.draws} draws over {result.turns} turns re-derived; every state hash matches"
     )
-
-
-Db = Annotated[
-    str | None,
-    typer.Option("--db", envvar="PBEM_DB", help="Database URL or SQLite file (default ./pbem.sqlite)."),
-]
 
 
 def away_command(
@@ -88,8 +82,6 @@ def calendar_command(
     now: NowOption = None,
 ) -> None:
     """Print a seat's deadlines as an iCalendar feed (RFC 5545), with a reminder before each."""
-    from pbem.render.calendar import feed
-
     typer.echo(feed(connect(db, create=False), game_id, player, parse_now(now) if now else None), nl=False)
 
 

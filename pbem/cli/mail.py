@@ -12,7 +12,12 @@ from typing import Annotated
 
 import typer
 
+from pbem import outbox as outbox_mod
 from pbem.cli.common import DbOption, guarded
+from pbem.mail import inbound, poison, sources
+from pbem.outbox import settings as settings_mod
+from pbem.outbox import transport
+from pbem.storage.db import connect
 
 app = typer.Typer(
     name="mail",
@@ -66,12 +71,6 @@ def fetch(
     """
 
     def work() -> int:
-        from pbem import outbox as outbox_mod
-        from pbem.mail import inbound, sources
-        from pbem.outbox import settings as settings_mod
-        from pbem.outbox import transport
-        from pbem.storage.db import connect
-
         settings = settings_mod.load_settings(
             config, smtp_url=smtp, outbox_dir=str(outbox) if outbox else None
         )
@@ -109,9 +108,6 @@ def held(db: DbOption = None) -> None:
     """
 
     def work() -> None:
-        from pbem.mail import poison
-        from pbem.storage.db import connect
-
         rows = poison.held(connect(db, create=False))
         for row in rows:
             sender = row.from_address or "-"
@@ -140,11 +136,6 @@ def send(
     """
 
     def work() -> None:
-        from pbem import outbox as outbox_mod
-        from pbem.outbox import settings as settings_mod
-        from pbem.outbox import transport
-        from pbem.storage.db import connect
-
         settings = settings_mod.load_settings(
             config, smtp_url=smtp, outbox_dir=str(outbox) if outbox else None
         )

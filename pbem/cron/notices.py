@@ -25,7 +25,7 @@ from pbem.core.zones import seat_zone
 from pbem.cron.deadlines import aware, describe, show_deadline, show_duration
 from pbem.intake import addresses
 from pbem.outbox import queue
-from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root, with_language
+from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root, with_language
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.play.orders import template
 from pbem.render.calendar import cancel_part, deadline_part

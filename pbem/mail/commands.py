@@ -36,7 +36,7 @@ from pbem.core import clock, zones
 from pbem.core.errors import UserError
 from pbem.core.i18n import LANGUAGES, NAMES, UnknownLanguage, _, check_language, language
 from pbem.intake import away, guessing, orderfile, seatpass
-from pbem.outbox.compose import how_to
+from pbem.outbox.replies import how_to
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render import reports

@@ -28,7 +28,7 @@ from pbem.core.i18n import _, format_deadline, language
 from pbem.intake import addresses, guessing
 from pbem.mail import reading
 from pbem.outbox import begin_write, queue
-from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root
+from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render.reports import reader_language

@@ -50,7 +50,8 @@ from pbem.mail import (
     redaction,
 )
 from pbem.mail.sources import Incoming
-from pbem.outbox import begin_write, compose, queue, same_zone, utcnow
+from pbem.outbox import begin_write, queue, replies, same_zone, utcnow
+from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render.reports import reader_language
@@ -239,14 +240,14 @@ def _decide(
         return _Plan("ignored", "no single valid From address to answer")
     bounces.heard_from(engine, frm)
     if len(raw) > settings.max_message_bytes:
-        too_large = compose.too_large_body(len(raw), settings.max_message_bytes)
+        too_large = replies.too_large_body(len(raw), settings.max_message_bytes)
         return _Plan("rejected", "too large", _("[pbem] your message is too large"), too_large)
     try:
         found = reading.extract(msg)
     except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
-        return _Plan("rejected", "unreadable", None, compose.empty_body())
+        return _Plan("rejected", "unreadable", None, replies.empty_body())
     if found.problem == "empty":
-        return _Plan("rejected", "empty", _("[pbem] no orders found in your message"), compose.empty_body())
+        return _Plan("rejected", "empty", _("[pbem] no orders found in your message"), replies.empty_body())
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None and command.name == "press":
         command = press.command_of(msg)  # the whole text: a press message is prose
@@ -261,7 +262,7 @@ def _decide(
             )
         with language(answer.language):
             # a refusal with a text of its own (a game master's) keeps it
-            body = answer.text if answer.ok or answer.text else compose.refused_body(answer.errors)
+            body = answer.text if answer.ok or answer.text else replies.refused_body(answer.errors)
         return _Plan(
             "command",
             command.name,
@@ -300,7 +301,7 @@ def _decide(
             "rejected",
             found.origin,
             _("[pbem] your orders were not accepted"),
-            compose.rejected_body(errors, found.origin),
+            replies.rejected_body(errors, found.origin),
         )
     if any(guards.AUTH_FAILED in e or guessing.AUTH_HELD in e for e in receipt.errors):
         _tell_if_held(engine, settings, found.text, at)
@@ -342,7 +343,7 @@ def _receipt_plan(
             turn=receipt.turn,
             seat=receipt.seat,
         )
-        plan.reply_body = compose.accepted_body(
+        plan.reply_body = replies.accepted_body(
             receipt.game_id or "",
             receipt.seat or "",
             receipt.turn,
@@ -360,7 +361,7 @@ def _receipt_plan(
             if receipt.game_id
             else _("[pbem] your orders were not accepted")
         )
-        plan.reply_body = compose.rejected_body(receipt.errors, origin) + extract.explain(
+        plan.reply_body = replies.rejected_body(receipt.errors, origin) + extract.explain(
             receipt.errors, found.text, found.how
         )
     return plan
@@ -432,7 +433,7 @@ def _compose_reply(
     settings: MailSettings, threading: list[str], to: str, key: str, plan: _Plan, now: datetime
 ) -> reading.EmailMessage:
     subject, message_id, references = threading
-    return compose.reply_message(
+    return replies.reply_message(
         settings,
         subject,
         message_id,
@@ -444,7 +445,7 @@ def _compose_reply(
         now=now,
         html=plan.reply_html,
         attachment=plan.attachment,
-        thread=compose.thread_root(settings, plan.game_id, plan.seat) if plan.game_id and plan.seat else None,
+        thread=thread_root(settings, plan.game_id, plan.seat) if plan.game_id and plan.seat else None,
     )
 
 

@@ -25,7 +25,7 @@ from pbem.core.i18n import _, language
 from pbem.intake import addresses, passwords
 from pbem.mail.commands import Answer, handles
 from pbem.outbox import begin_write, queue, same_zone, utcnow
-from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root
+from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.reports import reader_language
 from pbem.storage.models import GameRow, SeatRow

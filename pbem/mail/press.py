@@ -43,7 +43,7 @@ from pbem.core.i18n import _, language
 from pbem.intake import addresses, away, orderfile
 from pbem.mail import commands, extract, reading
 from pbem.outbox import queue, utcnow
-from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root
+from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.reports import reader_language
 from pbem.storage.models import GameRow, ObserverRow, PressRow, SeatRow

@@ -6,18 +6,14 @@ not). :func:`redact_message` rewrites each part and header that holds one, then 
 the way an attacker would read it (every part decoded, every header decoded, the bytes as they are);
 if a password still shows, only the headers that hold none are kept.
 
-:func:`clean_stored` is the same, run over the rows an older pbem stored (migration ``0009``).
+Migration ``0009`` keeps its own frozen copy of this redaction, run over the rows an older pbem stored.
 """
 
 from __future__ import annotations
 
 import html
 import re
-import zlib
 from email import policy
-from typing import Any
-
-from sqlalchemy import text
 
 from pbem.intake import redaction
 from pbem.mail import limits, reading
@@ -101,44 +97,3 @@ def _headers_only(raw: bytes, secrets: list[str]) -> bytes:
             continue
         kept.append(f"{name}: {' '.join(value.split())}".encode("utf-8", "replace"))
     return b"\r\n".join(kept) + b"\r\n\r\n" + _WITHHELD_BODY
-
-
-def clean_stored(conn: Any) -> int:
-    """Redact again every stored raw form an older pbem kept (``inbound.raw_z``, ``submission.raw_z``);
-    returns how many rows changed. Runs inside the migration's transaction."""
-    changed = 0
-    # one row in memory at a time: an inbound copy may be two megabytes
-    for row_id in conn.execute(text("SELECT id FROM inbound")).scalars().all():
-        blob = conn.execute(text("SELECT raw_z FROM inbound WHERE id = :id"), {"id": row_id}).scalar_one()
-        if not blob:
-            continue
-        try:
-            raw = zlib.decompress(blob)
-        except zlib.error:
-            continue
-        try:
-            msg = reading.parse(limits.bounded(raw, len(raw)))
-            found = secrets_in_message(msg)
-            clean = redact_message(raw, msg, found)
-        except Exception:  # a message the email package cannot write back: nothing of it is kept
-            clean = b"[message withheld: it could not be redacted]\r\n"
-        if clean != raw:
-            conn.execute(
-                text("UPDATE inbound SET raw_z = :z WHERE id = :id"),
-                {"z": zlib.compress(clean, 6), "id": row_id},
-            )
-            changed += 1
-    for row_id in conn.execute(text("SELECT id FROM submission")).scalars().all():
-        blob = conn.execute(text("SELECT raw_z FROM submission WHERE id = :id"), {"id": row_id}).scalar_one()
-        try:
-            stored = zlib.decompress(blob).decode("utf-8")
-        except (zlib.error, UnicodeDecodeError):
-            continue
-        clean = redaction.redact_text(stored)
-        if clean != stored:
-            conn.execute(
-                text("UPDATE submission SET raw_z = :z WHERE id = :id"),
-                {"z": zlib.compress(clean.encode("utf-8"), 6), "id": row_id},
-            )
-            changed += 1
-    return changed

@@ -24,7 +24,7 @@ from pbem.core.i18n import _, language
 from pbem.intake import addresses
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 from pbem.outbox import begin_write, queue, utcnow
-from pbem.outbox.compose import header_fields, new_message, set_text, subject_line, thread_root
+from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.reports import reader_languages
 from pbem.storage.history import current_state, game_of

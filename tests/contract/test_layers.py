@@ -1,6 +1,7 @@
 """The floor plan holds: the host's packages import only from the layers below them, no package's
 modules import each other in a circle (imports inside functions count), a migration stands on its own,
-and the import-linter contracts of pyproject.toml are the ones `make lint` checks."""
+no module of the host is longer than one sitting's reading, and the import-linter contracts of
+pyproject.toml are the ones `make lint` checks."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import grimp
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS = ROOT / "pbem" / "storage" / "migrations" / "versions"
+#: the most lines a module of pbem/ may have: past it, it holds more than one concept
+MAX_MODULE_LINES = 500
 
 
 def test_the_import_linter_contracts_are_kept() -> None:
@@ -109,3 +112,12 @@ def test_a_migration_imports_nothing_of_the_application() -> None:
                 f"{revision.name}: {name}" for name in names if name.split(".")[0] in ("pbem", "games")
             ]
     assert offenders == []
+
+
+def test_no_module_of_the_host_is_over_500_lines() -> None:
+    lengths = {
+        str(module.relative_to(ROOT)): len(module.read_text(encoding="utf-8").splitlines())
+        for module in sorted((ROOT / "pbem").rglob("*.py"))
+    }
+    assert len(lengths) > 100  # the host's modules were found
+    assert {name: n for name, n in lengths.items() if n > MAX_MODULE_LINES} == {}

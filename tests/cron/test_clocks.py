@@ -16,7 +16,7 @@ from pbem.cron.deadlines import aware
 from pbem.host import claims, outage, timebase
 from pbem.host.tick import TickSettings, tick
 from pbem.mail import inbound
-from pbem.outbox.compose import header_fields, new_message
+from pbem.outbox.message import header_fields, new_message
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.storage.models import GameRow, HostRow, InboundRow, OutboxRow, SubmissionRow

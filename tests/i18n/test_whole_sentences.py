@@ -6,7 +6,7 @@ from __future__ import annotations
 from games.coral_divers.turn import _counted, _reef_closed
 from games.reef_encounter.engine import _ends
 from pbem.core.i18n import N_, Text, placeholders
-from pbem.outbox import compose
+from pbem.outbox import replies
 
 
 def test_a_closed_reef_is_one_message_for_every_count() -> None:
@@ -44,14 +44,14 @@ def test_the_game_ends_is_a_whole_sentence_for_each_reason_with_the_same_english
 
 
 def test_a_rejection_names_where_the_orders_were_read_from_as_before() -> None:
-    assert compose.rejected_body(["x"], "attachment orders.yaml").startswith(
+    assert replies.rejected_body(["x"], "attachment orders.yaml").startswith(
         "Your orders (read from the attachment orders.yaml) were NOT accepted:\n\n  - x\n"
     )
-    assert compose.rejected_body(["x"], "").startswith("Your orders were NOT accepted:")
-    assert compose.too_large_body(123456, 100000).startswith(
+    assert replies.rejected_body(["x"], "").startswith("Your orders were NOT accepted:")
+    assert replies.too_large_body(123456, 100000).startswith(
         "Your message is 123,456 bytes; the host reads messages of up to 100,000 bytes."
     )
-    assert compose.refused_body(["y"]).endswith(compose.HOW_TO)
+    assert replies.refused_body(["y"]).endswith(replies.HOW_TO)
 
 
 def test_a_notice_counts_missed_deadlines_in_whole_sentences() -> None:

@@ -15,7 +15,7 @@ from pbem.core.errors import UserError
 from pbem.cron import admin
 from pbem.intake.addresses import AddressError, normalise
 from pbem.mail import inbound
-from pbem.outbox.compose import header_fields, new_message
+from pbem.outbox.message import header_fields, new_message
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.storage.db import connect

@@ -17,7 +17,7 @@ from pbem.core import markers
 from pbem.core.registry import register
 from pbem.mail import inbound, reading, sources
 from pbem.mail.welcome import queue_welcomes
-from pbem.outbox.compose import thread_root
+from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.play.create import create_game

@@ -31,7 +31,7 @@ from pbem.host.tick import TickSettings, tick
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 from pbem.mail import commands, guards, inbound, reading, sources
 from pbem.mail.gm import help_text, set_game_master
-from pbem.outbox.compose import thread_root
+from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.play import orders

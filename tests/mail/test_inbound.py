@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 from pbem.core.codec import sha256_hex
 from pbem.mail import inbound, reading
 from pbem.outbox import unpack_message
-from pbem.outbox.compose import thread_root
+from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.storage.models import InboundRow, OutboxRow, SubmissionRow

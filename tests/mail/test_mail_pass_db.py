@@ -17,7 +17,8 @@ from pbem.core.codec import unpack
 from pbem.core.i18n import language
 from pbem.core.registry import register
 from pbem.outbox import queueing
-from pbem.outbox.compose import header_fields, new_message, report_mail
+from pbem.outbox.compose import report_mail
+from pbem.outbox.message import header_fields, new_message
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import MaildirTransport, SmtpTransport
 from pbem.play.create import create_game

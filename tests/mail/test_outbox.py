@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from pbem import outbox
 from pbem.outbox import sending
-from pbem.outbox.compose import header_fields, new_message
+from pbem.outbox.message import header_fields, new_message
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import MaildirTransport, SmtpTransport
 from pbem.storage.models import OutboxRow

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from pbem import outbox
 from pbem.mail import inbound, reading
-from pbem.outbox.compose import thread_root
+from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.storage.models import OutboxRow

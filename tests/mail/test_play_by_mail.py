@@ -24,7 +24,7 @@ from pbem.core.codec import sha256_hex
 from pbem.core.errors import UserError
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 from pbem.mail import inbound, reading, sources
-from pbem.outbox.compose import thread_root
+from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.play import orders, turns

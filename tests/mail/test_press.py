@@ -25,7 +25,7 @@ from pbem.core.errors import UserError
 from pbem.core.registry import register
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 from pbem.mail import inbound, press, reading, sources
-from pbem.outbox.compose import thread_root
+from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.play import orders, status, turns

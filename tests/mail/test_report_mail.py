@@ -21,8 +21,8 @@ from pbem.core import caches, markers
 from pbem.core.codec import unpack
 from pbem.core.registry import get_game, register
 from pbem.mail import reading
-from pbem.outbox import compose, flowed_text, folding, queueing
-from pbem.outbox.compose import thread_root
+from pbem.outbox import compose, flowed_text, folding, message, queueing
+from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play.create import create_game
 from pbem.render import mail_html
@@ -156,20 +156,20 @@ HTML = "<p>Reef — turn 3 ◀ " + "x" * 120 + " </p>\n.dot at a line start\r\n<
 
 def reference(settings: MailSettings, text: str, html: str) -> EmailMessage:
     """The report as the email package builds it, the standard :func:`compose.report_mail` matches."""
-    msg = compose.new_message(
-        compose.header_fields(
+    msg = message.new_message(
+        message.header_fields(
             settings,
             to="ann@example.org",
             subject="[pbem] g · turn 3 · report",
             key="k",
             now=START,
-            thread=compose.thread_root(settings, "g", "red"),
+            thread=message.thread_root(settings, "g", "red"),
         )
     )
     body = compose.flowed(text)
-    msg.set_content(body, cte=compose._cte(body), params={"format": "flowed"})
+    msg.set_content(body, cte=message._cte(body), params={"format": "flowed"})
     page = mail_page(html).html
-    msg.add_alternative(page, subtype="html", cte=compose._cte(page))
+    msg.add_alternative(page, subtype="html", cte=message._cte(page))
     return msg
 
 
@@ -617,7 +617,7 @@ def test_one_moment_in_two_zones_and_two_hosts_get_their_own_date_and_from() -> 
     noon = datetime(2026, 12, 1, 12, tzinfo=UTC)
 
     def fields(settings: MailSettings, now: datetime) -> dict[str, str]:
-        return dict(compose.header_fields(settings, to="ann@example.org", subject="s", key="k", now=now))
+        return dict(message.header_fields(settings, to="ann@example.org", subject="s", key="k", now=now))
 
     one, other = MailSettings(from_addr=HOST), MailSettings(from_addr="other@example.net", from_name="Reef")
     assert fields(one, noon)["Date"] == "Tue, 01 Dec 2026 12:00:00 +0000"

@@ -20,7 +20,7 @@ from pbem.core.dice import commitment
 from pbem.core.registry import register
 from pbem.cron.notices import send_notice
 from pbem.mail import inbound, reading
-from pbem.outbox.compose import thread_root
+from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.play import orders
