@@ -583,11 +583,12 @@ _SUBJECT = st.lists(
 ).map("".join) | st.text(min_size=1, max_size=260).filter(str.isprintable)
 
 
-@given(value=_SUBJECT)
-def test_a_subject_beyond_ascii_is_folded_as_the_email_policy_folds_it(value: str) -> None:
-    assert folding.folded("Subject", value) == folding.HEADER_POLICY.fold_binary(
-        "Subject", folding.header_value("Subject", value)
-    )
+@given(value=_SUBJECT.filter(lambda v: v == v.strip()))  # a subject the host writes: no spaces at its ends
+def test_a_subject_reads_back_as_it_was_written(value: str) -> None:
+    line = folding.folded("Subject", value)
+    assert line.isascii() and all(len(part) <= 78 for part in line.split(b"\r\n"))
+    parsed = message_from_bytes(line + b"\r\nbody\r\n", policy=policy.default)
+    assert parsed["Subject"] == value
 
 
 def test_a_header_of_exactly_a_line_is_left_and_one_longer_folded() -> None:
