@@ -12,6 +12,7 @@ from typing import Annotated, TypeVar
 import typer
 from sqlalchemy.exc import DBAPIError
 
+from pbem.core.clock import utc
 from pbem.core.errors import UserError
 
 T = TypeVar("T")
@@ -61,4 +62,4 @@ def parse_now(text: str | None) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise UserError(f"--now {text!r}: not an ISO time like 2026-03-02T09:00") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return utc(moment)

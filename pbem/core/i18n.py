@@ -47,6 +47,8 @@ from babel.lists import format_list
 from babel.numbers import format_decimal
 from babel.support import Translations
 
+from pbem.core.clock import utc
+
 log = logging.getLogger(__name__)
 
 #: the languages a player may read, English first (the catalogs' source language)
@@ -460,16 +462,15 @@ def format_deadline(moment: datetime | None, tz: str | tzinfo | None = None) -> 
     if moment is None:
         return None
     zone = ZoneInfo(tz) if isinstance(tz, str) else tz or UTC
-    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    local = aware.astimezone(zone)
+    at_utc = utc(moment)
+    local = at_utc.astimezone(zone)
     loc = babel_locale()
     shown = f"{format_date(local, 'medium', locale=loc)} {format_time(local, 'HH:mm', locale=loc)}"
-    if local.utcoffset() == aware.astimezone(UTC).utcoffset() and getattr(zone, "key", "UTC") in _UTC_NAMES:
+    if local.utcoffset() == at_utc.utcoffset() and getattr(zone, "key", "UTC") in _UTC_NAMES:
         return f"{shown} UTC"
-    utc = aware.astimezone(UTC)
-    in_utc = format_time(utc, "HH:mm", locale=loc)
-    if utc.date() != local.date():  # the UTC time of another day says which day
-        in_utc = f"{format_date(utc, 'medium', locale=loc)} {in_utc}"
+    in_utc = format_time(at_utc, "HH:mm", locale=loc)
+    if at_utc.date() != local.date():  # the UTC time of another day says which day
+        in_utc = f"{format_date(at_utc, 'medium', locale=loc)} {in_utc}"
     return f"{shown} {local.tzname()} ({in_utc} UTC)"
 
 
