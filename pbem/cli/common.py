@@ -13,6 +13,7 @@ from typing import Annotated, TypeVar
 import typer
 from sqlalchemy.exc import DBAPIError
 
+from pbem.core.clock import utc
 from pbem.core.errors import UserError
 from pbem.mail.welcome import queue_welcomes
 from pbem.outbox.errors import MailError
@@ -82,7 +83,7 @@ def parse_now(text: str | None) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise UserError(f"--now {text!r}: not an ISO time like 2026-03-02T09:00") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return utc(moment)
 
 
 def welcome(db: str | None, game_id: str, issued: dict[str, str], now: str | None) -> list[str]:

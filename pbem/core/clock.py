@@ -1,5 +1,7 @@
 """Time as the host keeps it: timezone-aware UTC (SQLModel's datetime columns refuse naive values and
-hand back aware UTC, on SQLite as on PostgreSQL)."""
+hand back aware UTC, on SQLite as on PostgreSQL, since SQLModel 0.0.45: pyproject.toml's floor).
+
+:func:`utc` is the host's one "make it aware UTC": a moment read from the database needs none."""
 
 from __future__ import annotations
 

@@ -43,10 +43,12 @@ from zoneinfo import ZoneInfo
 
 from babel import Locale
 from babel.dates import format_date, format_time
+from babel.lists import format_list
 from babel.numbers import format_decimal
 from babel.support import Translations
 
 from pbem.core import caches
+from pbem.core.clock import utc
 
 log = logging.getLogger(__name__)
 
@@ -307,25 +309,44 @@ def join_texts(parts: Sequence[str], separator: str = ", ") -> Text:
 
 
 def listed(items: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``, each step a message of its own (``{items}, {item}`` and
-    ``{items} and {item}``), so every language writes its own commas and its own "and"."""
-    if not items:
-        return ""
-    head: str = items[0]
-    for item in items[1:-1]:
-        # Translators: a list going on ("ann, bob" + ", cy"); {items} is the list so far
-        head = T_("{items}, {item}", items=head, item=item)
-    # Translators: the end of a list ("ann, bob and cy"); {items} is the list before the last item
-    return head if len(items) == 1 else T_("{items} and {item}", items=head, item=items[-1])
+    """``a``, ``a and b``, ``a, b and c``: a list joined when it is shown, by CLDR's list patterns
+    (:func:`babel.lists.format_list`, style ``standard``) in the reader's language, its items each in
+    that language too. Until then a :class:`Text` whose English is the list in British style."""
+    if len(items) < 2:
+        return items[0] if items else ""
+    last = len(items) - 1
+    msgid = ", ".join(f"{{p{n}}}" for n in range(last)) + f" and {{p{last}}}"
+    return Text(msgid, {f"p{n}": item for n, item in enumerate(items)}, LIST_CONTEXT)
+
+
+#: the context that marks a :class:`Text` as a list of :func:`listed` (no catalog holds it)
+LIST_CONTEXT = "pbem:list"
+#: the locale whose list patterns each language's lists take: the host writes British English ("colour"),
+#: whose lists have no comma before "and"; the others are :data:`BABEL_LOCALES`'
+LIST_LOCALES: dict[str, str] = {**BABEL_LOCALES, "en": "en_GB"}
+
+
+@cache
+def _list_locale(code: str) -> Locale:
+    return Locale.parse(LIST_LOCALES[code])
+
+
+def _joined(items: dict[str, Any]) -> str:
+    parts = [items[f"p{n}"] for n in range(len(items))]
+    words = [_(part) if isinstance(part, Text) else str(part) for part in parts]
+    return format_list(words, style="standard", locale=_list_locale(current_language()))
 
 
 def series(items: Sequence[str]) -> str:
-    """``a, b, c`` with no "and": a run of counts or spaces, each comma the ``{items}, {item}`` message
-    of :func:`listed`, so a language writes its own list comma (Chinese 、)."""
+    """``a, b, c`` with no "and": a run of counts or spaces, each comma the ``{items}, {item}`` message,
+    so a language writes its own list comma (Chinese 、). Not CLDR's: it has no list without a
+    conjunction in all five languages (its ``unit`` lists are for measures: Russian writes them without
+    commas, Chinese runs them together, Hungarian puts "és" before the last)."""
     if not items:
         return ""
     head: str = items[0]
     for item in items[1:]:
+        # Translators: a list going on ("A1, B2" + ", C3"); {items} is the list so far
         head = T_("{items}, {item}", items=head, item=item)
     return head
 
@@ -347,6 +368,8 @@ def _(message: str, /, **params: Any) -> str:
     and ``{% trans %}`` fill them in). A :class:`Text` brings its own message and parameters."""
     if isinstance(message, Text):
         if message.context is not None:
+            if message.context == LIST_CONTEXT:
+                return _joined(message.params)
             return pgettext(message.context, message.msgid)
         if PLURAL_SEPARATOR in message.msgid:
             return _counted(message.msgid, {**message.params, **params})
@@ -399,6 +422,11 @@ def N_(message: str, /) -> str:
     return message
 
 
+# Translators: the end of a list ("ann, bob and cy"), in the events of games stored before lists were
+# joined by CLDR's patterns (listed); {items} is the list before the last item
+N_("{items} and {item}")
+
+
 # -------------------------------------------------------------------------------------------- formats
 
 
@@ -425,16 +453,15 @@ def format_deadline(moment: datetime | None, tz: str | tzinfo | None = None) -> 
     if moment is None:
         return None
     zone = ZoneInfo(tz) if isinstance(tz, str) else tz or UTC
-    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    local = aware.astimezone(zone)
+    at_utc = utc(moment)
+    local = at_utc.astimezone(zone)
     loc = babel_locale()
     shown = f"{format_date(local, 'medium', locale=loc)} {format_time(local, 'HH:mm', locale=loc)}"
-    if local.utcoffset() == aware.astimezone(UTC).utcoffset() and getattr(zone, "key", "UTC") in _UTC_NAMES:
+    if local.utcoffset() == at_utc.utcoffset() and getattr(zone, "key", "UTC") in _UTC_NAMES:
         return f"{shown} UTC"
-    utc = aware.astimezone(UTC)
-    in_utc = format_time(utc, "HH:mm", locale=loc)
-    if utc.date() != local.date():  # the UTC time of another day says which day
-        in_utc = f"{format_date(utc, 'medium', locale=loc)} {in_utc}"
+    in_utc = format_time(at_utc, "HH:mm", locale=loc)
+    if at_utc.date() != local.date():  # the UTC time of another day says which day
+        in_utc = f"{format_date(at_utc, 'medium', locale=loc)} {in_utc}"
     return f"{shown} {local.tzname()} ({in_utc} UTC)"
 
 

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from babel.dates import format_date
 
+from pbem.core.clock import utc
 from pbem.core.errors import UserError
 from pbem.core.i18n import _, babel_locale, format_deadline
 
@@ -45,17 +46,13 @@ def check(name: str) -> str:
     return str(zone(name).key)
 
 
-def aware(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def show(moment: datetime | None, tz: str | None = "UTC") -> str | None:
     """A moment as a player reads it, in the current language's words: ``Mar 30, 2026 18:00 CEST
     (16:00 UTC)`` in their zone, or ``Mar 30, 2026 16:00 UTC``. The one function that formats a
     deadline for a player (the words are :func:`pbem.core.i18n.format_deadline`'s)."""
     if moment is None:
         return None
-    return format_deadline(aware(moment), zone(tz) if tz and tz.upper() != "UTC" else None)
+    return format_deadline(utc(moment), zone(tz) if tz and tz.upper() != "UTC" else None)
 
 
 def show_day(day: date) -> str:
@@ -67,7 +64,7 @@ def show_day(day: date) -> str:
 def deadline_after(start: datetime, seconds: int, tz: str | None = "UTC") -> datetime:
     """The deadline ``seconds`` after ``start``: whole days on the wall clock of ``tz``, the rest in
     real time (see the module's docstring)."""
-    start = aware(start)
+    start = utc(start)
     days, rest = divmod(int(seconds), DAY)
     if not days or not tz or tz.upper() == "UTC":
         return start + timedelta(seconds=seconds)

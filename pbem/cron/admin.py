@@ -14,10 +14,11 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
+from pbem.core.clock import utc
 from pbem.core.codec import unpack_json
 from pbem.core.errors import UserError
 from pbem.core.game import Event
-from pbem.cron.deadlines import aware, show_duration
+from pbem.cron.deadlines import show_duration
 from pbem.intake import addresses, passwords
 from pbem.render.reports import write_reports
 from pbem.storage.cron_models import ClockRow, GmActionRow
@@ -57,7 +58,7 @@ WAS_MARK = "[was {was}] "
 def _was(game: GameRow) -> str:
     """Where ``game``'s deadline stands, as :func:`pbem.cron.notices.deadline_now` sees it, for the record."""
     running = game.status == "active" and game.deadline_at is not None
-    at = aware(game.deadline_at).isoformat() if running else "-"  # type: ignore[union-attr]
+    at = game.deadline_at.isoformat() if running else "-"  # type: ignore[union-attr]
     return f"{game.epoch}/{game.turn + 1}/{at}"
 
 
@@ -102,7 +103,7 @@ def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
         clock = _clock(session, game)
         left = None
         if game.deadline_at is not None:
-            left = max(0, int((aware(game.deadline_at) - aware(now)).total_seconds()))  # type: ignore[operator]
+            left = max(0, int((game.deadline_at - utc(now)).total_seconds()))  # type: ignore[operator]
         clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, left
         game.status, game.deadline_at = "paused", None
         session.add_all([game, clock])
@@ -124,7 +125,7 @@ def resume(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str
         if left is None and game.turn_seconds:
             left = game.turn_seconds
         game.status = "active"
-        game.deadline_at = aware(now) + timedelta(seconds=left) if left is not None else None  # type: ignore[operator]
+        game.deadline_at = utc(now) + timedelta(seconds=left) if left is not None else None  # type: ignore[operator]
         clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, None
         session.add_all([game, clock])
         said = f"resumed; deadline in {show_duration(left)}" if left is not None else "resumed"
@@ -147,7 +148,7 @@ def extend(engine: Engine, game_id: str, seconds: int, now: datetime, *, ref: st
             clock.paused_left = (clock.paused_left or 0) + seconds
             said = f"deadline extended by {show_duration(seconds)} (paused: it runs again on resume)"
         else:
-            base = max(aware(game.deadline_at) or aware(now), aware(now))  # type: ignore[type-var]
+            base = max(game.deadline_at or utc(now), utc(now))  # type: ignore[type-var]
             game.deadline_at = base + timedelta(seconds=seconds)  # type: ignore[operator]
             clock.epoch, clock.turn = game.epoch, game.turn
             said = f"deadline extended by {show_duration(seconds)} to {game.deadline_at:%Y-%m-%d %H:%M} UTC"
@@ -227,9 +228,7 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
             game.deadline_at, clock.paused_left = None, game.turn_seconds
         else:
             game.status, game.finished_at = "active", None
-            game.deadline_at = (
-                aware(now) + timedelta(seconds=game.turn_seconds) if game.turn_seconds else None
-            )  # type: ignore[operator]
+            game.deadline_at = utc(now) + timedelta(seconds=game.turn_seconds) if game.turn_seconds else None  # type: ignore[operator]
         session.add_all([game, clock])
         session.flush()
         said = (

@@ -12,8 +12,9 @@ pass before a missed deadline counts. A game without ``turn_seconds`` has no dea
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
+from pbem.core.clock import utc
 from pbem.core.errors import UserError
 from pbem.core.zones import deadline_after
 from pbem.core.zones import show as show_in_zone
@@ -61,27 +62,16 @@ def show_duration(seconds: int) -> str:
     return " ".join(out[:2])
 
 
-def aware(moment: datetime | None) -> datetime | None:
-    """``moment`` as timezone-aware UTC (the database may hand back naive UTC)."""
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 def next_deadline(game: GameRow, start: datetime) -> datetime | None:
     """The deadline of a turn that becomes due at ``start``."""
     if not game.turn_seconds:
         return None
-    return deadline_after(aware(start), game.turn_seconds, game.timezone)  # type: ignore[arg-type]
+    return deadline_after(utc(start), game.turn_seconds, game.timezone)  # type: ignore[arg-type]
 
 
 def passed_at(game: GameRow) -> datetime | None:
     """When a missed deadline counts: the deadline plus the grace."""
-    deadline = aware(game.deadline_at)
+    deadline = game.deadline_at  # aware UTC, as SQLModel's columns give it
     if deadline is None:
         return None
     return deadline + timedelta(seconds=game.grace_seconds or 0)
@@ -89,24 +79,25 @@ def passed_at(game: GameRow) -> datetime | None:
 
 def has_passed(game: GameRow, now: datetime) -> bool:
     moment = passed_at(game)
-    return moment is not None and aware(now) >= moment  # type: ignore[operator]
+    return moment is not None and utc(now) >= moment  # type: ignore[operator]
 
 
 def periods_missed(game: GameRow, now: datetime) -> int:
     """How many deadlines a missing seat has missed in the due turn: 0 before the deadline plus grace,
     1 from then, and one more each further ``turn_seconds`` the game waits (the ``wait`` policy)."""
     moment = passed_at(game)
-    if moment is None or aware(now) < moment:  # type: ignore[operator]
+    if moment is None or utc(now) < moment:  # type: ignore[operator]
         return 0
     if not game.turn_seconds:
         return 1
-    return 1 + int((aware(now) - moment).total_seconds() // game.turn_seconds)  # type: ignore[operator]
+    return 1 + int((utc(now) - moment).total_seconds() // game.turn_seconds)  # type: ignore[operator]
 
 
 def show_deadline(moment: datetime | None, tz: str = "UTC") -> str | None:
     """``2026-11-30 18:00 UTC``, or in another zone with UTC beside it:
     ``2026-11-30 19:00 CET (18:00 UTC)``. ``None`` when there is no deadline.
 
+    >>> from datetime import UTC
     >>> show_deadline(datetime(2026, 11, 30, 18, 0, tzinfo=UTC), "Europe/Berlin")
     '2026-11-30 19:00 CET (18:00 UTC)'
     """
@@ -123,7 +114,7 @@ def describe(game: GameRow, now: datetime, tz: str = "UTC") -> str | None:
     shown = show_deadline(game.deadline_at, tz)
     if shown is None:
         return None
-    left = (aware(game.deadline_at) - aware(now)).total_seconds()  # type: ignore[operator]
+    left = (game.deadline_at - utc(now)).total_seconds()  # type: ignore[operator]
     when = f"in {show_duration(int(left))}" if left > 0 else "passed"
     grace = f"; {show_duration(game.grace_seconds)} grace" if game.grace_seconds else ""
     return f"{shown} ({when}{grace})"

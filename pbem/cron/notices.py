@@ -22,7 +22,7 @@ from pbem.core.errors import UserError
 from pbem.core.i18n import N_, _, language, ngettext
 from pbem.core.registry import get_game
 from pbem.core.zones import seat_zone
-from pbem.cron.deadlines import aware, describe, show_deadline, show_duration
+from pbem.cron.deadlines import describe, show_deadline, show_duration
 from pbem.intake import addresses
 from pbem.outbox import queue
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root, with_language
@@ -263,7 +263,7 @@ def deadline_now(engine: Engine, game_id: str) -> Deadline | None:
     if game is None:
         return None
     running = game.status == "active" and game.deadline_at is not None
-    return Deadline(game.epoch, game.turn + 1, aware(game.deadline_at) if running else None)
+    return Deadline(game.epoch, game.turn + 1, game.deadline_at if running else None)
 
 
 def calendar_updates(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import Enum
 from functools import lru_cache
 
@@ -25,10 +25,11 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pbem.core.clock import utc
 from pbem.core.codec import unpack_json
 from pbem.core.registry import games, get_game
 from pbem.core.zones import deadline_after
-from pbem.cron.deadlines import aware, has_passed, next_deadline, periods_missed
+from pbem.cron.deadlines import has_passed, next_deadline, periods_missed
 from pbem.storage.cron_models import ClockRow, NoticeRow
 from pbem.storage.db import lock_game
 from pbem.storage.history import SEATS_WITH_ORDERS, accepted_orders, of_turn
@@ -132,8 +133,8 @@ def due_of(
     missing = tuple(seat for seat in waiting if seat not in sent)
     abandoned = {name for name, gone, _until in marks if gone}
     away_until = {name: until for name, _gone, until in marks if until is not None}
-    moment = aware(now) if now is not None else datetime.now(UTC)
-    away = {s: aware(t) for s, t in away_until.items() if s in missing and aware(t) > moment}  # type: ignore[operator]
+    moment = utc(now)
+    away = {s: utc(t) for s, t in away_until.items() if s in missing and utc(t) > moment}  # type: ignore[operator]
     return Due(
         game.id,
         game.epoch,
@@ -203,8 +204,8 @@ def next_step(game: GameRow, where: Due, now: datetime, remind_before: int) -> S
         if game.nmr == "bot":
             return Step.BOT
         return Step.LATE
-    deadline = aware(game.deadline_at)
-    if deadline is not None and (deadline - aware(now)).total_seconds() <= remind_before:  # type: ignore[operator]
+    deadline = game.deadline_at
+    if deadline is not None and (deadline - utc(now)).total_seconds() <= remind_before:  # type: ignore[operator]
         return Step.REMIND
     return Step.NOTHING
 
@@ -256,7 +257,7 @@ def sync_clock(engine: Engine, game_id: str, now: datetime) -> GameRow | None:
             return game
         if game.status == "active" and game.turn_seconds:
             start = _due_since(session, game)
-            if game.deadline_at is None or aware(game.deadline_at) <= start:  # type: ignore[operator]
+            if game.deadline_at is None or game.deadline_at <= start:  # type: ignore[operator]
                 game.deadline_at = next_deadline(game, start)
                 session.add(game)
         clock = clock or ClockRow(game_id=game_id)
@@ -310,7 +311,7 @@ def _due_since(session: Session, game: GameRow) -> datetime:
         )
     ).first()
     moment = latest if latest is not None and game.turn > 0 else game.created_at
-    return aware(moment)  # type: ignore[return-value]
+    return utc(moment)  # type: ignore[return-value]
 
 
 def extend_for_absence(engine: Engine, game_id: str, where: Due) -> datetime | None:
@@ -327,11 +328,11 @@ def extend_for_absence(engine: Engine, game_id: str, where: Due) -> datetime | N
             session.rollback()
             return None
         moved = deadline_after(where.back_at, game.turn_seconds or 86400, game.timezone)
-        if game.deadline_at is None or aware(game.deadline_at) < moved:  # type: ignore[operator]
+        if game.deadline_at is None or game.deadline_at < moved:  # type: ignore[operator]
             game.deadline_at = moved
             session.add(game)
         session.commit()
-        return aware(game.deadline_at)
+        return game.deadline_at
 
 
 def miss_kind(period: int) -> str:

@@ -17,6 +17,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from pbem import outbox
+from pbem.core.clock import utc
 from pbem.host.tick import PartFailed
 from pbem.mail import inbound, poison
 from pbem.mail.sources import Incoming
@@ -56,7 +57,7 @@ def deliver(engine: Engine, way: Transport, now: datetime, settings: MailSetting
     if result.failed:
         why = _last_error(engine, result.failed)
         problems.append(f"{len(result.failed)} mails given up after repeated refusals: {why}")
-    stuck, oldest = _stuck(engine, outbox.utcnow(now))
+    stuck, oldest = _stuck(engine, utc(now))
     if stuck:
         problems.append(f"{stuck} mails have waited since {oldest:%Y-%m-%d %H:%M} UTC without being accepted")
     if problems:

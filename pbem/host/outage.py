@@ -24,7 +24,7 @@ from sqlalchemy import Engine, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem.cron.deadlines import aware
+from pbem.core.clock import utc
 from pbem.storage.models import GameRow, HostRow
 from pbem.storage.sqlite import immediate_engine
 
@@ -59,7 +59,7 @@ def guard(
     fell in the gap by the gap. Returns the seconds given back (0 when there was no outage, or when
     another tick claimed this gap first). Raises :class:`ClockJump` (having written nothing) for a gap
     beyond :data:`MAX_PLAUSIBLE_GAP` unless ``trust_clock``."""
-    stamp = aware(now).isoformat()  # type: ignore[union-attr]
+    stamp = utc(now).isoformat()  # type: ignore[union-attr]
     # read, then write: on SQLite only a transaction that holds the write lock from its start may do
     # that while others write (a deferred one would fail on its first write instead of waiting)
     with Session(immediate_engine(engine)) as session:
@@ -72,8 +72,8 @@ def guard(
                 session.rollback()
             return 0
         previous = datetime.fromisoformat(row.value)
-        if aware(now) + FUTURE_TOLERANCE < previous:  # type: ignore[operator]
-            if previous - aware(now) <= MAX_PLAUSIBLE_GAP:  # type: ignore[operator]
+        if utc(now) + FUTURE_TOLERANCE < previous:  # type: ignore[operator]
+            if previous - utc(now) <= MAX_PLAUSIBLE_GAP:  # type: ignore[operator]
                 # this clock may be the one that is behind: keep the record (no outage is counted from
                 # a time a slow clock wrote), and the guard works again once real time passes it
                 log.warning(
@@ -92,12 +92,12 @@ def guard(
                     stamp,
                 )
             return 0
-        if aware(now) <= previous:  # a tick that started after us already moved it on
+        if utc(now) <= previous:  # a tick that started after us already moved it on
             return 0
-        if aware(now) - previous > MAX_PLAUSIBLE_GAP and not trust_clock:  # type: ignore[operator]
+        if utc(now) - previous > MAX_PLAUSIBLE_GAP and not trust_clock:  # type: ignore[operator]
             session.rollback()
             raise ClockJump(
-                f"the clock says {stamp}, {(aware(now) - previous).days} days after the last tick "  # type: ignore[operator]
+                f"the clock says {stamp}, {(utc(now) - previous).days} days after the last tick "  # type: ignore[operator]
                 f"({row.value}): a clock error is likelier than an outage that long, so nothing was done. "
                 "Fix the clock; if the host really was down that long, run pbem tick --trust-clock once"
             )
@@ -107,7 +107,7 @@ def guard(
         if swapped.rowcount != 1:
             session.rollback()
             return 0
-        gap = aware(now) - previous  # type: ignore[operator]
+        gap = utc(now) - previous  # type: ignore[operator]
         if gap.total_seconds() <= outage_seconds:
             session.commit()
             return 0
@@ -123,7 +123,7 @@ def guard(
             session.exec(  # type: ignore[call-overload]
                 update(GameRow)
                 .where(GameRow.id == game.id, GameRow.deadline_at == game.deadline_at)
-                .values(deadline_at=aware(game.deadline_at) + gap)  # type: ignore[operator]
+                .values(deadline_at=game.deadline_at + gap)  # type: ignore[operator]
                 .execution_options(synchronize_session=False)
             )
         session.commit()

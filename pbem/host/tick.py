@@ -19,8 +19,9 @@ from typing import Any
 from sqlalchemy import Engine, Row, func
 from sqlmodel import Session, select
 
+from pbem.core.clock import utc
 from pbem.cron import policy
-from pbem.cron.deadlines import aware, has_passed, periods_missed
+from pbem.cron.deadlines import has_passed, periods_missed
 from pbem.cron.notices import send_notice
 from pbem.host import claims, jobs, outage
 from pbem.outbox.settings import MailSettings
@@ -320,7 +321,7 @@ def tick(
     mail settings; ``None`` skips that part). Records the tick in ``cron_tick`` and logs its summary line."""
     settings = settings or TickSettings()
     mail = mail or MailSettings()
-    now = aware(now)  # type: ignore[assignment]
+    now = utc(now)
     summary = Summary()
     try:
         summary.outage_seconds = outage.guard(

@@ -16,6 +16,8 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, text
 
+from pbem.core.clock import utc
+
 log = logging.getLogger("pbem.cron")
 
 SKEW_WARNING = timedelta(seconds=60)
@@ -31,7 +33,7 @@ def database_now(engine: Engine) -> datetime | None:
         return None
     with engine.connect() as conn:
         moment = conn.execute(text("SELECT now()")).scalar_one()
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return utc(moment)
 
 
 def tick_moment(engine: Engine, given: datetime | None, wall: Callable[[], datetime] = _wall) -> datetime:

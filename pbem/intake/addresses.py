@@ -9,21 +9,20 @@ Refused, with a message saying what to write instead: anything that is not one b
 brackets, a list, a display name), a local part that is not a dot-atom (``john.``, ``a..b``, control
 characters, quotes), a local part in non-ASCII letters (that needs SMTPUTF8, which the host does not
 speak: refusing it at the door beats a mail that can never be sent), a domain without a dot
-(``localhost``) or that is not a valid host name, and anything over the lengths RFC 5321 allows.
+(``localhost``), one that is not a valid host name or IDNA 2008 name, one reserved for local or special
+use (``.local``, ``.invalid``, ``.onion``, ``.arpa``), and anything over the lengths RFC 5321 allows.
+The syntax is email-validator's; the words and the first checks, which say what a person got wrong,
+are pbem's.
 """
 
 from __future__ import annotations
 
-import re
+import email_validator
+from email_validator import EmailNotValidError, validate_email
 
-import idna
-
-#: the characters RFC 5322 allows in an unquoted local part (atext), dots between them
-_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
-_LOCAL = re.compile(rf"{_ATEXT}(?:\.{_ATEXT})*")
-_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
-#: RFC 5321 4.5.3.1: a local part of at most 64 octets, a path of at most 256 with its brackets
-MAX_LOCAL, MAX_ADDRESS = 64, 254
+#: RFC 5321 4.5.3.1: a path of at most 256 octets with its brackets (the local part's 64 is the library's)
+MAX_ADDRESS = 254
+_GOOD_LOCAL, _GOOD_DOMAIN = "a", "example.org"  # to tell which half of a refused address is at fault
 
 
 class AddressError(ValueError):
@@ -66,48 +65,46 @@ def normalise(address: str) -> str:
             f"{shown} is not a mail address: the part before the @ must be plain ASCII letters, "
             "digits or . _ - + (this host cannot send to non-ASCII names)"
         )
-    if len(local) > MAX_LOCAL or not _LOCAL.fullmatch(local):
-        raise AddressError(
-            f"{shown} is not a mail address: the part before the @ may hold letters, digits and . _ - +, "
+    domain = domain.rstrip(".")  # the root's dot ("example.org.") names the same domain
+    checked = _checked(f"{local}@{domain}")
+    if checked is None:
+        raise AddressError(f"{shown} is not a mail address: {_why(local, domain)}")
+    return f"{checked.ascii_local_part.lower()}@{checked.ascii_domain}"
+
+
+def _checked(address: str) -> email_validator.ValidatedEmail | None:
+    """email-validator's verdict on the syntax: no DNS asked (this host may have none), no SMTPUTF8 (the
+    host does not speak it), the RFC's 64 octets for the local part (``strict``), and the ``.test``
+    domains of RFC 6761 allowed (``test_environment``), as pbem's own test and demo hosts live there."""
+    try:
+        return validate_email(
+            address,
+            allow_smtputf8=False,
+            check_deliverability=False,
+            strict=True,
+            test_environment=True,
+        )
+    except EmailNotValidError:
+        return None
+
+
+def _why(local: str, domain: str) -> str:
+    """Which half of a refused address is wrong, in pbem's words (the library's name the library)."""
+    if _checked(f"{local}@{_GOOD_DOMAIN}") is None:
+        return (
+            "the part before the @ may hold letters, digits and . _ - +, "
             "with no dot at its start or end and no two dots together"
         )
-    ascii_domain = _domain(domain, shown)
-    result = f"{local.lower()}@{ascii_domain}"
-    if len(result) > MAX_ADDRESS:
-        raise AddressError(
-            f"{shown} is not a mail address: the address is too long (at most {MAX_ADDRESS} characters)"
-        )
-    return result
-
-
-def _domain(domain: str, shown: str) -> str:
-    name = domain.rstrip(".").lower()
-    if not name.isascii():
-        try:
-            name = idna.encode(name, uts46=True).decode("ascii")
-        except (idna.IDNAError, UnicodeError):
-            raise AddressError(
-                f"{shown} is not a mail address: {_shown(domain)} is not a valid domain name"
-            ) from None
-    labels = name.split(".")
-    if len(labels) < 2:
-        raise AddressError(
-            f"{shown} is not a mail address: the domain needs a dot, as in example.org "
-            "(a bare host name is local)"
-        )
-    if len(name) > 253 or not all(_LABEL.fullmatch(label) for label in labels) or labels[-1].isdigit():
-        raise AddressError(
-            f"{shown} is not a mail address: {_shown(domain)} is not a valid domain name "
-            "(letters, digits and dashes between dots)"
-        )
-    if any(label.startswith("xn--") for label in labels):
-        try:  # an ASCII-written IDNA label must decode, or no server will route it
-            idna.decode(name)
-        except (idna.IDNAError, UnicodeError):
-            raise AddressError(
-                f"{shown} is not a mail address: {_shown(domain)} is not a valid domain name"
-            ) from None
-    return name
+    if _checked(f"{_GOOD_LOCAL}@{domain}") is None:
+        last = domain.lower().rsplit(".", 1)[-1]
+        if "." not in domain.replace("。", "."):
+            return "the domain needs a dot, as in example.org (a bare host name is local)"
+        if last in email_validator.SPECIAL_USE_DOMAIN_NAMES:
+            return f"{_shown(domain)} is a name reserved for local or special use, which no mail reaches"
+        if not domain.isascii() or "xn--" in domain.lower():  # an IDNA name: the hint below is not its rule
+            return f"{_shown(domain)} is not a valid domain name"
+        return f"{_shown(domain)} is not a valid domain name (letters, digits and dashes between dots)"
+    return f"the address is too long (at most {MAX_ADDRESS} characters)"
 
 
 def _shown(text: str) -> str:

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, select
 
+from pbem.core.clock import utc
 from pbem.storage.models import PasswordFailureRow, SeatRow
 
 log = logging.getLogger("pbem.mail")
@@ -52,16 +53,12 @@ def _names(game_id: str, seat: str) -> tuple[str, str]:
     return game_id[:64], seat[:64]  # as the columns keep them
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def hold(session: Session, game_id: str, seat: str, now: datetime) -> Hold | None:
     """The seat's hold at ``now``, or ``None`` when its password may be checked for anyone."""
-    now = _aware(now)
+    now = utc(now)
     game_id, seat = _names(game_id, seat)
     recent = [
-        _aware(at)
+        utc(at)
         for at in session.exec(
             select(PasswordFailureRow.at)
             .where(
@@ -117,6 +114,4 @@ def wrong(session: Session, game_id: str, seat: str, from_address: str | None, n
     if from_address is None:
         return
     game_id, seat = _names(game_id, seat)
-    session.add(
-        PasswordFailureRow(game_id=game_id, seat=seat, from_address=from_address[:320], at=_aware(now))
-    )
+    session.add(PasswordFailureRow(game_id=game_id, seat=seat, from_address=from_address[:320], at=utc(now)))

@@ -34,6 +34,7 @@ from sqlalchemy import Engine, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, select
 
+from pbem.core.clock import utc
 from pbem.core.codec import sha256_hex, unpack
 from pbem.core.i18n import _, format_deadline, language
 from pbem.intake import guessing
@@ -50,7 +51,7 @@ from pbem.mail import (
     redaction,
 )
 from pbem.mail.sources import Incoming
-from pbem.outbox import begin_write, queue, replies, same_zone, utcnow
+from pbem.outbox import begin_write, queue, replies
 from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
@@ -84,7 +85,7 @@ def handle(
     A message that raises while it is handled is tried again at the next fetch and quarantined after
     :data:`~pbem.mail.poison.MAX_TRIES` tries (:mod:`pbem.mail.poison`); outcome ``error`` or
     ``quarantined``. Only a database fault is raised: every message would fail the same way."""
-    now = utcnow(now)
+    now = utc(now)
     readable = limits.bounded(raw, settings.max_message_bytes)
     try:
         msg = reading.parse(readable)
@@ -168,7 +169,7 @@ def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> tuple[Cl
         begin_write(session)
         row = session.exec(select(InboundRow).where(InboundRow.key == key)).first()
         if row is not None:
-            claimed_at = same_zone(row.received_at)
+            claimed_at = row.received_at
             if row.outcome != "processing":
                 return "duplicate", claimed_at, row.attempts
             if row.error is None and abs(now - claimed_at) < STALE_CLAIM:
@@ -286,7 +287,7 @@ def _decide(
                 "These orders are a copy of orders you sent on {when}, which your later orders replaced, "
                 "so they were not taken: your later orders stand. To go back to these orders, change "
                 "anything in them (a comment will do) and send them again.",
-                when=format_deadline(same_zone(first_seen)),
+                when=format_deadline(utc(first_seen)),
             )
             + "\n",
         )

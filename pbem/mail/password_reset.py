@@ -21,10 +21,11 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from pbem.core.clock import utc
 from pbem.core.i18n import _, language
 from pbem.intake import addresses, passwords
 from pbem.mail.commands import Answer, handles
-from pbem.outbox import begin_write, queue, same_zone, utcnow
+from pbem.outbox import begin_write, queue
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.reports import reader_language
@@ -62,7 +63,7 @@ def request(
         )
     game_id, seat_name = str(envelope["game"]), str(envelope["player"])
     with language(reader_language(engine, game_id, seat_name)):  # the seat's words, not the sender's
-        _send(engine, settings or load_settings(), game_id, seat_name, utcnow(now))
+        _send(engine, settings or load_settings(), game_id, seat_name, utc(now))
     text = _(
         "If game {game} has a seat {seat} with a registered address, a new password is on its way to "
         "that address (never to any other, and at most one a day). The old password keeps working "
@@ -88,7 +89,7 @@ def _send(engine: Engine, settings: MailSettings, game_id: str, seat_name: str, 
         address = seat.email.strip().lower()
         if not addresses.is_valid(address):
             return False
-        if seat.password_reset_at is not None and now - same_zone(seat.password_reset_at) < RESET_INTERVAL:
+        if seat.password_reset_at is not None and now - seat.password_reset_at < RESET_INTERVAL:
             return False
         seat.pending_password_hash, seat.password_reset_at = new_hash, now
         session.add(seat)

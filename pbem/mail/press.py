@@ -37,12 +37,13 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from pbem.core import clock
+from pbem.core.clock import utc
 from pbem.core.codec import sha256_hex
 from pbem.core.errors import UserError
 from pbem.core.i18n import _, language
 from pbem.intake import addresses, away, orderfile
 from pbem.mail import commands, extract, reading
-from pbem.outbox import queue, utcnow
+from pbem.outbox import queue
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.reports import reader_language
@@ -264,7 +265,7 @@ def _check(
     now: datetime | None,
     from_address: str = "",
 ) -> Press:
-    moment = utcnow(now)
+    moment = utc(now)
     with Session(engine) as session:
         game = session.get(GameRow, game_id)
         assert game is not None  # authenticated

@@ -10,7 +10,6 @@ message, is simply read whole each time.
 from __future__ import annotations
 
 import contextlib
-import imaplib
 import mailbox
 import os
 import ssl
@@ -18,6 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from imapclient import SEEN, IMAPClient
+from imapclient.exceptions import IMAPClientError
 
 from pbem.outbox.errors import MailError, masked_url
 from pbem.outbox.settings import IMAP_PASSWORD_ENV
@@ -121,65 +123,65 @@ def parse_imap_url(url: str) -> ImapUrl:
     )
 
 
+# Bodies are fetched this many at a time: one round trip per batch, and a mailbox of thousands of
+# waiting messages never sits in memory whole.
+FETCH_BATCH = 25
+
+
 def read_imap(url: str, password: str | None, *, timeout: float = 30.0) -> Iterator[Incoming]:
     """Every unseen message of the mailbox, fetched without setting ``\\Seen`` (that waits for the
-    caller's ``mark_read``, after the message is recorded)."""
+    caller's ``mark_read``, after the message is recorded). The mailbox may have any name: IMAPClient
+    writes it in IMAP's modified UTF-7 (``INBOX/Входящие`` is ``INBOX/&BBIERQQ+BDQETwRJBDgENQ-``)."""
     where = parse_imap_url(url)
     if not password:
         raise MailError(f"set ${IMAP_PASSWORD_ENV} to the password of {where.user} on {where.host}")
     try:
         conn = _imap_login(where, password, timeout)
-    except (imaplib.IMAP4.error, OSError) as exc:
+    except (IMAPClientError, OSError) as exc:
         raise MailError(
             f"cannot log in to IMAP {where.host}:{where.port} as {where.user}: {_clean(exc)}"
         ) from None
     try:
-        status, _ = conn.select(_quote(where.mailbox))
-        if status != "OK":
-            raise MailError(f"IMAP {where.host}: no mailbox {where.mailbox!r}")
-        status, found = conn.uid("SEARCH", "UNSEEN")
-        uids = found[0].split() if status == "OK" and found and found[0] else []
-        for uid in uids:
-            status, data = conn.uid("FETCH", uid, "(BODY.PEEK[])")
-            raw = next((part[1] for part in data or [] if isinstance(part, tuple)), None)
-            if status != "OK" or not isinstance(raw, bytes):
-                continue  # expunged meanwhile
-            yield Incoming(raw, f"imap:{where.mailbox}/{uid.decode()}", _imap_marker(conn, uid))
-    except (imaplib.IMAP4.error, OSError) as exc:
+        try:
+            conn.select_folder(where.mailbox)
+        except IMAPClientError:
+            raise MailError(f"IMAP {where.host}: no mailbox {where.mailbox!r}") from None
+        uids = sorted(conn.search(["UNSEEN"]))
+        for start in range(0, len(uids), FETCH_BATCH):
+            batch = uids[start : start + FETCH_BATCH]
+            fetched = conn.fetch(batch, ["BODY.PEEK[]"])
+            for uid in batch:
+                raw = fetched.get(uid, {}).get(b"BODY[]")
+                if not isinstance(raw, bytes):
+                    continue  # expunged meanwhile
+                yield Incoming(raw, f"imap:{where.mailbox}/{uid}", _imap_marker(conn, uid))
+    except (IMAPClientError, OSError) as exc:
         raise MailError(f"IMAP {where.host}:{where.port} failed: {_clean(exc)}") from None
     finally:
-        with contextlib.suppress(imaplib.IMAP4.error, OSError):
+        with contextlib.suppress(IMAPClientError, OSError):
             conn.logout()
 
 
-def _imap_login(where: ImapUrl, password: str, timeout: float) -> imaplib.IMAP4:
+def _imap_login(where: ImapUrl, password: str, timeout: float) -> IMAPClient:
     context = ssl.create_default_context(cafile=where.cafile)
-    conn: imaplib.IMAP4
-    if where.tls:
-        conn = imaplib.IMAP4_SSL(where.host, where.port, ssl_context=context, timeout=timeout)
-    else:
-        conn = imaplib.IMAP4(where.host, where.port, timeout=timeout)
-        if where.starttls:
-            conn.starttls(context)
+    conn = IMAPClient(where.host, where.port, ssl=where.tls, ssl_context=context, timeout=timeout)
+    if not where.tls and where.starttls:
+        conn.starttls(context)
     conn.login(where.user, password)
     return conn
 
 
-def _imap_marker(conn: imaplib.IMAP4, uid: bytes) -> Callable[[], None]:
+def _imap_marker(conn: IMAPClient, uid: int) -> Callable[[], None]:
     def mark() -> None:
         # a courtesy: if the connection dropped, the message stays unseen and is a duplicate next time
-        with contextlib.suppress(imaplib.IMAP4.error, OSError):
-            conn.uid("STORE", uid, "+FLAGS", "(\\Seen)")
+        with contextlib.suppress(IMAPClientError, OSError):
+            conn.add_flags([uid], [SEEN], silent=True)
 
     return mark
 
 
-def _quote(box: str) -> str:
-    return '"' + box.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _clean(exc: BaseException) -> str:
-    if not isinstance(exc, imaplib.IMAP4.error):  # OSError, SSLError: their str() says it best
+    if not isinstance(exc, IMAPClientError):  # OSError, SSLError: their str() says it best
         return str(exc)
     text = exc.args[0] if exc.args else exc
     return text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)

@@ -17,13 +17,14 @@ from datetime import datetime
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from pbem.core.clock import utc
 from pbem.core.codec import sha256_hex, unpack
 from pbem.core.dice import report_data
 from pbem.core.errors import UserError
 from pbem.core.i18n import _, language
 from pbem.intake import addresses
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
-from pbem.outbox import begin_write, queue, utcnow
+from pbem.outbox import begin_write, queue
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.reports import reader_languages
@@ -62,7 +63,7 @@ def queue_welcomes(
     the seats welcomed. Idempotent: a second call queues nothing (one welcome per password).
     ``replaced``: the seat changed hands mid-game, so the thread exists already."""
     settings = settings or load_settings()
-    now = utcnow(now)
+    now = utc(now)
     with Session(engine) as session:
         game = session.get(GameRow, game_id)
         if game is None:

@@ -18,10 +18,8 @@ from pbem.outbox.queueing import (
     pack_message,
     queue,
     report_key,
-    same_zone,
     unmailed_reports,
     unpack_message,
-    utcnow,
 )
 from pbem.outbox.sending import CLAIM_SECONDS, SECRET_PREFIXES, SendResult, backoff, forget_secrets, send
 
@@ -37,9 +35,7 @@ __all__ = [
     "pack_message",
     "queue",
     "report_key",
-    "same_zone",
     "send",
     "unmailed_reports",
     "unpack_message",
-    "utcnow",
 ]

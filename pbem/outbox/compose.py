@@ -17,7 +17,7 @@ from functools import lru_cache
 from pbem.core import markers
 from pbem.core.codec import sha256_hex
 from pbem.core.i18n import _
-from pbem.outbox.calendar_part import attach_calendars
+from pbem.outbox.calendar_part import calendar_parts, mixed_boundary
 from pbem.outbox.flowed_text import flowed
 from pbem.outbox.folding import alternative_header, folded
 from pbem.outbox.message import _cte, header_fields, subject_line, thread_root
@@ -51,7 +51,7 @@ def report_mail(
     rendering of the web page ``html`` (:func:`pbem.render.mail_html.mail_page`: CSS inlined, boards as PNG
     pictures in a multipart/related beside it), preferred; CRLF line breaks, ready for SMTP.
     ``calendars``: the seat's deadline events (:mod:`pbem.render.calendar`), as ``text/calendar`` parts
-    beside it.
+    beside it, in a ``multipart/mixed`` whose first part is the alternative.
 
     Written out here (headers folded by :mod:`pbem.outbox.folding`, calendars added by
     :mod:`pbem.outbox.calendar_part`) rather than built as an :class:`EmailMessage`, the plain
@@ -77,11 +77,12 @@ def report_mail(
     boundary = "=_pbem_" + sha256_hex(dict(fields)["Message-ID"])[:32]
     texts = [_encoded_part("plain", flowed(text), flowed=True), _html_text_part(page)]
     related = _related_boundary(boundary)
+    mixed = mixed_boundary(dict(fields)["Message-ID"]) if calendars else related
     # only a 7bit part can hold a boundary (quoted-printable writes every "=" as "=3D" and breaks
     # lines by "=" and a line break, so no "=_" is in it; base64 has neither): the others are not
     # searched (an HTML part is some 80 KB, searched twice)
     unsafe = [body for headers, body in texts if not headers.endswith(_QP_HEADER)]
-    if any(b.encode() in body for body in unsafe for b in (boundary, related)):
+    if any(b.encode() in body for body in unsafe for b in (boundary, related, mixed)):
         # encode that part too
         texts = [
             _encoded_part("plain", flowed(text), force_qp=True, flowed=True),
@@ -93,9 +94,16 @@ def report_mail(
         shared += [lined[1]] if lined is not None else []
         shared += [_picture_part(picture)[1] for picture in page.pictures]
     out = [folded(name, value) for name, value in fields]
-    out += [b"MIME-Version: 1.0\r\n", alternative_header(boundary), b"\r\n"]
-    out += [*_multipart(boundary, parts), b"\r\n"]
-    return attach_calendars(b"".join(out), calendars)
+    out.append(b"MIME-Version: 1.0\r\n")
+    if not calendars:
+        out += [alternative_header(boundary), b"\r\n", *_multipart(boundary, parts), b"\r\n"]
+        return b"".join(out)
+    # the report's alternative first, then each calendar: a multipart/mixed around them
+    alternative = (alternative_header(boundary), _multipart(boundary, parts))
+    # folded as alternative_header is: on one line it would be 79 characters, past RFC 5322's 78
+    out += [f'Content-Type: multipart/mixed;\r\n boundary="{mixed}"\r\n\r\n'.encode("ascii")]
+    out += [*_multipart(mixed, [alternative, *calendar_parts(calendars)]), b"\r\n"]
+    return b"".join(out)
 
 
 def _related_boundary(boundary: str) -> str:

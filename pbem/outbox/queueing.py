@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from email import policy
 from email.generator import BytesGenerator
 from email.message import EmailMessage
@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem.core import fast_zlib
+from pbem.core.clock import utc
 from pbem.core.codec import pack_bytes_fast, pack_bytes_sharing, unpack_fast
 from pbem.core.errors import UserError
 from pbem.core.i18n import language
@@ -36,27 +37,6 @@ from pbem.render.calendar import parts_for_reports
 from pbem.render.reports import languages_of
 from pbem.storage import fencing
 from pbem.storage.models import GameRow, ObserverRow, OutboxRow, ReportRow, SeatRow
-
-
-def utcnow(now: datetime | None = None) -> datetime:
-    """``now`` (the clock when ``None``) in UTC, aware or naive as the schema's datetime columns take it.
-
-    SQLModel maps ``datetime`` fields either to a time-zone-aware type that refuses naive values, or
-    (older versions, or a field typed naive) to a plain one; asking the column keeps this layer right
-    under both. A naive ``now`` is taken as UTC.
-    """
-    moment = datetime.now(UTC) if now is None else now
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    return moment if _aware_columns() else moment.replace(tzinfo=None)
-
-
-def _aware_columns() -> bool:
-    return bool(getattr(OutboxRow.__table__.c.created_at.type, "timezone", False))  # type: ignore[attr-defined]
-
-
-def same_zone(moment: datetime) -> datetime:
-    """A moment read back from the database, comparable with :func:`utcnow` (SQLite may drop the zone)."""
-    return utcnow(moment)
 
 
 def begin_write(session: Session) -> None:
@@ -194,7 +174,7 @@ def enqueue_reports(
     only what is still unqueued then (a tick queues the games it holds, so two rarely meet).
     """
     settings = settings or load_settings()
-    now = utcnow(now)
+    now = utc(now)
     queued = 0
     failed_on: int | None = None
     while True:

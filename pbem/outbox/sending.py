@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import Engine, and_, bindparam, or_, update
 from sqlmodel import Session, select
 
-from pbem.outbox.queueing import begin_write, pack_message, unpack_message, utcnow
+from pbem.core.clock import utc
+from pbem.outbox.queueing import begin_write, pack_message, unpack_message
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.outbox.transport import DeliveryError, Transport
 from pbem.storage.models import OutboxRow
@@ -71,7 +72,7 @@ def send(
     of fifty.
     """
     settings = settings or load_settings()
-    now = utcnow(now)
+    now = utc(now)
     result = SendResult()
     left = limit
     at_once = bool(getattr(transport, "idempotent", False))

@@ -169,7 +169,10 @@ def dump_events(events: Sequence[Event]) -> list[dict[str, Any]]:
 
 def _message_of(event: Event) -> dict[str, Any]:
     if isinstance(event.text, Text):
-        return {"msgid": event.text.msgid, "params": _dump_params({**event.text.params, **event.params})}
+        stored = {"msgid": event.text.msgid, "params": _dump_params({**event.text.params, **event.params})}
+        if event.text.context is not None:  # a list (i18n.listed) or a game's term: only then, as below
+            stored["context"] = event.text.context
+        return stored
     return {"params": dict(event.params)} if event.params else {}
 
 
@@ -201,7 +204,7 @@ def _load_params(params: dict[str, Any]) -> dict[str, Any]:
 def load_event(entry: dict[str, Any]) -> Event:
     """An event as :func:`dump_events` stored it, its words translatable again."""
     params = _load_params(entry.get("params") or {})
-    text = Text(entry["msgid"], params) if "msgid" in entry else entry["text"]
+    text = Text(entry["msgid"], params, entry.get("context")) if "msgid" in entry else entry["text"]
     return Event(text, entry.get("to"), entry.get("data") or {}, {} if "msgid" in entry else params)
 
 

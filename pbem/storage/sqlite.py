@@ -4,18 +4,16 @@ write at once or wait their turn)."""
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import sqlite3
-import time
-import weakref
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from filelock import Timeout, UnixFileLock
 from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.pool import NullPool
 
@@ -60,8 +58,9 @@ def writes(sql: str) -> bool:
 
 
 class WriteLock:
-    """The lock file beside one SQLite database, held (``flock``, exclusive) by a connection from just
-    before the first write of a transaction until it commits or rolls back.
+    """The lock file beside one SQLite database, held (``flock``, exclusive, through filelock's
+    :class:`~filelock.UnixFileLock`) by a connection from just before the first write of a transaction
+    until it commits or rolls back.
 
     Why: SQLite lets one writer at a time, and one that finds the database locked sleeps in its busy
     handler in steps of 1, 2, 5, 10… ms however soon the lock is free: two tick jobs lost a sixth of
@@ -71,69 +70,61 @@ class WriteLock:
     when the file cannot be had; the kernel frees a dead process's ``flock`` at once.
     """
 
-    #: a wait for the file is polled, this often at most (the kernel wakes no one waiting with a
-    #: timeout: flock's own blocking wait has none, and a hung writer must not hang every other one)
+    #: a wait for the file is polled this often (the kernel wakes no one waiting with a timeout:
+    #: flock's own blocking wait has none, and a hung writer must not hang every other one)
     POLL_SECONDS = 0.0004
 
     def __init__(self, database: Path, timeout: float = BUSY_TIMEOUT_MS / 1000) -> None:
         self.database, self.path = database, database.with_name(database.name + LOCK_SUFFIX)
         self.timeout = timeout
         self.held = False
-        self._fd: int | None = None
-        self._closer: weakref.finalize | None = None
+        self._lock: UnixFileLock | None = None
         self._pid = 0
 
     def take(self) -> None:
         """Take the file (waiting up to ``timeout``); without it if it cannot be had."""
-        fd = self._open()
-        if fd is None:
+        lock = self._file()
+        if lock is None:
             return
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if not self._wait(fd):
-                return  # SQLite's busy timeout decides now, as without this file
-        except OSError:  # a file system without flock: SQLite's own locking only
+            lock.acquire()
+        except Timeout:
+            return  # SQLite's busy timeout decides now, as without this file
+        except OSError:  # it cannot be opened (a read-only folder), or no flock: SQLite's own locking only
             return
         self.held = True
 
     def give(self) -> None:
         if self.held:
             self.held = False
-            if self._fd is not None and self._pid == os.getpid():
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            if self._lock is not None and self._pid == os.getpid():
+                self._lock.release()
 
     def close(self) -> None:
         self.give()
-        if self._closer is not None and self._pid == os.getpid():
-            self._closer()
-        self._fd = self._closer = None
+        self._lock = None
 
-    def _wait(self, fd: int) -> bool:
-        deadline = time.monotonic() + self.timeout
-        pause = self.POLL_SECONDS / 8
-        while time.monotonic() < deadline:
-            time.sleep(pause)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return True
-            except BlockingIOError:
-                pause = min(pause * 2, self.POLL_SECONDS)
-        return False
-
-    def _open(self) -> int | None:
+    def _file(self) -> UnixFileLock | None:
         if self._pid != os.getpid():  # new, or inherited through a fork: the parent's file stays the parent's
-            self._fd, self._closer, self.held, self._pid = None, None, False, os.getpid()
-        if self._fd is None:
+            self._lock, self.held, self._pid = None, False, os.getpid()
+        if self._lock is None:
             try:  # as readable as the database itself, so every user that may write it may queue
                 mode = self.database.stat().st_mode & 0o666
-                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, mode)
-            except OSError:  # a read-only folder: it writes nothing, or fails on SQLite's own lock
+            except OSError:
                 return None
-            # a connection dropped without being closed (its sqlite3 handle is closed by the C code,
-            # not by close()) must still give the file back: closing the file frees its flock
-            self._closer = weakref.finalize(self, os.close, self._fd)
-        return self._fd
+            # shared by the threads a pooled connection moves between; the file kept on release, so every
+            # waiter queues on the one inode; no soft (marker-file) lock where flock is missing: a marker
+            # a dead process leaves behind would stop every writer, where SQLite's own lock frees itself
+            self._lock = UnixFileLock(
+                self.path,
+                timeout=self.timeout,
+                mode=mode,
+                thread_local=False,
+                poll_interval=self.POLL_SECONDS,
+                fallback_to_soft=False,
+                preserve_lock_file=True,
+            )
+        return self._lock
 
 
 LOCK_SUFFIX = "-writer"

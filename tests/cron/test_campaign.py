@@ -11,7 +11,6 @@ from itertools import pairwise
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.cron.deadlines import aware
 from pbem.storage.cron_models import NoticeRow
 from pbem.storage.models import GameRow, SubmissionRow
 from tests.cron.conftest import DAY, START, new_game, owes, send_orders
@@ -25,7 +24,7 @@ def _deadline(engine: Engine, game_id: str) -> datetime | None:
     with Session(engine) as session:
         row = session.get(GameRow, game_id)
         assert row is not None
-        return aware(row.deadline_at) if row.status == "active" else None
+        return row.deadline_at if row.status == "active" else None
 
 
 def test_three_weeks_of_deadlines_reminders_and_missed_turns(engine: Engine) -> None:
@@ -65,10 +64,10 @@ def test_three_weeks_of_deadlines_reminders_and_missed_turns(engine: Engine) -> 
     # reminders: once per turn and seat, and only to a seat whose orders were not in yet
     reminders = [(n.game_id, n.turn, n.seat) for n in notices if n.kind == "reminder"]
     assert len(reminders) == len(set(reminders))
-    arrived = {(s.game_id, s.turn, s.seat): aware(s.received_at) for s in sent}
+    arrived = {(s.game_id, s.turn, s.seat): s.received_at for s in sent}
     for n in (n for n in notices if n.kind == "reminder"):
         when = arrived.get((n.game_id, n.turn, n.seat))
-        assert when is None or when > aware(n.created_at)  # type: ignore[operator]
+        assert when is None or when > n.created_at  # type: ignore[operator]
     assert not [r for r in reminders if r[0] == "prompt"]  # prompt players are never reminded
 
     # the late player: reminded, noticed and counted once for each turn it was late; the game waited
@@ -84,7 +83,7 @@ def test_three_weeks_of_deadlines_reminders_and_missed_turns(engine: Engine) -> 
     absent = turn_rows(engine, "absent")
     for before, turn in pairwise(absent):
         if "blue" in json.loads(turn.by_bot_json):
-            waited = aware(turn.resolved_at) - aware(before.resolved_at)  # type: ignore[operator]
+            waited = turn.resolved_at - before.resolved_at  # type: ignore[operator]
             assert waited >= timedelta(seconds=DAY + 3600)
     assert (
         seat(engine, "absent", "blue").misses == sum("blue" in json.loads(t.by_bot_json) for t in absent) > 0
@@ -94,8 +93,8 @@ def test_three_weeks_of_deadlines_reminders_and_missed_turns(engine: Engine) -> 
     gone = seat(engine, "gone", "blue")
     assert (gone.abandoned, gone.misses) == (True, 3)
     abandoned_at = next(n.created_at for n in notices if n.game_id == "gone" and n.kind == "miss-3")
-    after = [t for t in turn_rows(engine, "gone") if aware(t.resolved_at) > aware(abandoned_at)]  # type: ignore[operator]
+    after = [t for t in turn_rows(engine, "gone") if t.resolved_at > abandoned_at]  # type: ignore[operator]
     assert after and all(
-        (aware(t.resolved_at) - aware(p.resolved_at)) <= STEP  # type: ignore[operator]
+        (t.resolved_at - p.resolved_at) <= STEP  # type: ignore[operator]
         for p, t in pairwise(after)
     )

@@ -12,7 +12,6 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
 from pbem import outbox
-from pbem.cron.deadlines import aware
 from pbem.host import claims, outage, timebase
 from pbem.host.tick import TickSettings, tick
 from pbem.mail import inbound
@@ -32,7 +31,7 @@ def deadline(engine: Engine, game_id: str) -> datetime | None:
     with Session(engine) as session:
         game = session.get(GameRow, game_id)
         assert game is not None
-        return aware(game.deadline_at)
+        return game.deadline_at  # aware UTC, as the column gives it
 
 
 def test_a_tick_a_year_ahead_is_refused_and_changes_nothing(

@@ -8,7 +8,6 @@ from datetime import timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from pbem.cron.deadlines import aware
 from pbem.host.outage import guard, last_tick
 from pbem.storage.models import GameRow
 from tests.cron.conftest import START, bare_games
@@ -20,7 +19,7 @@ def _deadline(engine: Engine, game_id: str) -> object:
     with Session(engine) as session:
         game = session.get(GameRow, game_id)
         assert game is not None
-        return aware(game.deadline_at)
+        return game.deadline_at
 
 
 def test_a_short_gap_moves_no_deadline(engine: Engine) -> None:

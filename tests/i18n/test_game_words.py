@@ -29,7 +29,6 @@ from tests.mare_balticum.test_mare_reports import context, secret_position
 HUNGARIAN = {
     "{seat} unloaded {goods} at {port}": "{seat} kirakodott itt: {port}: {goods}",
     "{goods} ×{n}": "{n} db {goods}",
-    "{items} and {item}": "{items} és {item}",
     "{items}, {item}": "{items}, {item}",
     "{items}; {item}": "{items}; {item}",
     "refill: {areas}": "utántöltés: {areas}",
@@ -51,7 +50,6 @@ RUSSIAN = {
     "{coral} reef at {diver} (tiles: {tiles}, points: {points})": (
         "риф ({coral}) у {diver} (жетонов: {tiles}, очков: {points})"
     ),
-    "{items} and {item}": "{items} и {item}",
 }
 RUSSIAN_TERMS = {("coral", "brain"): "мозговой коралл", ("coral", "fan"): "веерный коралл"}
 
@@ -74,8 +72,9 @@ def test_an_unload_with_goods_and_counts_is_one_hungarian_sentence(monkeypatch: 
     (event,) = events
     assert event.text == "red unloaded herring ×2 and flatfish ×1 at gdansk"  # the English, as stored
     stand_in(monkeypatch, HUNGARIAN, HUNGARIAN_TERMS)
-    for shown in (event, stored(event)):
-        assert i18n._(shown.text) == "red kirakodott itt: gdansk: 2 db hering és 1 db lepényhal"
+    with i18n.language("hu"):  # the list's "és" is the language's (CLDR's), not a catalog's
+        for shown in (event, stored(event)):
+            assert i18n._(shown.text) == "red kirakodott itt: gdansk: 2 db hering és 1 db lepényhal"
 
 
 def test_a_refill_names_each_areas_goods_in_the_readers_words(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,7 +87,9 @@ def test_a_refill_names_each_areas_goods_in_the_readers_words(monkeypatch: pytes
     )
     assert text == "refill: skagerrak: salmon and cod; kattegat: amber"
     stand_in(monkeypatch, HUNGARIAN, HUNGARIAN_TERMS)
-    assert i18n._(stored(Event(text)).text) == "utántöltés: skagerrak: lazac és tőkehal; kattegat: borostyán"
+    with i18n.language("hu"):
+        said = i18n._(stored(Event(text)).text)
+    assert said == "utántöltés: skagerrak: lazac és tőkehal; kattegat: borostyán"
 
 
 def test_the_report_tables_show_goods_and_colours_in_the_readers_words(
@@ -113,7 +114,8 @@ def test_a_surface_closing_two_reefs_is_one_russian_sentence(monkeypatch: pytest
     )
     stand_in(monkeypatch, RUSSIAN, RUSSIAN_TERMS)
     for shown in (event, stored(event)):
-        said = i18n._(shown.text)
+        with i18n.language("ru"):
+            said = i18n._(shown.text)
         assert said.startswith(
             "red всплывает: закрыто — риф (мозговой коралл) у f4 (жетонов: 3, очков: 4) и "
             "риф (веерный коралл) у e5 (жетонов: 2, очков: 3); водолазов вернулось: 5"
@@ -147,3 +149,29 @@ def test_every_term_a_game_shows_is_in_its_glossary_in_every_language(
         assert term == key and term.context is not None  # the English id, kept for orders and storage
         for lang in i18n.LANGUAGES:
             assert glossary.word(key, lang), (key, lang)
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("en", "ann, bob and cy"),  # British: no comma before "and", as the host's "colour"
+        ("cs", "ann, bob a\u00a0cy"),  # a one-letter word never ends a Czech line: a no-break space
+        ("ru", "ann, bob и cy"),
+        ("hu", "ann, bob és cy"),
+        ("zh", "ann、bob和cy"),
+    ],
+)
+def test_a_list_is_joined_when_shown_in_the_readers_language(code: str, said: str) -> None:
+    names = i18n.listed(["ann", "bob", "cy"])
+    assert names == "ann, bob and cy"  # the English, as stored and compared
+    with i18n.language(code):
+        assert i18n._(names) == said
+        assert i18n._(stored(Event(T_("{seats} won", seats=names))).text).startswith(said)
+        assert i18n._(stored(Event(names)).text) == said  # a list as the whole event keeps its kind too
+        assert i18n._(i18n.listed(["bob", "cy"])) == said.replace("ann, ", "").replace("ann、", "")
+
+
+def test_a_list_stored_before_lists_were_cldrs_still_shows_in_the_catalogs_words() -> None:
+    old = T_("{items} and {item}", items=T_("{items}, {item}", items="ann", item="bob"), item="cy")
+    with i18n.language("hu"):
+        assert i18n._(stored(Event(T_("{seats} won", seats=old))).text).startswith("ann, bob és cy")

@@ -226,6 +226,11 @@ userdb {{
   args = uid=dovecot gid=dovecot home={root}/mail/%u
 }}
 mail_location = maildir:~/Maildir
+# "/" between a mailbox and its children, as most servers write it (INBOX/Входящие)
+namespace inbox {{
+  inbox = yes
+  separator = /
+}}
 service imap-login {{
   inet_listener imap {{
     port = {port}

@@ -34,6 +34,14 @@ BAD = {
     "ann@exa_mple.org": "not a valid domain",
     "ann@xn--zz.org": "not a valid domain",
     "": "empty",
+    # refused since email-validator judges the syntax: names no mail reaches, and labels IDNA 2008 reserves
+    "ann@printer.local": "reserved for local or special use",
+    "ann@example.invalid": "reserved for local or special use",
+    "ann@abc.onion": "reserved for local or special use",
+    "ann@ab--cd.org": "not a valid domain",
+    "ann@example.o1": "not a valid domain",
+    "a" * 65 + "@example.org": "the part before the @",
+    "a" * 64 + "@" + "b" * 60 + "." + "c" * 60 + "." + "d" * 60 + "." + "e" * 8 + ".org": "too long",
 }
 
 
@@ -48,6 +56,10 @@ def test_addresses_are_lower_case_with_the_domain_in_ascii() -> None:
     assert normalise("x@EXÄMPLE.org") == "x@xn--exmple-cua.org"
     assert normalise("x@xn--exmple-cua.org") == "x@xn--exmple-cua.org"
     assert normalise("o'brien+pbem@mail.example.co.uk") == "o'brien+pbem@mail.example.co.uk"
+    assert normalise("ann@example.org.") == "ann@example.org"  # the root's dot: the same domain
+    assert normalise("host@pbem.test") == "host@pbem.test"  # RFC 6761's names for tests and demos
+    assert normalise("x@Faß.de") == "x@xn--fa-hia.de"  # IDNA 2008: ß is kept, not folded to ss
+    assert normalise("x@пример.рф") == "x@xn--e1afmkfd.xn--p1ai"
 
 
 @pytest.mark.parametrize("address", ["<ann@example.org>", "ann@example.org,cy@example.org", "ann@localhost"])

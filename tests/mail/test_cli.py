@@ -116,3 +116,18 @@ def test_fetch_reads_the_imap_mailbox_named_in_the_config_file(
     result = runner.invoke(app, ["fetch", "--config", str(config), "--no-send"], env=env)
     assert result.exit_code == 0, result.output
     assert result.output == "command   ann@example.org (help)\n"
+
+
+def test_fetch_reads_a_mailbox_with_a_non_ascii_name(
+    engine: Engine, game: Game, dovecot: Dovecot, tmp_path: Path, db_path: Path
+) -> None:
+    wire = "INBOX/&BBIERQQ+BDQETwRJBDgENQ-"  # INBOX/Входящие in IMAP's modified UTF-7 (RFC 3501 5.1.3)
+    dovecot.clear(HOST, wire)
+    dovecot.append(HOST, mail("help").as_bytes(policy=policy.SMTP), wire)
+    config = tmp_path / "imap.toml"
+    config.write_text(f'[mail]\nfrom = "{HOST}"\nimap = "{dovecot.url(HOST, "INBOX/Входящие")}"\n')
+    env = {"PBEM_DB": f"sqlite:///{db_path}", "PBEM_IMAP_PASSWORD": dovecot.passwords[HOST]}
+    result = runner.invoke(app, ["fetch", "--config", str(config), "--no-send"], env=env)
+    assert result.exit_code == 0, result.output
+    assert result.output == "command   ann@example.org (help)\n"
+    assert dovecot.unseen(HOST, wire) == 0

@@ -159,7 +159,7 @@ def test_a_pass_queues_every_game_with_each_seat_s_language_zone_and_calendar(
                     seat=report.seat,
                     text=unpack(report.text_z),
                     html=unpack(report.html_z),
-                    now=outbox.utcnow(START),
+                    now=START,
                     calendars=parts[report.id],
                 )
             row = session.exec(select(OutboxRow).where(OutboxRow.dedupe_key == key)).one()
@@ -178,9 +178,7 @@ def put(engine: Engine, settings: MailSettings, key: str, body: str = "", due: d
     if due != START:
         with Session(engine) as session:
             session.exec(  # type: ignore[call-overload]
-                update(OutboxRow)
-                .where(OutboxRow.dedupe_key == key)
-                .values(next_attempt_at=outbox.utcnow(due))
+                update(OutboxRow).where(OutboxRow.dedupe_key == key).values(next_attempt_at=due)
             )
             session.commit()
 

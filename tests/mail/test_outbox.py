@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import mailbox
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from email import message_from_bytes, policy
 from pathlib import Path
 
@@ -31,8 +31,9 @@ def put(engine: Engine, settings: MailSettings, key: str, to: str = "ann@example
 
 
 def at(moment: datetime | None) -> datetime | None:
-    """A stored moment, comparable with the tests' aware ones whatever the column keeps."""
-    return None if moment is None else outbox.same_zone(moment).replace(tzinfo=UTC)
+    """A stored moment: aware UTC, as SQLModel's columns give it back (so comparable with the tests')."""
+    assert moment is None or moment.utcoffset() is not None
+    return moment
 
 
 def rows(engine: Engine) -> list[OutboxRow]:

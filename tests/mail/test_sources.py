@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import mailbox
 from datetime import timedelta
-from email import policy
+from email import message_from_bytes, policy
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from sqlalchemy import Engine
@@ -130,6 +131,38 @@ def test_the_same_message_in_two_imap_mailboxes_is_handled_once(
     assert [h.outcome for h in first + second] == ["accepted", "duplicate"]
     assert count(engine, SubmissionRow) == 1
     assert dovecot.unseen(HOST, "Orders") == 0
+
+
+# ``INBOX/Входящие`` as it goes over the wire (RFC 3501 5.1.3, modified UTF-7), written out here so that
+# the mailbox is made without the library pbem reads it with
+INCOMING_WIRE = "INBOX/&BBIERQQ+BDQETwRJBDgENQ-"
+
+
+def test_a_mailbox_with_a_non_ascii_name_is_read(
+    engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot
+) -> None:
+    dovecot.clear(HOST, INCOMING_WIRE)
+    dovecot.append(HOST, mail(bot_orders(engine, game, "red")).as_bytes(policy=policy.SMTP), INCOMING_WIRE)
+    url = dovecot.url(HOST, quote("INBOX/Входящие"))
+    handled = inbound.fetch(engine, sources.read_imap(url, dovecot.passwords[HOST]), settings, START)
+    assert [h.outcome for h in handled] == ["accepted"]
+    assert dovecot.unseen(HOST, INCOMING_WIRE) == 0
+    assert count(engine, SubmissionRow) == 1
+
+
+def test_imap_reads_many_unseen_messages_in_batches_oldest_first(
+    engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot
+) -> None:
+    dovecot.clear(HOST)
+    total = sources.FETCH_BATCH * 2 + 3
+    for n in range(total):
+        dovecot.append(HOST, mail("help", subject=f"n{n}").as_bytes(policy=policy.SMTP))
+    got = list(sources.read_imap(dovecot.url(HOST), dovecot.passwords[HOST]))
+    subjects = [message_from_bytes(item.raw, policy=policy.default)["Subject"] for item in got]
+    assert subjects == [f"n{n}" for n in range(total)]
+    uids = [int(item.label.rsplit("/", 1)[1]) for item in got]
+    assert uids == sorted(uids) and len(set(uids)) == total
+    assert dovecot.unseen(HOST) == total  # reading marks nothing; mark_read does
 
 
 def test_a_message_another_run_holds_is_left_unread(
