@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-import icalendar
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -26,6 +26,12 @@ from pbem.core.i18n import _
 from pbem.core.registry import games
 from pbem.storage.history import game_row, seat_rows
 from pbem.storage.models import GameRow, SeatRow
+
+if TYPE_CHECKING:
+    import icalendar
+
+# icalendar (with dateutil) takes a tenth of a second to import: it is imported where a part is made, so
+# that every pbem command does not pay for it, only the ones that write a calendar
 
 PRODID = "-//pbem//deadlines//EN"
 #: the reminder before a deadline, in real time (so it keeps its lead across a daylight-saving change)
@@ -45,6 +51,8 @@ def sequence(game: GameRow, now: datetime) -> int:
 
 
 def _calendar(method: str) -> icalendar.Calendar:
+    import icalendar
+
     cal = icalendar.Calendar()
     cal.add("prodid", PRODID)
     cal.add("version", "2.0")
@@ -55,6 +63,8 @@ def _calendar(method: str) -> icalendar.Calendar:
 def _event(
     game: GameRow, seat: SeatRow, turn: int, now: datetime, organizer: str, epoch: int | None = None
 ) -> icalendar.Event:
+    import icalendar
+
     event = icalendar.Event()
     event.add("uid", uid(game.id, game.epoch if epoch is None else epoch, turn, seat.name))
     event.add("dtstamp", clock.utc(now))
@@ -72,6 +82,8 @@ def deadline_part(
     game: GameRow, seat: SeatRow, turn: int, deadline: datetime, now: datetime, organizer: str = ORGANIZER
 ) -> str:
     """The event of ``seat``'s deadline for ``turn``, set or moved, with its reminder."""
+    import icalendar
+
     tz = zones.seat_zone(game.timezone, seat.timezone)
     cal = _calendar("PUBLISH")
     event = _event(game, seat, turn, now, organizer)
