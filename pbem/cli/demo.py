@@ -24,6 +24,7 @@ from pbem.play.orders import submit, template
 from pbem.play.status import status
 from pbem.play.turns import process
 from pbem.render.screenshots import write_mail_looks
+from pbem.render.tables import table_slice
 from pbem.storage.db import connect
 from pbem.storage.models import ReportRow
 
@@ -131,7 +132,8 @@ def _write_mail_looks(engine: object, game_id: str, folder: Path, last: int) -> 
                 .order_by(ReportRow.turn, ReportRow.seat)
             )
         )
-    return write_mail_looks(((f"{r.seat}-turn-{r.turn:04d}", unpack(r.html_z)) for r in rows), folder)
+    looks = ((f"{r.seat}-turn-{r.turn:04d}", unpack(r.html_z), table_slice(r.table_at)) for r in rows)
+    return write_mail_looks(looks, folder)
 
 
 def _write_reports(

@@ -44,12 +44,14 @@ def report_mail(
     text: str,
     html: str,
     now: datetime,
+    table: slice | None = None,
     calendars: Sequence[str] = (),
     shared: list[bytes] | None = None,
 ) -> bytes:
     """A report as the bytes of a multipart/alternative message: the plain text first, then the mail
     rendering of the web page ``html`` (:func:`pbem.render.mail_html.mail_page`: CSS inlined, boards as PNG
-    pictures in a multipart/related beside it), preferred; CRLF line breaks, ready for SMTP.
+    pictures in a multipart/related beside it), preferred; CRLF line breaks, ready for SMTP. ``table``:
+    where ``html`` holds the turn's shared table (its report row's ``table_at``), ``None`` if not known.
     ``calendars``: the seat's deadline events (:mod:`pbem.render.calendar`), as ``text/calendar`` parts
     beside it, in a ``multipart/mixed`` whose first part is the alternative.
 
@@ -73,7 +75,7 @@ def report_mail(
         now=now,
         thread=thread_root(settings, game_id, seat) if seat else None,
     )
-    page = mail_page(html)
+    page = mail_page(html, table)
     boundary = "=_pbem_" + sha256_hex(dict(fields)["Message-ID"])[:32]
     texts = [_encoded_part("plain", flowed(text), flowed=True), _html_text_part(page)]
     related = _related_boundary(boundary)

@@ -35,6 +35,7 @@ from pbem.outbox.compose import report_mail, report_subject
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.calendar import parts_for_reports
 from pbem.render.reports import languages_of
+from pbem.render.tables import table_slice
 from pbem.storage import fencing
 from pbem.storage.models import GameRow, ObserverRow, OutboxRow, ReportRow, SeatRow
 
@@ -222,13 +223,14 @@ class _Report(Protocol):
     seat: str
     text_z: bytes
     html_z: bytes
+    table_at: str | None
 
 
 # The pass's statements, built once and run with each game's values: building and keying a statement
 # cost SQLAlchemy more than SQLite took to run it (see pbem.storage.history's OF_TURN). Only the columns the
 # mail needs are read, as plain rows, not ORM objects.
 _R = ReportRow.__table__.c  # type: ignore[attr-defined]
-_REPORT_COLUMNS = (_R.id, _R.game_id, _R.epoch, _R.turn, _R.seat, _R.text_z, _R.html_z)
+_REPORT_COLUMNS = (_R.id, _R.game_id, _R.epoch, _R.turn, _R.seat, _R.text_z, _R.html_z, _R.table_at)
 _UNQUEUED = _R.mail_queued == false()
 #: the game of the oldest unqueued report
 _OLDEST = select(_R.game_id).where(_UNQUEUED).order_by(_R.id).limit(1)
@@ -423,6 +425,7 @@ def _compose(
                 seat=row.seat,
                 text=text,
                 html=html,
+                table=table_slice(row.table_at),
                 now=now,
                 calendars=(calendars or {}).get(row.id, ()),
                 shared=shared,

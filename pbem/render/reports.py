@@ -12,7 +12,7 @@ import html
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Engine
 from sqlmodel import Session, select
@@ -26,7 +26,7 @@ from pbem.core.i18n import N_
 from pbem.intake.away import away_notes
 from pbem.intake.envelope import order_template
 from pbem.render import tables
-from pbem.render.tables import render
+from pbem.render.tables import TableAt, render, table_at_text
 from pbem.storage.history import game_of, game_row, load_event, recorded_elsewhere, seat_rows, store_reports
 from pbem.storage.models import GameRow, ReportRow, SeatRow, TurnRow
 
@@ -126,6 +126,21 @@ def render_pair(game: Game, ctx: dict[str, Any]) -> tuple[str, str]:
     return tables.render_pair(game, ctx)
 
 
+def render_located(game: Game, ctx: dict[str, Any]) -> tuple[str, str, TableAt | None]:
+    """:func:`render_pair`, and where the page holds its table (:func:`pbem.render.tables.render_located`)."""
+    return tables.render_located(game, ctx)
+
+
+class Rendered(NamedTuple):
+    """A reader's report as :func:`render_reports` renders it (``seat`` ``""``: the public one)."""
+
+    seat: str
+    text: str
+    page: str
+    #: where ``page`` holds the turn's shared table (``None``: not known), stored for the mail
+    table_at: TableAt | None = None
+
+
 def render_reports(
     game: Game,
     game_id: str,
@@ -141,11 +156,12 @@ def render_reports(
     dice: dict[str, Any] | None = None,
     away: Sequence[dict[str, Any]] = (),
     zones_for: Mapping[str, str] | None = None,
-) -> list[tuple[str, str, str]]:
-    """(seat, plain text, HTML) of every seat's report and the public one (seat ``""``), after
-    ``turn``, each in its reader's language: ``languages[seat]``, else ``public_language`` (the
-    game's, which the public report is in), and a ``deadline`` given as a moment in its reader's time
-    zone, ``zones_for[seat]`` (``""``: the public report's). Pure: the turn driver renders before it
+) -> list[Rendered]:
+    """(seat, plain text, HTML, where the HTML holds its table: :class:`Rendered`) of every seat's
+    report and the public one (seat ``""``), after ``turn``, each in its reader's language:
+    ``languages[seat]``, else ``public_language`` (the game's, which the public report is in), and a
+    ``deadline`` given as a moment in its reader's time zone, ``zones_for[seat]`` (``""``: the public
+    report's). Pure: the turn driver renders before it
     takes the game's lock. Each table is rendered once for all who see the same one in the same
     language (:mod:`pbem.render.tables`)."""
     said: dict[tuple[str, int], str] = {}  # the events' words in each language, for every reader
@@ -169,8 +185,8 @@ def render_reports(
                 away=away,
                 said=said,
             )
-            text, page = render_pair(game, ctx)
-        rendered.append((seat or "", text, page))
+            text, page, table_at = render_located(game, ctx)
+        rendered.append(Rendered(seat or "", text, page, table_at))
     return rendered
 
 
@@ -188,12 +204,13 @@ def _digest(text: bytes, page: bytes) -> str:
 
 
 def report_rows(
-    game_id: str, epoch: int, turn: int, rendered: Sequence[tuple[str, str, str]]
+    game_id: str, epoch: int, turn: int, rendered: Sequence[Rendered | tuple[str, str, str]]
 ) -> list[dict[str, Any]]:
     """The ``report`` rows of :func:`render_reports`' reports, packed, for :func:`store_reports`: each
-    text and page a zlib stream of its own (:func:`pbem.core.codec.pack_text_fast`)."""
+    text and page a zlib stream of its own (:func:`pbem.core.codec.pack_text_fast`), and where the page
+    holds its table (``table_at``: :func:`table_at_text`; a report given as (seat, text, page): none)."""
     rows = []
-    for seat, text, page in rendered:
+    for seat, text, page, *located in rendered:
         raw_text, raw_page = text.encode("utf-8"), page.encode("utf-8")  # once, for packing and digest
         rows.append(
             {
@@ -205,6 +222,7 @@ def report_rows(
                 "html_z": pack_text_fast(page, raw_page),
                 "content_sha256": _digest(raw_text, raw_page),
                 "mail_queued": False,
+                "table_at": table_at_text(located[0] if located else None),
             }
         )
     return rows

@@ -15,15 +15,15 @@ WIDTHS = (600, 375)
 CHROMIUM = Path(os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium"))
 
 
-def write_mail_looks(pages: Iterable[tuple[str, str]], folder: Path) -> list[Path] | str:
-    """For each (name, web report page): ``folder/NAME.html``, the mail rendering with its pictures
-    written in, and ``NAME-600.png`` / ``NAME-375.png``, full-page screenshots of it. Returns the
-    screenshots, or why none could be taken."""
+def write_mail_looks(pages: Iterable[tuple[str, str, slice | None]], folder: Path) -> list[Path] | str:
+    """For each (name, web report page, where it holds its table or ``None``): ``folder/NAME.html``,
+    the mail rendering with its pictures written in, and ``NAME-600.png`` / ``NAME-375.png``, full-page
+    screenshots of it. Returns the screenshots, or why none could be taken."""
     folder.mkdir(parents=True, exist_ok=True)
     files = []
-    for name, page in pages:
+    for name, page, table in pages:
         path = folder / f"{name}.html"
-        path.write_text(viewable(mail_page(page)), encoding="utf-8")
+        path.write_text(viewable(mail_page(page, table)), encoding="utf-8")
         files.append(path)
     try:
         from playwright.sync_api import Error, sync_playwright

@@ -31,6 +31,8 @@ from pbem.core.i18n import current_language
 from pbem.render.environment import _words, environment
 
 FORMATS = ("html", "txt")
+#: where a report page holds its table: (start, end) character offsets in the page, ``page[start:end]``
+TableAt = tuple[int, int]
 #: tables one process keeps (a Reef Encounter table is ~60 KB; a turn has a few distinct ones a language)
 TABLES = 64
 caches.named("report-tables", TABLES)
@@ -82,6 +84,21 @@ def _render_table(game_name: str, fmt: str, inputs: Mapping[str, Any]) -> str:
     return Markup(text) if fmt == "html" else text
 
 
+def table_at_text(table_at: TableAt | None) -> str | None:
+    """How a report row keeps where its page holds its table (``ReportRow.table_at``): ``"start:end"``,
+    character offsets in the page; ``None``: not known."""
+    return None if table_at is None else f"{table_at[0]}:{table_at[1]}"
+
+
+def table_slice(table_at: str | None) -> slice | None:
+    """The slice of its page a report row's ``table_at`` (:func:`table_at_text`) names; ``None`` when
+    the row has none (written before it was kept) or it is not two offsets in order."""
+    start, colon, end = (table_at or "").partition(":")
+    if not (colon and start.isdigit() and end.isdigit()) or int(start) > int(end):
+        return None
+    return slice(int(start), int(end))
+
+
 def render(game: Game | str, fmt: str, context: dict[str, Any]) -> str:
     """``templates/<game>/report.<fmt>.j2`` (fmt: ``html`` or ``txt``) of ``context``, its table
     rendered from the view's table inputs (:func:`table`) unless ``context`` has it already; a game
@@ -97,11 +114,26 @@ def render(game: Game | str, fmt: str, context: dict[str, Any]) -> str:
 
 def render_pair(game: Game, context: dict[str, Any]) -> tuple[str, str]:
     """(plain text, HTML) of ``context``: the table's inputs are taken and pickled once for both."""
+    text, page, _table_at = render_located(game, context)
+    return text, page
+
+
+def render_located(game: Game, context: dict[str, Any]) -> tuple[str, str, TableAt | None]:
+    """:func:`render_pair`, and where the page holds its table (:data:`TableAt`), for the mail to make
+    the table mail once for every seat that shares it (:func:`pbem.render.mail_html.mail_page`)."""
     key = table_key(game, context["view"])
     text = _template(game.name, "txt", "report").render(
         {**context, "table": table(game, "txt", context["view"], key)}
     )
-    page = _template(game.name, "html", "report").render(
-        {**context, "table": table(game, "html", context["view"], key)}
-    )
-    return text, page
+    shared = table(game, "html", context["view"], key)
+    template = _template(game.name, "html", "report")
+    # the page in the pieces the template writes: the table is one of them (``{{ table }}`` in
+    # base.html.j2), so where it starts is the length of those before it; "".join of the pieces is what
+    # ``render`` returns
+    pieces = list(template.generate({**context, "table": shared}))
+    page = "".join(pieces)
+    if pieces.count(shared) != 1:  # (compared by length first: a look at each piece, in C)
+        return text, page, None  # not written, or some other piece reads the same: not told apart
+    at = pieces.index(shared)
+    start = sum(map(len, pieces[:at]))
+    return text, page, (start, start + len(shared))

@@ -242,6 +242,10 @@ class ReportRow(SQLModel, table=True):
     mail_queued: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     #: SHA-256 of text, NUL, HTML (see pbem.render.reports.content_digest); None on reports older than it
     content_sha256: str | None = Field(default=None, max_length=64)
+    #: where the page (``html_z`` unpacked) holds the turn's shared table, ``"start:end"`` character
+    #: offsets, so the mail makes it mail once for every seat (pbem.render.mail_html.mail_page); None on
+    #: reports older than it
+    table_at: str | None = Field(default=None, max_length=32)
 
 
 class OutboxRow(SQLModel, table=True):

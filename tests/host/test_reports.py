@@ -8,15 +8,20 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markupsafe import Markup
 
 from host.conftest import Table
 from host.pearl_dive import GAME
+from pbem.core import caches, registry
 from pbem.core.chance import Recorder
 from pbem.core.errors import UserError
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER, read_envelope
 from pbem.play.orders import submit
 from pbem.play.turns import process
-from pbem.render.reports import context, render_pair, report
+from pbem.render import tables
+from pbem.render.reports import Rendered, context, render_located, render_pair, report, report_rows
+from pbem.render.tables import render, table_at_text, table_slice
+from tests.browser.played import play
 
 
 def test_every_report_ends_with_the_order_template_or_nothing_asked(table: Table) -> None:
@@ -88,3 +93,70 @@ def test_once_over_a_past_turn_shows_everything(table: Table) -> None:
         assert f"Report for {seat}" in everything
     page = report(table.engine, table.game_id, None, turn=1, fmt="html")
     assert page.count("<iframe") == 4
+
+
+# ------------------------------------------------------------------ where a page holds its table
+
+
+@pytest.mark.parametrize("game_name", ["reef-encounter", "mare-balticum", "coral-divers"])
+def test_a_page_rendered_with_its_table_s_place_is_the_page_rendered(game_name: str) -> None:
+    game = registry.get_game(game_name)
+    seats = ["alice", "bob", "carol", "dave"]
+    history = play(game_name, seats)
+    turn = len(history) // 2
+    state, events = history[turn]
+    for seat in [*seats, None]:
+        ctx = context(game, "g", state, turn, seat, events)
+        text, page, table_at = render_located(game, ctx)
+        caches.clear_all()  # the table rendered anew: the same page
+        assert (text, page) == (render(game, "txt", ctx), render(game, "html", ctx)) == render_pair(game, ctx)
+        assert table_at is not None
+        assert page[slice(*table_at)] == tables.table(game, "html", game.view(state, seat))
+        assert table_slice(table_at_text(table_at)) == slice(*table_at)
+
+
+@pytest.mark.parametrize(("shown", "placed"), [("game-x", False), ("", True), ("only-the-table", True)])
+def test_a_table_that_reads_as_another_piece_of_the_page_has_no_place(
+    monkeypatch: pytest.MonkeyPatch, shown: str, placed: bool
+) -> None:
+    # the table is found among the pieces the template writes by its text: one that reads as another
+    # piece too (here the game's id, written in the title) is not told apart, so no place is given and
+    # the mail makes the page mail whole
+    state = GAME.setup(["red", "blue"], GAME.options_model(), Recorder.for_turn(7, 0, 0))
+    ctx = context(GAME, "game-x", state, 0, "red", [])
+    monkeypatch.setattr(tables, "table", lambda *args, **kwargs: Markup(shown))
+    text, page, table_at = render_located(GAME, ctx)
+    assert (text, page) == render_pair(GAME, ctx)
+    assert (table_at is not None) == placed
+    if table_at is not None:
+        assert page[table_at[0] :].startswith(shown + "</div>")
+        assert page[: table_at[0]].endswith('<div class="block" data-table>\n')
+        assert table_at[1] - table_at[0] == len(shown)
+
+
+@pytest.mark.parametrize(
+    ("kept", "place"),
+    [
+        ("12:345", slice(12, 345)),
+        ("0:0", slice(0, 0)),
+        (None, None),
+        ("", None),
+        ("345:12", None),  # not in order
+        ("12", None),
+        ("-1:5", None),
+        ("a:b", None),
+        ("1:2:3", None),
+    ],
+)
+def test_a_report_row_s_table_place_reads_back_or_is_none(kept: str | None, place: slice | None) -> None:
+    assert table_slice(kept) == place
+
+
+def test_report_rows_keep_the_table_s_place_of_each_page() -> None:
+    rows = report_rows(
+        "g-1",
+        0,
+        3,
+        [Rendered("red", "t", "<p>page</p>", (3, 7)), Rendered("", "t", "<p>x</p>"), ("blue", "t", "p")],
+    )
+    assert [row["table_at"] for row in rows] == ["3:7", None, None]

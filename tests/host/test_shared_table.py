@@ -131,7 +131,7 @@ def test_an_events_words_are_shared_by_the_readers_of_a_language_and_a_private_o
     with i18n.language("hu"):
         hungarian = i18n._(note)
     assert hungarian != note
-    for seat, text, page in rendered:
+    for seat, text, page, _table_at in rendered:
         assert ("secret note 42" in text) == (seat == "p1") and ("secret note 42" in page) == (seat == "p1")
         mine, other = (hungarian, note) if languages.get(seat) == "hu" else (note, hungarian)
         assert mine in text and other not in text and mine in page and other not in page, seat

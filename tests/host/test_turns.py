@@ -97,14 +97,14 @@ def test_a_turn_the_bot_played_says_so_in_every_report_and_in_replay(table: Tabl
 
 def test_a_failure_while_recording_loses_nothing(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
     submit_all(table)
-    real = reports.render_pair
+    real = reports.render_located
 
     def broken(game, ctx, **kwargs):  # type: ignore[no-untyped-def]
         if ctx["seat"] is None:
             raise RuntimeError("disk full")
         return real(game, ctx, **kwargs)
 
-    monkeypatch.setattr(reports, "render_pair", broken)
+    monkeypatch.setattr(reports, "render_located", broken)
     with pytest.raises(RuntimeError):
         process(table.engine, table.game_id)
     assert [t.number for t in turn_rows(table)] == [0]
@@ -112,7 +112,7 @@ def test_a_failure_while_recording_loses_nothing(table: Table, monkeypatch: pyte
     with Session(table.engine) as session:
         assert {s.status for s in session.exec(select(SubmissionRow))} == {"accepted"}
         assert not session.exec(select(ReportRow).where(ReportRow.turn == 1)).all()
-    monkeypatch.setattr(reports, "render_pair", real)
+    monkeypatch.setattr(reports, "render_located", real)
     assert process(table.engine, table.game_id) == [1]
 
 

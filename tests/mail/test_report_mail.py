@@ -13,24 +13,25 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
-from sqlalchemy import Engine
+from sqlalchemy import Engine, delete, update
 from sqlmodel import Session, select
 
 from pbem import outbox
 from pbem.core import caches, markers
-from pbem.core.codec import unpack
+from pbem.core.codec import unpack, unpack_json
+from pbem.core.i18n import language
 from pbem.core.registry import get_game, register
 from pbem.mail import reading
 from pbem.outbox import compose, flowed_text, folding, message, queueing
 from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play.create import create_game
-from pbem.render import mail_html
+from pbem.render import mail_html, tables
 from pbem.render import pictures as mailpictures
 from pbem.render.mail_html import mail_page
 from pbem.render.reports import context
-from pbem.render.tables import render
-from pbem.storage.models import ObserverRow, OutboxRow, ReportRow, SeatRow
+from pbem.render.tables import render_located, table_slice
+from pbem.storage.models import ObserverRow, OutboxRow, ReportRow, SeatRow, TurnRow
 from tests.browser.played import play
 from tests.host.pearl_dive import GAME as PEARL_DIVE
 from tests.mail.conftest import HOST, START, Game
@@ -75,7 +76,10 @@ def test_each_seat_gets_its_own_report_and_observers_the_public_one(
     flowed = text.get_content().replace("\r\n", "\n")
     assert max(len(line) for line in flowed.split("\n")) <= 78
     assert reading.unflow(flowed).rstrip("\n") == unpack(row.text_z).rstrip("\n")
-    assert html.get_content().replace("\r\n", "\n") == mail_page(unpack(row.html_z)).html
+    assert (
+        html.get_content().replace("\r\n", "\n")
+        == mail_page(unpack(row.html_z), table_slice(row.table_at)).html
+    )
     _, public = mails[f"report:{game.id}:0:0:observer=kibitz@example.org"]
     assert public["Subject"] == f"[pbem] {game.id} · turn 0 · public report"
     assert "In-Reply-To" not in public  # observers have no seat thread
@@ -361,8 +365,9 @@ def test_a_pass_for_one_game_leaves_the_others(engine: Engine, game: Game, setti
 # ------------------------------------------------------------------ boards as pictures, in real reports
 
 
-def board_reports(game_name: str, players: int) -> tuple[list[str], list[tuple[str, str]]]:
-    """(seats, [(text, html)] of every seat's report) of the middle turn of a bot game."""
+def board_reports(game_name: str, players: int) -> tuple[list[str], list[tuple[str, str, slice]]]:
+    """(seats, [(text, html, where html holds its table)] of every seat's report) of the middle turn
+    of a bot game."""
     game = get_game(game_name)
     seats = ["alice", "bob", "carol", "dave"][:players]
     history = play(game_name, seats)
@@ -371,7 +376,9 @@ def board_reports(game_name: str, players: int) -> tuple[list[str], list[tuple[s
     pages = []
     for seat in seats:
         ctx = context(game, "reef-7", state, turn, seat, events)
-        pages.append((render(game_name, "txt", ctx), render(game_name, "html", ctx)))
+        text, html, table_at = render_located(game, ctx)
+        assert table_at is not None
+        pages.append((text, html, slice(*table_at)))
     return seats, pages
 
 
@@ -381,7 +388,7 @@ def boards_of(html: str) -> tuple[str, list[str]]:
     return style, [m.group(0) for m in re.finditer(r"<svg[^>]*data-picture.*?</svg>", html, re.S)]
 
 
-def mail_of(settings: MailSettings, seat: str, text: str, html: str) -> bytes:
+def mail_of(settings: MailSettings, seat: str, text: str, html: str, table: slice | None = None) -> bytes:
     return compose.report_mail(
         settings,
         to=f"{seat}@example.org",
@@ -391,6 +398,7 @@ def mail_of(settings: MailSettings, seat: str, text: str, html: str) -> bytes:
         seat=seat,
         text=text,
         html=html,
+        table=table,
         now=START,
     )
 
@@ -398,8 +406,8 @@ def mail_of(settings: MailSettings, seat: str, text: str, html: str) -> bytes:
 @pytest.mark.parametrize("game_name", ["reef-encounter", "mare-balticum", "coral-divers"])
 def test_a_report_mail_carries_its_boards_as_inline_pictures(settings: MailSettings, game_name: str) -> None:
     seats, pages = board_reports(game_name, 4)
-    text, html = pages[0]
-    parsed = message_from_bytes(mail_of(settings, seats[0], text, html), policy=policy.default)
+    text, html, table = pages[0]
+    parsed = message_from_bytes(mail_of(settings, seats[0], text, html, table), policy=policy.default)
     assert parsed.get_content_type() == "multipart/alternative"
     plain, related = parsed.get_payload()  # type: ignore[misc]
     assert plain.get_content_type() == "text/plain"  # the text first: the least preferred
@@ -457,17 +465,15 @@ def test_a_board_drawn_in_layers_is_the_board_drawn_whole(game_name: str) -> Non
 def test_each_drawing_is_rendered_once_for_every_seat_that_sees_it(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 4)
     caches.clear_all()
-    for seat, (text, html) in zip(seats, pages, strict=True):
-        mail_of(settings, seat, text, html)
-    boards = {svg for _t, html in pages for svg in boards_of(html)[1]}
+    for seat, (text, html, table) in zip(seats, pages, strict=True):
+        mail_of(settings, seat, text, html, table)
+    boards = {svg for _t, html, _table in pages for svg in boards_of(html)[1]}
     assert mailpictures._render.cache_info().misses == len(boards) == 4  # four boards, each drawn once
 
 
 def test_a_four_player_reef_encounter_turn_mails_under_300_kb_each(settings: MailSettings) -> None:
     seats, pages = board_reports("reef-encounter", 4)
-    sizes = [
-        len(mail_of(settings, seat, text, html)) for seat, (text, html) in zip(seats, pages, strict=True)
-    ]
+    sizes = [len(mail_of(settings, seat, *page)) for seat, page in zip(seats, pages, strict=True)]
     assert max(sizes) < 300_000, sizes
 
 
@@ -499,14 +505,18 @@ def test_the_pictures_boundary_and_the_outer_one_do_not_start_each_other(setting
 def test_the_table_made_mail_once_is_the_page_made_mail_whole(game_name: str) -> None:
     seats, pages = board_reports(game_name, 4)
     caches.clear_all()
-    for _text, html in pages:
-        assert mail_html.TABLE_OPEN in html
-        split, whole = mail_page(html), mail_html._mail_whole(html)
-        assert split.html == whole.html
+    for _text, html, table in pages:
+        split, whole = mail_page(html, table), mail_page(html)  # (no table known: made mail whole)
+        assert len(split.parts) == 3 and whole.parts == ()
+        assert split.html == whole.html == mail_html._mail_whole(html).html
         assert [p.cid for p in split.pictures] == [p.cid for p in whole.pictures]
     # made mail in pieces (not the whole page again), and the seats' shared table once
     info = mail_html._mail_segment.cache_info()
     assert info.misses >= 1 and info.hits + info.misses == len(seats)
+
+
+def _moved(table: slice, by: int) -> slice:
+    return slice(table.start + by, table.stop + by)
 
 
 # each rule reaches into the table from the page around it: from an enclosing element (the table is
@@ -526,54 +536,117 @@ def test_a_selector_from_outside_the_table_styles_it_as_in_the_whole_page(
     rule: str, on_its_own: bool
 ) -> None:
     _seats, pages = board_reports("reef-encounter", 2)
-    html = pages[0][1].replace("</style>", rule + "\n</style>", 1)
+    _text, page, table = pages[0]
+    html = page.replace("</style>", rule + "\n</style>", 1)  # (the style sheet is before the table)
     caches.clear_all()
-    split, whole = mail_page(html), mail_html._mail_whole(html)
+    split, whole = mail_page(html, _moved(table, len(rule) + 1)), mail_html._mail_whole(html)
     assert split.html == whole.html
-    table = whole.html.split('data-table=""', 1)[1].split('<section class="block private"', 1)[0]
-    assert rule.split("{")[1].split(":")[1].strip(" }") in table  # the rule does style the table
+    shown = whole.html.split('data-table=""', 1)[1].split('<section class="block private"', 1)[0]
+    assert rule.split("{")[1].split(":")[1].strip(" }") in shown  # the rule does style the table
     assert mail_html._mail_segment.cache_info().misses == (1 if on_its_own else 0)
 
 
 def test_seats_whose_tables_differ_each_get_their_own_table() -> None:
     _seats, pages = board_reports("reef-encounter", 2)
-    first, second = pages[0][1], pages[1][1]
-    start = first.index(mail_html.TABLE_OPEN) + len(mail_html.TABLE_OPEN)
-    # the same table but for one word: another key, so neither seat's table reaches the other
-    second = second[:start] + "<p>only-bob-sees-this</p>" + first[start:].split("</div>\n\n", 1)[0]
-    second += "</div>\n\n" + pages[1][1].split(mail_html.TABLE_OPEN, 1)[1].split("</div>\n\n", 1)[1]
+    (_t, first, table), (_t2, page, its_table) = pages[0], pages[1]
+    # the second seat's page with the first's table but for one word: another key, so neither seat's
+    # table reaches the other
+    other_table = "<p>only-bob-sees-this</p>" + first[table]
+    second = page[: its_table.start] + other_table + page[its_table.stop :]
     caches.clear_all()
-    one, other = mail_page(first).html, mail_page(second).html
+    one = mail_page(first, table).html
+    other = mail_page(second, slice(its_table.start, its_table.start + len(other_table))).html
     assert "only-bob-sees-this" in other and "only-bob-sees-this" not in one
     assert other == mail_html._mail_whole(second).html
     assert mail_html._mail_segment.cache_info().misses == 2
 
 
-def test_a_table_seen_before_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_table_seen_before_is_handed_on_as_the_one_seen(monkeypatch: pytest.MonkeyPatch) -> None:
     _seats, pages = board_reports("reef-encounter", 4)
     caches.clear_all()
-    scans: list[int] = []
-    real = mail_html._div_close
-    monkeypatch.setattr(mail_html, "_div_close", lambda html, start: scans.append(start) or real(html, start))
-    made = [mail_page(html) for _text, html in pages]
-    assert len(scans) == 1  # the first seat's table; the others hold the same one
-    for mail, (_text, html) in zip(made, pages, strict=True):
+    segments: list[str] = []
+    real = mail_html._mail_split
+    monkeypatch.setattr(
+        mail_html,
+        "_mail_split",
+        lambda before, segment, after: segments.append(segment) or real(before, segment, after),
+    )
+    made = [mail_page(html, table) for _text, html, table in pages]
+    # each seat's table cut out of its own page, then the same string object as the first seat's: the
+    # caches after find it by identity, its hash kept
+    assert len(segments) == len(pages) and all(segment is segments[0] for segment in segments)
+    assert len({html[table] for _text, html, table in pages}) == 1
+    for mail, (_text, html, _table) in zip(made, pages, strict=True):
         assert mail.html == mail_html._mail_whole(html).html
         assert "".join(mail.parts) == mail.html and mail.parts[1] is made[0].parts[1]
 
 
 def test_a_table_that_begins_as_one_seen_before_is_its_own() -> None:
     _seats, pages = board_reports("reef-encounter", 2)
-    first = pages[0][1]
-    start = first.index(mail_html.TABLE_OPEN) + len(mail_html.TABLE_OPEN)
-    table = first[start:].split("</div>\n\n", 1)[0]
-    # the first seat's whole table, then more of it: the remembered table is no end of this one
-    longer = first.replace(table + "</div>", table + "<p>only-in-the-longer</p></div>", 1)
+    _text, first, table = pages[0]
+    # the first seat's whole table, then more of it
+    more = "<p>only-in-the-longer</p>"
+    longer = first[: table.stop] + more + first[table.stop :]
     caches.clear_all()
-    one, other = mail_page(first), mail_page(longer)
+    one, other = mail_page(first, table), mail_page(longer, slice(table.start, table.stop + len(more)))
     assert "only-in-the-longer" in other.parts[1] and "only-in-the-longer" not in one.html
     assert other.html == mail_html._mail_whole(longer).html
     assert mail_html._mail_segment.cache_info().misses == 2
+
+
+def test_a_table_place_that_is_no_place_of_the_page_makes_it_mail_whole() -> None:
+    _seats, pages = board_reports("coral-divers", 2)
+    _text, html, table = pages[0]
+    whole = mail_html._mail_whole(html)
+    for wrong in (slice(table.start, len(html) + 1), slice(table.stop, table.start), slice(0, 9, 2)):
+        caches.clear_all()
+        assert mail_page(html, wrong) == whole
+        assert mail_html._mail_segment.cache_info().misses == 0
+
+
+@pytest.mark.parametrize("game_name", ["reef-encounter", "mare-balticum", "coral-divers"])
+def test_the_stored_place_of_the_table_cuts_exactly_the_table_out_of_the_page(
+    engine: Engine, settings: MailSettings, game_name: str
+) -> None:
+    game = get_game(game_name)
+    seats = [("alice", "a@example.org"), ("bob", "b@example.org"), ("carol", "")]
+    create_game(engine, game_name, "g-1", seats, seed=5, now=START)
+    with Session(engine) as session:
+        rows = session.exec(select(ReportRow).where(ReportRow.game_id == "g-1")).all()
+        state = game.load_state(unpack_json(session.exec(select(TurnRow.state_z)).one()))
+    assert sorted(row.seat for row in rows) == ["", "alice", "bob", "carol"]
+    for row in rows:
+        page, place = unpack(row.html_z), table_slice(row.table_at)
+        assert place is not None, row.seat
+        # the turn's table as rendered for the seat's view, and it alone: what the page shows around it
+        with language("en"):  # the game's language, which every seat reads here
+            shared = tables.table(game, "html", game.view(state, row.seat or None))
+        assert page[place] == shared
+        assert page[: place.start].endswith('<div class="block" data-table>\n')
+        assert page[place.stop :].startswith("</div>")
+
+
+def test_a_report_stored_without_its_table_s_place_mails_the_same_bytes(
+    engine: Engine, settings: MailSettings
+) -> None:
+    seats = [("alice", "a@example.org"), ("bob", "b@example.org"), ("carol", "c@example.org")]
+    create_game(engine, "reef-encounter", "g-1", seats, seed=5, now=START)
+    caches.clear_all()
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 3
+    assert mail_html._mail_split.cache_info().misses == 3  # the table known: made mail once, apart
+    with Session(engine) as session:
+        kept = {row.dedupe_key: row.message_z for row in session.exec(select(OutboxRow))}
+    with engine.begin() as conn:  # as a report stored before migration 0014 left it
+        conn.execute(delete(OutboxRow.__table__))  # type: ignore[arg-type]
+        conn.execute(update(ReportRow.__table__).values(table_at=None, mail_queued=False))  # type: ignore[arg-type]
+    caches.clear_all()
+    assert outbox.enqueue_reports(engine, START, settings=settings) == 3
+    assert mail_html._mail_split.cache_info().misses == 0  # each page made mail whole
+    with Session(engine) as session:
+        again = {row.dedupe_key: row.message_z for row in session.exec(select(OutboxRow))}
+    assert set(again) == set(kept) and len(kept) == 3
+    for key, packed in kept.items():
+        assert outbox.unpack_message(again[key]) == outbox.unpack_message(packed), key
 
 
 # a piece of a page: what quoted-printable treats apart (line breaks of every kind, "=", a dot, white
@@ -595,10 +668,10 @@ def test_the_seats_of_a_turn_share_their_tables_encoding(settings: MailSettings)
     seats, pages = board_reports("reef-encounter", 4)
     caches.clear_all()
     compose._qp_lines.cache_clear()
-    for seat, (text, html) in zip(seats, pages, strict=True):
-        page = mail_page(html)
+    for seat, (text, html, table) in zip(seats, pages, strict=True):
+        page = mail_page(html, table)
         assert compose._html_text_part(page) == compose._encoded_part("html", page.html)
-        mail_of(settings, seat, text, html)
+        mail_of(settings, seat, text, html, table)
     info = compose._qp_lines.cache_info()
     assert info.misses == 1 and info.hits == 2 * len(seats) - 1
 
