@@ -103,6 +103,10 @@ def extract(package: Package, output: Path) -> None:
         "-c",
         "Translators:",
         "--sort-by-file",
+        # file names without line numbers: a line added above a message must not change every
+        # catalog (and make two branches' catalogs conflict where no message changed)
+        "--add-location",
+        "file",
         "--project",
         "pbem",
         "--copyright-holder",
@@ -151,7 +155,7 @@ def fill_terms(po: Path, glossary: Glossary, lang: str) -> int:
     if missing:
         raise MissingTerms(f"{po}: the glossary has no word for {', '.join(missing)}")
     with po.open("wb") as handle:
-        write_po(handle, catalog, width=76)  # pybabel's own width, so an update and a fill agree
+        write_po(handle, catalog, width=76, include_lineno=False)  # pybabel's own width, so an update and a fill agree
     return filled
 
 
