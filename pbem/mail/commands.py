@@ -34,13 +34,13 @@ from sqlmodel import Session, select
 
 from pbem.core import clock, zones
 from pbem.core.errors import UserError
-from pbem.core.i18n import LANGUAGES, NAMES, UnknownLanguage, _, check_language, language
+from pbem.core.i18n import LANGUAGES, N_, NAMES, UnknownLanguage, _, check_language
 from pbem.intake import away, guessing, orderfile, seatpass
+from pbem.outbox import readers
 from pbem.outbox.replies import how_to
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render import reports
-from pbem.render.reports import reader_language
 from pbem.storage.db import lock_game
 from pbem.storage.models import GameRow, SeatRow
 
@@ -54,6 +54,60 @@ _KEYED = re.compile(r"^(timezone|away)\s*:", re.MULTILINE | re.IGNORECASE)
 #: commands that need no password (their answer goes to the seat's registered address, or is public)
 WITHOUT_PASSWORD = ("password",)
 _SUBJECT_NOISE = re.compile(r"^\s*((re|fwd?|aw|wg|sv|tr)\s*:\s*|\[[^\]]*\]\s*)+", re.IGNORECASE)
+
+
+#: what the mailed ``help`` says of each command a player may send: an example of the line that asks
+#: for it, and what it does (one sentence, a gettext message). Every command :data:`COMMANDS` names and
+#: every one another module registers (:func:`handles`) is here: a test holds the two together.
+HELP: dict[str, tuple[str, str]] = {
+    "report": (
+        "report",
+        N_("your latest report again, as its mail came; add the line turn: N for an older one."),
+    ),
+    "template": (
+        "template",
+        N_("the order template of your next decision, in the mail and as an attached file."),
+    ),
+    "password": (
+        "password",
+        N_(
+            "a new password, mailed only to the address your seat was registered with; this request needs "
+            "no password: line."
+        ),
+    ),
+    "press": (
+        "press",
+        N_(
+            "a message to other players, signed with your seat's name: add the line to: (a seat, several "
+            "seats, or all), and write your message below the lines."
+        ),
+    ),
+    "language": ("language: hu", N_("the language you read the game in from now on: {codes}.")),
+    "timezone": ("timezone: Europe/Budapest", N_("the time zone your deadlines are shown in.")),
+    "away": (
+        "away: {until: 2026-12-20}",
+        N_("you are away until that day; meanwhile the game's rule for absent players applies."),
+    ),
+    "help": ("help", N_("this list.")),
+    "gm": (
+        "gm",
+        N_("for a game master: how to pause, resume, extend, replace, roll back and observe a game by mail."),
+    ),
+}
+
+
+def help_text() -> str:
+    """The mailed ``help``, in the current language: how to send orders, then every command."""
+    lines = [
+        _(
+            "Every other request is a mail whose first line (or subject) is the command, followed by the "
+            "lines game:, player: and password: of your seat. The commands, each with its first line:"
+        ),
+        "",
+    ]
+    for example, says in HELP.values():
+        lines += [f"    {example}", "        " + _(says, codes=", ".join(LANGUAGES)), ""]
+    return how_to() + "\n" + "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -104,7 +158,9 @@ class Answer:
     attachment: tuple[str, str] | None = None
     errors: list[str] = field(default_factory=list)
     game_id: str | None = None
-    language: str | None = None  # the reader's, once the seat is known; None: English
+    #: the reader's, once the seat is known (:mod:`pbem.outbox.readers`); None: the language decided
+    #: for the mail it answers
+    language: str | None = None
     seat: str | None = None  # the thread the answer joins (a seat's, or the game master's)
     #: not to be answered at all: password guessing (a seat held by pbem.intake.guessing, a sender past its
     #: limit)
@@ -144,7 +200,7 @@ def run(
     """Carry out a command for ``from_address``; bad input becomes an :class:`Answer` with errors.
     ``settings`` and ``now`` serve commands that queue mail of their own (``password``)."""
     if command.name == "help":
-        return Answer(True, _("[pbem] how to play by mail"), how_to())
+        return Answer(True, _("[pbem] how to play by mail"), help_text())
     handler = _handlers.get(command.name)
     if handler is not None and command.name not in _reading_envelope:
         return handler(engine, command, from_address, settings=settings, now=now)
@@ -180,17 +236,17 @@ def run(
         return _refused(str(exc))
     if command.name == "language":
         return _language(engine, game_id, seat, envelope.get("language"))
-    lang = reader_language(engine, game_id, seat)
-    if command.name in ("timezone", "away"):
-        with language(lang):
-            return replace(_seat_setting(engine, command.name, game_id, seat, envelope), language=lang)
-    _back(engine, game_id, seat)  # a mail from a seat that is away ends its absence
-    with language(lang):
-        if command.name == "report":
-            answer = _report(engine, game_id, seat, envelope.get("turn"))
+    reader = readers.reader_of(engine, game_id, seat)
+    with reader.speaking():
+        if command.name in ("timezone", "away"):
+            answer = _seat_setting(engine, command.name, game_id, seat, envelope)
         else:
-            answer = _template(engine, game_id, seat)
-    return replace(answer, language=lang)
+            _back(engine, game_id, seat)  # a mail from a seat that is away ends its absence
+            if command.name == "report":
+                answer = _report(engine, game_id, seat, envelope.get("turn"))
+            else:
+                answer = _template(engine, game_id, seat)
+    return replace(answer, language=reader.language)
 
 
 def _language(engine: Engine, game_id: str, seat: str, wanted: Any) -> Answer:
@@ -198,23 +254,22 @@ def _language(engine: Engine, game_id: str, seat: str, wanted: Any) -> Answer:
     try:
         code = check_language(str(wanted or ""))
     except UnknownLanguage:
-        with language(reader_language(engine, game_id, seat)):
-            return replace(
-                _refused(
-                    _(
-                        "language: '{wanted}' is not a language this host writes; write one of {codes}",
-                        wanted=wanted,
-                        codes=", ".join(LANGUAGES),
-                    )
-                ),
-                language=reader_language(engine, game_id, seat),
+        reader = readers.reader_of(engine, game_id, seat)
+        with reader.speaking():
+            refused = _refused(
+                _(
+                    "language: '{wanted}' is not a language this host writes; write one of {codes}",
+                    wanted=wanted,
+                    codes=", ".join(LANGUAGES),
+                )
             )
+        return replace(refused, language=reader.language)
     with Session(engine) as session:
         row = session.exec(select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat)).one()
         row.language = code
         session.add(row)
         session.commit()
-    with language(code):
+    with readers.Reader(code, game_id, seat).speaking():
         text = _(
             "From now on you read {game} in {name}: reports, order templates and answers to your mail.\n",
             game=game_id,

@@ -21,9 +21,9 @@ orders and password guessing are held off by :mod:`.guards`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -36,7 +36,7 @@ from sqlmodel import Session, select
 
 from pbem.core.clock import utc
 from pbem.core.codec import sha256_hex, unpack
-from pbem.core.i18n import _, format_deadline, language
+from pbem.core.i18n import _, format_deadline
 from pbem.intake import guessing
 from pbem.mail import (
     backscatter,
@@ -51,11 +51,11 @@ from pbem.mail import (
     redaction,
 )
 from pbem.mail.sources import Incoming
-from pbem.outbox import begin_write, queue, replies
+from pbem.outbox import begin_write, queue, readers, replies
 from pbem.outbox.message import thread_root
+from pbem.outbox.readers import Reader
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
-from pbem.render.reports import reader_language
 from pbem.storage.models import InboundRow, SubmissionRow
 
 log = logging.getLogger("pbem.mail")
@@ -124,8 +124,7 @@ def _finish(
     plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
     reply = None
     if plan.reply_body is not None and frm is not None and not backscatter.suppressed(engine, frm, plan, now):
-        with language(plan.language):
-            reply = _reply(settings, msg, frm, key, plan, now)
+        reply = _reply(settings, msg, frm, key, plan, now)
     archived = poison.archive(raw, msg, redaction.secrets_in_message(msg), settings.max_message_bytes * 2)
     with Session(engine) as session:
         begin_write(session)
@@ -214,7 +213,9 @@ class _Plan:
     attachment: tuple[str, str] | None = None
     submission_id: int | None = None
     game_id: str | None = None
-    language: str | None = None  # the reply's (its reader's); None: English
+    #: who reads the reply (:mod:`pbem.outbox.readers`): ``None`` the one decided for the message, else
+    #: (after a ``language:`` command) the same seat in its new language
+    reader: Reader | None = None
     seat: str | None = None  # the seat the message was for, when known: the reply joins its thread
     #: rows a command writes in the transaction that records the message (press: pbem.mail.press)
     write: Callable[[Session, str], None] | None = None
@@ -234,19 +235,46 @@ def _decide(
     if automated:
         if not automated.startswith(("our own", "mail from a pbem host", "mailing-list")):
             # a bounce may also say Auto-Submitted or Precedence: what it reports is read either way
-            found = bounces.record(engine, msg, at)
-            automated += f": {found}" if found else ""
+            bounced = bounces.record(engine, msg, at)
+            automated += f": {bounced}" if bounced else ""
         return _Plan("ignored", automated)
     if frm is None:
         return _Plan("ignored", "no single valid From address to answer")
     bounces.heard_from(engine, frm)
-    if len(raw) > settings.max_message_bytes:
-        too_large = replies.too_large_body(len(raw), settings.max_message_bytes)
-        return _Plan("rejected", "too large", _("[pbem] your message is too large"), too_large)
-    try:
-        found = reading.extract(msg)
-    except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
-        return _Plan("rejected", "unreadable", None, replies.empty_body())
+    found: reading.Extracted | None = None
+    if len(raw) <= settings.max_message_bytes:
+        with contextlib.suppress(Exception):  # malformed beyond what the email package copes with
+            found = reading.extract(msg)
+    # the one decision of the reply's language: every word below is written in it
+    reader = (
+        readers.reader_of_mail(engine, found.text, frm)
+        if found is not None
+        else readers.reader_of(engine, None, from_address=frm)
+    )
+    with reader.speaking():
+        if len(raw) > settings.max_message_bytes:
+            too_large = replies.too_large_body(len(raw), settings.max_message_bytes)
+            plan = _Plan("rejected", "too large", _("[pbem] your message is too large"), too_large)
+        elif found is None:
+            plan = _Plan("rejected", "unreadable", None, replies.empty_body())
+        else:
+            plan = _answer(engine, msg, found, frm, settings, at, reader, recovering=recovering)
+    plan.reader = plan.reader or reader
+    return plan
+
+
+def _answer(
+    engine: Engine,
+    msg: reading.EmailMessage,
+    found: reading.Extracted,
+    frm: str,
+    settings: MailSettings,
+    at: datetime,
+    reader: Reader,
+    *,
+    recovering: bool,
+) -> _Plan:
+    """The plan for a readable mail from ``frm``, written in ``reader``'s language (the current one)."""
     if found.problem == "empty":
         return _Plan("rejected", "empty", _("[pbem] no orders found in your message"), replies.empty_body())
     command = commands.detect(reading.header(msg, "Subject"), found.text)
@@ -261,13 +289,14 @@ def _decide(
                 "command",
                 f"{command.name}: password guessing (seat held or sender past its limit), not answered",
             )
-        with language(answer.language):
+        answered = reader.now_reading(answer.language)  # ``language:`` answers in the new language
+        with answered.speaking():
             # a refusal with a text of its own (a game master's) keeps it
             body = answer.text if answer.ok or answer.text else replies.refused_body(answer.errors)
         return _Plan(
             "command",
             command.name,
-            language=answer.language,
+            reader=answered,
             reply_subject=answer.subject,
             reply_body=body,
             reply_html=answer.html,
@@ -292,9 +321,7 @@ def _decide(
             + "\n",
         )
     try:
-        # the rules' words in the errors, in the language of the seat the orders are for
-        with language(_claimed_language(engine, found.text)):
-            receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
+        receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
         why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         errors = [_("orders: the text could not be read as YAML: {why}", why=why)]
@@ -306,35 +333,22 @@ def _decide(
         )
     if any(guards.AUTH_FAILED in e or guessing.AUTH_HELD in e for e in receipt.errors):
         _tell_if_held(engine, settings, found.text, at)
-    # the answer is in the seat's language; a game's own when the seat is not known
-    lang = reader_language(engine, receipt.game_id, receipt.seat)
-    with language(lang):
-        return _receipt_plan(engine, receipt, found, lang, frm, at)
-
-
-_ENVELOPE_LINE = re.compile(r"^(game|player)\s*:\s*['\"]?([A-Za-z0-9_-]+)['\"]?\s*$", re.MULTILINE)
+    return _receipt_plan(engine, receipt, found, reader, frm, at)
 
 
 def _tell_if_held(engine: Engine, settings: MailSettings, text: str, at: datetime) -> None:
     """After a wrong or unchecked password: the seat's player told if their seat is now held."""
-    named = dict(m.groups() for m in _ENVELOPE_LINE.finditer(text))
+    named = readers.named_in(text)
     if named.get("game") and named.get("player"):
         guards.tell_held_seat(engine, settings, named["game"], named["player"], at)
 
 
-def _claimed_language(engine: Engine, text: str) -> str:
-    """The language of the seat an order file names (before its password is checked: a seat's
-    language is no secret), or English."""
-    named = dict(m.groups() for m in _ENVELOPE_LINE.finditer(text))
-    return reader_language(engine, named.get("game"), named.get("player"))
-
-
 def _receipt_plan(
-    engine: Engine, receipt: orders.Receipt, found: reading.Extracted, lang: str, frm: str, at: datetime
+    engine: Engine, receipt: orders.Receipt, found: reading.Extracted, reader: Reader, frm: str, at: datetime
 ) -> _Plan:
     origin = found.origin
     outcome = "accepted" if receipt.accepted else "rejected"
-    plan = _Plan(outcome, origin, game_id=receipt.game_id, language=lang, seat=receipt.seat)
+    plan = _Plan(outcome, origin, game_id=receipt.game_id, reader=reader, seat=receipt.seat)
     plan.submission_id = receipt.submission_id
     if receipt.accepted:
         canonical = _canonical(engine, receipt.submission_id)
@@ -439,6 +453,7 @@ def _compose_reply(
         subject,
         message_id,
         references,
+        reader=plan.reader or readers.STRANGER,
         to=to,
         key=_reply_key(key),
         subject=plan.reply_subject,

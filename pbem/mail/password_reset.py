@@ -22,13 +22,12 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.core.clock import utc
-from pbem.core.i18n import _, language
+from pbem.core.i18n import _
 from pbem.intake import addresses, passwords
 from pbem.mail.commands import Answer, handles
-from pbem.outbox import begin_write, queue
+from pbem.outbox import begin_write, queue, readers
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
-from pbem.render.reports import reader_language
 from pbem.storage.models import GameRow, SeatRow
 
 #: how long after one reset mail the next may be sent
@@ -62,7 +61,7 @@ def request(
             ],
         )
     game_id, seat_name = str(envelope["game"]), str(envelope["player"])
-    with language(reader_language(engine, game_id, seat_name)):  # the seat's words, not the sender's
+    with readers.reader_of(engine, game_id, seat_name).speaking():  # the seat's words, not the sender's
         _send(engine, settings or load_settings(), game_id, seat_name, utc(now))
     text = _(
         "If game {game} has a seat {seat} with a registered address, a new password is on its way to "

@@ -43,10 +43,9 @@ from pbem.core.errors import UserError
 from pbem.core.i18n import _, language
 from pbem.intake import addresses, away, orderfile
 from pbem.mail import commands, extract, reading
-from pbem.outbox import queue
+from pbem.outbox import queue, readers
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
-from pbem.render.reports import reader_language
 from pbem.storage.models import GameRow, ObserverRow, PressRow, SeatRow
 
 DEFAULT_PRESS = "private"
@@ -190,7 +189,8 @@ class Press:
             "a press mail of your own (press, then game:, player:, password:, to: {seat}).",
             seat=self.sender,
         )
-        return f"{head}\n\n{self.text}\n\n-- \n{_('seat {seat}', seat=self.sender)}\n{foot}\n"
+        # signed with the seat's name alone: a word around it ("seat bo") is English in every language
+        return f"{head}\n\n{self.text}\n\n-- \n{self.sender}\n{foot}\n"
 
 
 @dataclass(frozen=True)
@@ -225,8 +225,9 @@ def run(
         return commands.Answer(False, "", "", silent=True)
     except UserError as exc:
         return commands._refused(str(exc))
-    lang = reader_language(engine, game_id, seat)
-    with language(lang):
+    reader = readers.reader_of(engine, game_id, seat)
+    lang = reader.language
+    with reader.speaking():
         try:
             press = _check(
                 engine, settings or load_settings(), game_id, seat, envelope, text, now, from_address
@@ -319,13 +320,13 @@ def _check(
         )
     by_name = {s.name: s for s in seats}
     deliveries = [
-        Delivery(seat, address, reader_language(engine, game_id, seat))
+        Delivery(seat, address, readers.reader_of(engine, game_id, seat).language)
         for seat in recipients
         for address in [by_name[seat].email.strip().lower()]
         if addresses.is_valid(address)
     ]
     if to_all and mode == "public":
-        observer_language = reader_language(engine, game_id, None)
+        observer_language = readers.reader_of(engine, game_id, None).language
         own = {s.email.strip().lower() for s in seats}
         deliveries += [
             Delivery("", address, observer_language)

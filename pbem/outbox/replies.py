@@ -1,5 +1,9 @@
 """The answers to one inbound message: :func:`reply_message`, to its sender only, and the bodies it
-carries (orders accepted, rejected, refused; an empty, HTML-only or too large message; how to play)."""
+carries (orders accepted, rejected, refused; an empty, HTML-only or too large message; how to play).
+
+A reply is written for a :class:`~pbem.outbox.readers.Reader`, decided once for the message it answers:
+its bodies are made inside ``reader.speaking()``, and :func:`reply_message` requires the reader and
+writes ``Content-Language`` from it, never from whatever language happens to be current."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from pbem.outbox.message import (
     set_text,
     with_language,
 )
+from pbem.outbox.readers import Reader
 from pbem.outbox.settings import MailSettings
 
 
@@ -26,6 +31,7 @@ def reply_message(
     original_id: str,
     original_refs: str,
     *,
+    reader: Reader,
     to: str,
     key: str,
     subject: str | None,
@@ -37,12 +43,14 @@ def reply_message(
 ) -> EmailMessage:
     """An answer to one inbound message, to its sender only: under the player's own subject with
     ``Re:`` (``subject`` only when theirs is empty), threaded under their message and, when the game
-    and seat are known, under the seat's thread (``thread``)."""
+    and seat are known, under the seat's thread (``thread``). ``body``, ``html`` and ``subject`` are in
+    ``reader``'s language (made inside ``reader.speaking()``), which ``Content-Language`` names."""
     base = _one_line(original_subject)
     if base:
         subject = base if re.match(r"(?i)re\s*:", base) else f"Re: {base}"
     elif subject is None:
-        subject = _("Re: your message")
+        with reader.speaking():
+            subject = _("Re: your message")
     msg = new_message(
         header_fields(
             settings,
@@ -54,6 +62,7 @@ def reply_message(
             in_reply_to=original_id or None,
             references=original_refs or None,
             thread=thread,
+            language=reader.language,
         )
     )
     set_text(msg, body)
@@ -62,7 +71,7 @@ def reply_message(
     if attachment is not None:
         name, content = attachment
         msg.add_attachment(content, subtype="plain", filename=name, cte=_cte(content))
-    return with_language(msg)
+    return with_language(msg, reader.language)
 
 
 # ------------------------------------------------------------------------------------ reply bodies
@@ -77,17 +86,21 @@ How to send orders: write them in the body of a plain-text mail (or attach them 
     password: YOUR-PASSWORD
     orders:
       - ...
-
-Other things you can ask for: put one word on the first line (or in the subject), then the game, player
-and password lines:
-    report     your latest report again (add "turn: N" for an older one)
-    template   the order template of your next decision
 """)
 
 
 def how_to() -> str:
-    """:data:`HOW_TO` in the current language."""
-    return _(HOW_TO)
+    """:data:`HOW_TO` in the current language, and where to read of everything else a mail can ask."""
+    return (
+        _(HOW_TO)
+        + "\n"
+        + _(
+            "To see every other thing you can ask for by mail (your report again, the order template, a new "
+            "password, press to other players, your language, time zone or time away), send a mail with "
+            "the one word help."
+        )
+        + "\n"
+    )
 
 
 def accepted_body(

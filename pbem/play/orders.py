@@ -131,36 +131,51 @@ def _examine(
     if guessing.refused(session, envelope.game, envelope.player, from_address, when):
         # past the seat's guesses: not checked at all, and the mail layer answers nothing
         verdict.errors = [
-            f"password: not checked, too many wrong passwords for this seat {guessing.AUTH_HELD}"
+            "password: " + _("not checked: too many wrong passwords for this seat") + f" {guessing.AUTH_HELD}"
         ]
         return verdict
     row = locked if locked is not None and locked.id == envelope.game else game_facts(session, envelope.game)
     if row is None:
         passwords.verify(envelope.password, None)  # same time as a real check
         guessing.wrong(session, envelope.game, envelope.player, from_address, when)  # as for a real seat
-        verdict.errors = [f"game: there is no game {envelope.game!r} [game.unknown]"]
+        verdict.errors = [
+            "game: " + _("there is no game {game}", game=repr(envelope.game)) + " [game.unknown]"
+        ]
         return verdict
     seat = next((s for s in seat_facts(session, row.id) if s.name == envelope.player), None)
     if not seatpass.check(session, seat, envelope.password):  # a requested new password counts too
         guessing.wrong(session, envelope.game, envelope.player, from_address, when)
         verdict.errors = [
-            f"password: game {row.id} has no player {envelope.player!r} with that password [auth.failed]"
+            "password: "
+            + _(
+                "game {game} has no player {seat} with that password", game=row.id, seat=repr(envelope.player)
+            )
+            + " [auth.failed]"
         ]
         return verdict
     assert seat is not None
     verdict.row, verdict.seat, verdict.seat_row = row, seat.name, seat
     if row.require_from_match and from_address is not None and not _same_address(from_address, seat):
         verdict.errors = [
-            f"from: game {row.id} takes {seat.name}'s orders only from the address the seat was given "
-            "[auth.from_mismatch]"
+            "from: "
+            + _(
+                "game {game} takes the orders of {seat} only from the address the seat was given",
+                game=row.id,
+                seat=seat.name,
+            )
+            + " [auth.from_mismatch]"
         ]
         return verdict
     if row.status == "finished":
-        verdict.errors = [f"game: game {row.id} is over; no more orders are taken [game.over]"]
+        verdict.errors = [
+            "game: " + _("game {game} is over; no more orders are taken", game=row.id) + " [game.over]"
+        ]
         return verdict
     if row.status != "active":
         verdict.errors = [
-            f"game: game {row.id} is {row.status}; orders wait until it resumes [game.{row.status}]"
+            "game: "
+            + _("game {game} is paused; orders wait until it resumes", game=row.id)
+            + f" [game.{row.status}]"
         ]
         return verdict
     game = game_of(row)
@@ -169,23 +184,45 @@ def _examine(
     pending = game.pending(state)
     decision = pending.get(seat.name)
     if decision is None:
-        awaited = ", ".join(pending) or "nobody"
-        verdict.errors = [
-            f"player: {seat.name} owes no orders now; the game waits for {awaited} [turn.not_yours]"
-        ]
+        said = (
+            _(
+                "{seat} owes no orders now; the game waits for {seats}",
+                seat=seat.name,
+                seats=", ".join(pending),
+            )
+            if pending
+            else _("{seat} owes no orders now; the game waits for nobody", seat=seat.name)
+        )
+        verdict.errors = ["player: " + said + " [turn.not_yours]"]
         return verdict
     due = row.turn + 1
     if envelope.turn != due:
-        which = "an earlier" if envelope.turn < due else "a later"
-        verdict.errors = [
-            f"turn: these orders are for turn {envelope.turn}, {which} turn; game {row.id} takes orders "
-            f"for turn {due} now [turn.{'stale' if envelope.turn < due else 'future'}]"
-        ]
+        said = (
+            _(
+                "these orders are for turn {turn}, an earlier turn; "
+                "game {game} takes orders for turn {due} now",
+                turn=envelope.turn,
+                game=row.id,
+                due=due,
+            )
+            if envelope.turn < due
+            else _(
+                "these orders are for turn {turn}, a later turn; game {game} takes orders for turn {due} now",
+                turn=envelope.turn,
+                game=row.id,
+                due=due,
+            )
+        )
+        verdict.errors = ["turn: " + said + f" [turn.{'stale' if envelope.turn < due else 'future'}]"]
         return verdict
     if envelope.orders is None:
         verdict.errors = [
-            "orders: nothing is given under orders:; write your steps there as a list, one '- ' line "
-            "each (the template's comments show every step you can take now) [orders.empty]"
+            "orders: "
+            + _(
+                "nothing is given under orders:; write your steps there as a list, one '- ' line each "
+                "(the template's comments show every step you can take now)"
+            )
+            + " [orders.empty]"
         ]
         return verdict
     model = game.order_model(decision)
@@ -207,8 +244,13 @@ def _examine(
         if os.environ.get("PBEM_DEBUG"):
             raise
         verdict.errors = [
-            f"orders: the {game.title} rules could not check these orders ({type(exc).__name__}); "
-            "the game master has them [orders.engine_failure]"
+            "orders: "
+            + _(
+                "the {title} rules could not check these orders ({error}); the game master has them",
+                title=game.title,
+                error=type(exc).__name__,
+            )
+            + " [orders.engine_failure]"
         ]
     return verdict
 

@@ -51,7 +51,7 @@ def test_a_rejection_names_where_the_orders_were_read_from_as_before() -> None:
     assert replies.too_large_body(123456, 100000).startswith(
         "Your message is 123,456 bytes; the host reads messages of up to 100,000 bytes."
     )
-    assert replies.refused_body(["y"]).endswith(replies.HOW_TO)
+    assert replies.refused_body(["y"]).endswith(replies.how_to())
 
 
 def test_a_notice_counts_missed_deadlines_in_whole_sentences() -> None:
