@@ -37,7 +37,7 @@ from pbem.core.errors import UserError
 from pbem.core.i18n import LANGUAGES, N_, NAMES, UnknownLanguage, _, check_language
 from pbem.intake import away, guessing, orderfile, seatpass
 from pbem.outbox import readers
-from pbem.outbox.replies import how_to
+from pbem.outbox.replies import HOW_TO
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render import reports
@@ -107,7 +107,7 @@ def help_text() -> str:
     ]
     for example, says in HELP.values():
         lines += [f"    {example}", "        " + _(says, codes=", ".join(LANGUAGES)), ""]
-    return how_to() + "\n" + "\n".join(lines)
+    return _(HOW_TO) + "\n" + "\n".join(lines)
 
 
 @dataclass(frozen=True)
