@@ -10,6 +10,7 @@ what that buys, measured, and the plain alternative); every other mail is an :cl
 from __future__ import annotations
 
 import binascii
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
@@ -25,11 +26,27 @@ from pbem.outbox.settings import MailSettings
 from pbem.render.mail_html import MailPage, mail_page
 from pbem.render.pictures import Picture
 
+#: the ``turn:`` line of an order template (the first one after its BEGIN marker)
+_TEMPLATE_TURN = re.compile(r"^turn:[ \t]*(\d+)", re.MULTILINE)
 
-def report_subject(game_id: str, turn: int, seat: str, *, your_move: bool = False) -> str:
-    """``[pbem] reef-7 · turn 12 · your move`` (``report`` when nothing is asked of the seat,
-    ``public report`` for observers)."""
-    what = _("public report") if not seat else _("your move") if your_move else _("report")
+
+def template_turn(text: str) -> int | None:
+    """The turn the order template in a report's ``text`` is for (its ``turn:`` line); ``None`` when the
+    report carries no template."""
+    at = text.find(markers.BEGIN)
+    found = _TEMPLATE_TURN.search(text, at) if at >= 0 else None
+    return int(found.group(1)) if found else None
+
+
+def report_subject(game_id: str, turn: int, seat: str, *, text: str = "") -> str:
+    """``[pbem] reef-7 · turn 12 · report`` (``public report`` for observers). A report whose ``text``
+    carries the seat's order template is named by the turn that template is for, the one the orders
+    must name (``[pbem] reef-7 · turn 13 · your move`` after turn 12): a subject never invites orders
+    for the turn just resolved."""
+    due = template_turn(text) if seat else None
+    if due is not None:
+        return subject_line(game_id, _("turn {turn}", turn=due), _("your move"))
+    what = _("public report") if not seat else _("report")
     return subject_line(game_id, _("turn {turn}", turn=turn), what)
 
 
@@ -70,7 +87,7 @@ def report_mail(
     fields = header_fields(
         settings,
         to=to,
-        subject=report_subject(game_id, turn, seat, your_move=markers.BEGIN in text),
+        subject=report_subject(game_id, turn, seat, text=text),
         key=key,
         now=now,
         thread=thread_root(settings, game_id, seat) if seat else None,

@@ -29,7 +29,6 @@ from pbem.core.clock import utc
 from pbem.core.codec import pack_bytes_fast, pack_bytes_sharing, unpack_fast
 from pbem.core.errors import UserError
 from pbem.core.i18n import language
-from pbem.core.markers import BEGIN
 from pbem.intake import addresses
 from pbem.outbox.compose import report_mail, report_subject
 from pbem.outbox.settings import MailSettings, load_settings
@@ -430,7 +429,7 @@ def _compose(
                 calendars=(calendars or {}).get(row.id, ()),
                 shared=shared,
             )
-            subject = report_subject(row.game_id, row.turn, row.seat, your_move=BEGIN in text)
+            subject = report_subject(row.game_id, row.turn, row.seat, text=text)
         outbox_row = {
             "dedupe_key": key,
             "game_id": row.game_id,

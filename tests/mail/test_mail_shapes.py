@@ -24,7 +24,7 @@ from pbem.render import reports
 from pbem.storage.models import OutboxRow, SubmissionRow
 from tests.mail.conftest import HOST, START, Game, new_game
 
-REPORT_SUBJECT = "[pbem] pd-1 · turn 0 · your move"
+REPORT_SUBJECT = "[pbem] pd-1 · turn 1 · your move"
 
 
 @pytest.fixture

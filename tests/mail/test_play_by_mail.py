@@ -120,6 +120,14 @@ def test_a_game_played_start_to_finish_by_mail_only(
                 for m in reports
             )
             numbers = [int(re.search(r"turn (\d+) ·", str(m["Subject"])).group(1)) for m in reports]  # type: ignore[union-attr]
+            moves = [
+                m for m, n in zip(reports, numbers, strict=True) if str(m["Subject"]).endswith("your move")
+            ]
+            # "your move" names the turn the orders are for: the template's, one after the report's
+            assert all(
+                f"\nturn: {n}\n" in text_of(m) for m, n in zip(reports, numbers, strict=True) if m in moves
+            )
+            numbers = [n - 1 if m in moves else n for m, n in zip(reports, numbers, strict=True)]
             root = thread_root(settings, "by-mail", seat)
             assert all(str(m["References"]).split()[0] == root for m in inbox)  # one thread per seat
             assert numbers == list(range(final_turn + 1))  # one report per turn, in order

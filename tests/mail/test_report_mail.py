@@ -63,7 +63,8 @@ def test_each_seat_gets_its_own_report_and_observers_the_public_one(
         f"report:{game.id}:0:0:observer=kibitz@example.org": "kibitz@example.org",
     }
     _, red = mails[f"report:{game.id}:0:0:red"]
-    assert red["Subject"] == f"[pbem] {game.id} · turn 0 · your move"
+    # the report of turn 0 carries the template for turn 1: the subject names the turn the orders are for
+    assert red["Subject"] == f"[pbem] {game.id} · turn 1 · your move"
     assert red["In-Reply-To"] == red["References"] == thread_root(settings, game.id, "red")
     assert red.get_content_type() == "multipart/alternative"
     assert red["From"].addresses[0].addr_spec == HOST
