@@ -7,6 +7,10 @@ one turn to the next, so a 42-turn 4-player Reef Encounter game's 215 reports (1
 The page unpacks them with the browser's own ``DecompressionStream``: nothing is fetched, the file
 works from disk or as a mail attachment, offline.
 
+A page is written in one language, by default the game's (``language``); ``pbem archive`` writes a
+rendering in each language the game's readers read (the game's and each seat's own) beside it, and every
+rendering links to the others (:func:`write_renderings`).
+
 A finished game's page shows every seat's report turn by turn (switchable per seat) and carries the
 game's YAML archive as a download. A game still running gets only the public report of each turn
 played so far and no archive: its seed and draws would tell the bag's future and every hidden holding.
@@ -31,6 +35,7 @@ from pbem.core.game import Event
 from pbem.core.i18n import _
 from pbem.render import reports
 from pbem.render.environment import environment
+from pbem.render.reports import reader_languages
 from pbem.storage import presslog
 from pbem.storage.history import game_of, game_row, recorded_elsewhere, seat_rows
 from pbem.storage.models import GameRow, TurnRow
@@ -116,24 +121,74 @@ def pack_payload(payload: dict[str, Any]) -> str:
     return base64.b64encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii")
 
 
-def build_page(engine: Engine, game_id: str) -> str:
-    """The archive page of ``game_id`` as HTML text."""
+def build_page(engine: Engine, game_id: str, renderings: dict[str, str] | None = None) -> str:
+    """The archive page of ``game_id`` as HTML text, in the current language. ``renderings``: the
+    address of the page in each language it is written in (this one's too), for the page to offer."""
     shown, payload = page_data(engine, game_id)
     template = environment().get_template("archive/page.html.j2")
+    offered = [
+        {"code": code, "name": i18n.NAMES[code], "href": href} for code, href in (renderings or {}).items()
+    ]
     return template.render(
-        page=shown, mark_name=MARK, data=pack_payload(payload), language=i18n.current_language()
+        page=shown,
+        mark_name=MARK,
+        data=pack_payload(payload),
+        language=i18n.current_language(),
+        renderings=offered if len(offered) > 1 else [],
     )
 
 
-def write_page(engine: Engine, game_id: str, path: str | Path) -> int:
-    """Write ``game_id``'s archive page to ``path``; returns its size in bytes."""
-    text = build_page(engine, game_id)
+def page_languages(engine: Engine, game_id: str) -> list[str]:
+    """The languages ``game_id``'s readers read: the game's first, then each other one a seat reads."""
+    with Session(engine) as session:
+        game_row(session, game_id)  # an unknown game is a UserError here, not an empty list
+        readers = reader_languages(session, game_id)
+    first = readers[""]
+    return [first, *[code for code in i18n.LANGUAGES if code != first and code in readers.values()]]
+
+
+def write_page(
+    engine: Engine,
+    game_id: str,
+    path: str | Path,
+    *,
+    language: str | None = None,
+    renderings: dict[str, str] | None = None,
+) -> int:
+    """Write ``game_id``'s archive page to ``path`` in ``language`` (default: the game's); returns its
+    size in bytes. ``renderings``: as :func:`build_page`."""
+    code = language or page_languages(engine, game_id)[0]
+    with i18n.language(code):
+        text = build_page(engine, game_id, renderings)
     target = Path(path)
     try:
         target.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror}") from None
     return len(text.encode("utf-8"))
+
+
+def rendering_path(path: Path, code: str) -> Path:
+    """Where the rendering in ``code`` of the page written to ``path`` goes: beside it, the language
+    before the suffix (``reef-7.html`` → ``reef-7.hu.html``)."""
+    return path.with_name(f"{path.stem}.{code}{path.suffix or '.html'}")
+
+
+def write_renderings(
+    engine: Engine, game_id: str, path: str | Path, language: str | None = None
+) -> dict[str, int]:
+    """Write the archive page to ``path`` in ``language`` (default: the game's), and beside it a rendering
+    in each other language the game's readers read (:func:`rendering_path`), each offering all of them.
+    Returns each file written and its size in bytes, the one at ``path`` first."""
+    target = Path(path)
+    first = i18n.check_language(language) if language else page_languages(engine, game_id)[0]
+    codes = [first, *[c for c in page_languages(engine, game_id) if c != first]]
+    paths = {code: target if code == first else rendering_path(target, code) for code in codes}
+    links = {code: where.name for code, where in paths.items()}
+    return {
+        str(where): write_page(engine, game_id, where, language=code, renderings=links)
+        for code, where in paths.items()
+    }
 
 
 def _stands_for(path: Path) -> str | None:

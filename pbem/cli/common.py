@@ -1,7 +1,7 @@
 """What the command-line modules share (``pbem``, ``pbem mail``, the cron commands): the ``--db``,
-``--json`` and hidden ``--now`` options, reading ``--now`` and ``NAME=VALUE``, a command's example, the
-welcome mail of a new or imported game, and turning a :class:`~pbem.core.errors.UserError` into one line
-and exit code 1."""
+``--json``, ``--lang`` and hidden ``--now`` options, who reads a command's answer (:func:`reader`),
+reading ``--now`` and ``NAME=VALUE``, a command's example, the welcome mail of a new or imported game,
+and turning a :class:`~pbem.core.errors.UserError` into one line and exit code 1."""
 
 from __future__ import annotations
 
@@ -11,12 +11,16 @@ from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 
 import typer
+from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
 from pbem.core.clock import utc
 from pbem.core.errors import UserError
+from pbem.core.i18n import UnknownLanguage
 from pbem.mail.welcome import queue_welcomes
+from pbem.outbox import readers
 from pbem.outbox.errors import MailError
+from pbem.outbox.readers import Reader
 from pbem.storage.db import connect
 
 T = TypeVar("T")
@@ -33,6 +37,27 @@ Db = Annotated[
     typer.Option("--db", envvar="PBEM_DB", help="Database URL or SQLite file (default ./pbem.sqlite)."),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+#: the ``--lang`` of every command that prints for a player
+Lang = Annotated[
+    str | None,
+    typer.Option(
+        "--lang", help="Answer in this language: en, hu, cs, zh, ru (default: the seat's, else the game's)."
+    ),
+]
+
+
+def reader(
+    engine: Engine, game_id: str | None, seat: str | None, lang: str | None, *, text: str | None = None
+) -> Reader:
+    """Who reads what a command prints for a player (:mod:`pbem.outbox.readers`, the one rule every
+    answer follows): ``--lang`` when given, else the seat's language, else its game's. ``text``: an
+    order file, whose envelope lines name the game and seat instead."""
+    try:
+        if text is not None:
+            return readers.reader_of_text(engine, text, wanted=lang)
+        return readers.reader_of(engine, game_id, seat, wanted=lang)
+    except UnknownLanguage as exc:
+        raise typer.BadParameter(str(exc), param_hint="--lang") from None
 
 
 def example(*lines: str) -> str:

@@ -10,12 +10,25 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from sqlalchemy import Engine
 
-from pbem.cli.common import AsJson, Db, NowOption, example, pair, parse_now, said_welcome, welcome
+from pbem.cli.common import (
+    AsJson,
+    Db,
+    Lang,
+    NowOption,
+    example,
+    pair,
+    parse_now,
+    reader,
+    said_welcome,
+    welcome,
+)
 from pbem.core import registry
 from pbem.core.chance import derived_rng
 from pbem.core.dice import commitment
 from pbem.core.errors import UserError
+from pbem.core.i18n import _
 from pbem.cron import deadlines
 from pbem.mail.gm import check_address, set_game_master
 from pbem.play import create, orders, turns
@@ -219,54 +232,74 @@ def _read_input(path: str) -> bytes:
         raise UserError(f"cannot read {path}: {exc.strerror}") from None
 
 
-@commands.command(epilog=example("pbem submit red-turn12.yaml", "cat orders.yaml | pbem submit -"))
+@commands.command(
+    epilog=example(
+        "pbem submit red-turn12.yaml", "cat orders.yaml | pbem submit -", "pbem submit red.yaml --lang hu"
+    )
+)
 def submit(
     files: Annotated[list[str], typer.Argument(help="Order files (YAML); - reads standard input.")],
     as_json: AsJson = False,
+    lang: Lang = None,
     db: Db = None,
 ) -> None:
     """Store orders: exit 0 when every file is accepted (with its receipt), 1 when any is rejected.
 
     A rejected file gets every error of the first stage it fails: reading the file (one), the
     envelope (each field), the shape of the steps (each step), then the rules, checked step by step in
-    order: the first step the rules refuse (later steps depend on it)."""
+    order: the first step the rules refuse (later steps depend on it). Each file is answered in the
+    language of the seat it names (else its game's), or --lang."""
     engine = connect(db, create=False)
     rejected = 0
     answers = []
     for path in files:
-        receipt = orders.submit(engine, _read_input(path), source="file")
-        rejected += not receipt.accepted
-        if as_json:
-            answers.append(
-                {
-                    "file": path,
-                    "accepted": receipt.accepted,
-                    "game": receipt.game_id,
-                    "seat": receipt.seat,
-                    "turn": receipt.turn,
-                    "receipt": receipt.receipt,
-                    "errors": receipt.errors,
-                }
-            )
-        elif receipt.accepted:
-            typer.echo(
-                f"{path}: accepted for {receipt.game_id}, turn {receipt.turn}, {receipt.seat} "
-                f"(receipt {receipt.receipt})"
-            )
-        else:
-            typer.echo(f"{path}: rejected", err=True)
-            for error in receipt.errors:
-                typer.echo(f"  {error}", err=True)
+        data = _read_input(path)
+        with reader(engine, None, None, lang, text=data.decode("utf-8", "replace")).speaking():
+            rejected += not _submitted(engine, path, data, as_json, answers)
     if as_json:
         typer.echo(json.dumps(answers, indent=1, ensure_ascii=False))
     if rejected:
         raise typer.Exit(1)
 
 
-@commands.command(epilog=example("pbem check red-turn12.yaml"))
+def _submitted(engine: Engine, path: str, data: bytes, as_json: bool, answers: list[dict[str, Any]]) -> bool:
+    """Submit one file and say (or add to ``answers``) what became of it; whether it was accepted."""
+    receipt = orders.submit(engine, data, source="file")
+    if as_json:
+        answers.append(
+            {
+                "file": path,
+                "accepted": receipt.accepted,
+                "game": receipt.game_id,
+                "seat": receipt.seat,
+                "turn": receipt.turn,
+                "receipt": receipt.receipt,
+                "errors": receipt.errors,
+            }
+        )
+    elif receipt.accepted:
+        typer.echo(
+            _(
+                "{path}: accepted for {game}, turn {turn}, {seat} (receipt {receipt})",
+                path=path,
+                game=receipt.game_id,
+                turn=receipt.turn,
+                seat=receipt.seat,
+                receipt=receipt.receipt,
+            )
+        )
+    else:
+        typer.echo(_("{path}: rejected", path=path), err=True)
+        for error in receipt.errors:
+            typer.echo(f"  {error}", err=True)
+    return receipt.accepted
+
+
+@commands.command(epilog=example("pbem check red-turn12.yaml", "pbem check red-turn12.yaml --lang cs"))
 def check(
     file: Annotated[str, typer.Argument(help="An order file (YAML); - reads standard input.")],
     as_json: AsJson = False,
+    lang: Lang = None,
     db: Db = None,
 ) -> None:
     """Dry run of submit: stores nothing, sends nothing.
@@ -275,8 +308,11 @@ def check(
     your report as it will be after them when nothing in the turn is left to chance; otherwise what
     your orders do up to the first draw (or the first thing only others can see), then the table as
     it stands, since the rest happens when the turn resolves. A turn that waits for other players'
-    orders shows the table as it stands."""
-    result = orders.check(connect(db, create=False), _read_input(file))
+    orders shows the table as it stands. In the language of the seat the file names (else its game's),
+    or --lang."""
+    engine, data = connect(db, create=False), _read_input(file)
+    with reader(engine, None, None, lang, text=data.decode("utf-8", "replace")).speaking():
+        result = orders.check(engine, data)
     if as_json:
         answer = {
             "ok": result.ok,

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from pbem.cli.common import Db, example
+from pbem.cli.common import Db, Lang, example, reader
 from pbem.core import registry
 from pbem.core.errors import UserError
 from pbem.intake.schema import order_file_schema
@@ -53,14 +53,19 @@ def schema(
 
 @commands.command(
     epilog=example(
-        "pbem template reef-7 --player red > red.yaml", "pbem template reef-7 --player red --suggest"
+        "pbem template reef-7 --player red > red.yaml",
+        "pbem template reef-7 --player red --suggest",
+        "pbem template reef-7 --player red --lang hu",
     )
 )
 def template(
     game_id: Annotated[str, typer.Argument(help="The game.")],
     player: Annotated[str, typer.Option(help="The seat.")],
     suggest: Annotated[bool, typer.Option(help="Fill in the bot's legal choice.")] = False,
+    lang: Lang = None,
     db: Db = None,
 ) -> None:
-    """The pre-filled order file of a player's pending decision."""
-    typer.echo(orders.template(connect(db, create=False), game_id, player, suggest=suggest), nl=False)
+    """The pre-filled order file of a player's pending decision, in the seat's language."""
+    engine = connect(db, create=False)
+    with reader(engine, game_id, player, lang).speaking():
+        typer.echo(orders.template(engine, game_id, player, suggest=suggest), nl=False)

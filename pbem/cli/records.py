@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from pbem.archive import files as archive
 from pbem.archive import replay, verifying
-from pbem.archive.page import write_page
+from pbem.archive.page import write_renderings
 from pbem.cli.common import AsJson, Db, example, said_welcome, welcome
+from pbem.core.i18n import UnknownLanguage
 from pbem.storage.db import connect
 
 commands = typer.Typer()
@@ -96,17 +98,27 @@ def export_command(
 
 @commands.command(
     "archive",
-    epilog=example("pbem archive reef-7 -o reef-7.html"),
+    epilog=example("pbem archive reef-7 -o reef-7.html", "pbem archive reef-7 -o reef-7.html --lang hu"),
 )
 def archive_command(
     game_id: Annotated[str, typer.Argument(help="The game.")],
     output: Annotated[str, typer.Option("-o", "--output", help="The HTML file to write.")],
+    lang: Annotated[
+        str | None,
+        typer.Option("--lang", help="The page's language: en, hu, cs, zh, ru (default: the game's)."),
+    ] = None,
     db: Db = None,
 ) -> None:
     """Write a self-contained page that replays the game (slider, buttons, arrow keys, play); a
-    finished game shows every seat and carries its archive, a running one only the public table."""
-    size = write_page(connect(db, create=False), game_id, output)
-    typer.echo(f"{game_id}: archive page written to {output} ({size:,} bytes)")
+    finished game shows every seat and carries its archive, a running one only the public table.
+    The page is in --lang (default: the game's language); beside it, GAME.LANG.html in each other
+    language the game's seats read, and every one of them links to the others."""
+    try:
+        written = write_renderings(connect(db, create=False), game_id, Path(output), lang)
+    except UnknownLanguage as exc:
+        raise typer.BadParameter(str(exc), param_hint="--lang") from None
+    for path, size in written.items():
+        typer.echo(f"{game_id}: archive page written to {path} ({size:,} bytes)")
 
 
 @commands.command(

@@ -1,8 +1,8 @@
 """``make i18n``: re-extract every message into the gettext catalogs, merge, compile.
 
-One catalog set per package (see :mod:`pbem.core.i18n`): the host's (``pbem/`` and the shared
-``templates/base.*`` and ``templates/pieces.txt.j2``) and each game's (``games/<g>/`` and its own
-``templates/<g>/`` folder, so a game's words travel with it and its glossary). For each: ``pybabel
+One catalog set per package (see :mod:`pbem.core.i18n`): the host's (``pbem/``, the shared
+``templates/base.*`` and ``templates/pieces.txt.j2``, and the archive page) and each game's (``games/<g>/``
+and its own ``templates/<g>/`` folder, so a game's words travel with it and its glossary). For each: ``pybabel
 extract`` (keywords ``_``, ``N_``, ``ngettext``; the map in ``babel.cfg``) into
 ``<locale>/<domain>.pot``, ``pybabel update`` (or ``init``) of every language's ``.po``, and
 ``pybabel compile`` of the ``.mo`` files, which are committed so that
@@ -71,7 +71,13 @@ def packages() -> list[Package]:
     found = [
         Package(
             "pbem",
-            ("pbem", "templates/base.html.j2", "templates/base.txt.j2", "templates/pieces.txt.j2"),
+            (
+                "pbem",
+                "templates/base.html.j2",
+                "templates/base.txt.j2",
+                "templates/pieces.txt.j2",
+                "templates/archive",  # the archive page: its frame is read in the page's language
+            ),
             "pbem/locale",
         )
     ]

@@ -34,13 +34,15 @@ from sqlmodel import Session, select
 
 from pbem.core import clock, zones
 from pbem.core.errors import UserError
-from pbem.core.i18n import LANGUAGES, N_, NAMES, UnknownLanguage, _, check_language
+from pbem.core.i18n import LANGUAGES, N_, NAMES, UnknownLanguage, _, check_language, current_language
 from pbem.intake import away, guessing, orderfile, seatpass
 from pbem.outbox import readers
 from pbem.outbox.replies import HOW_TO
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render import reports
+from pbem.render.mail_html import mail_page
+from pbem.render.pictures import Picture
 from pbem.storage.db import lock_game
 from pbem.storage.models import GameRow, SeatRow
 
@@ -149,7 +151,8 @@ def detect(subject: str, text: str) -> Command | None:
 
 @dataclass(frozen=True)
 class Answer:
-    """What to mail back: a body (plain text), optionally the HTML alternative and an attachment."""
+    """What to mail back: a body (plain text), optionally the HTML alternative (mail-safe, its board
+    ``pictures`` beside it by Content-ID) and an attachment."""
 
     ok: bool
     subject: str
@@ -157,6 +160,7 @@ class Answer:
     html: str | None = None
     attachment: tuple[str, str] | None = None
     errors: list[str] = field(default_factory=list)
+    pictures: tuple[Picture, ...] = ()
     game_id: str | None = None
     #: the reader's, once the seat is known (:mod:`pbem.outbox.readers`); None: the language decided
     #: for the mail it answers
@@ -390,9 +394,13 @@ def _report(engine: Engine, game_id: str, seat: str, turn: Any) -> Answer:
 
     if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn < 0):
         return _refused(_("turn must be a whole number, not {turn}", turn=repr(turn)))
+    # the turn's report mail, rendered now in the reader's language (the seat may have chosen another
+    # since the turn was stored): its text, and its page made mail (CSS inlined, boards as PNG pictures)
+    lang = current_language()
     try:
-        text = reports.report(engine, game_id, seat, turn=turn, fmt="txt")
-        html = reports.report(engine, game_id, seat, turn=turn, fmt="html")
+        text = reports.report(engine, game_id, seat, turn=turn, fmt="txt", lang=lang, as_mailed=True)
+        html = reports.report(engine, game_id, seat, turn=turn, fmt="html", lang=lang, as_mailed=True)
+        page = mail_page(html)
     except UserError as exc:
         return _refused(str(exc))
     subject = (
@@ -400,7 +408,7 @@ def _report(engine: Engine, game_id: str, seat: str, turn: Any) -> Answer:
         if turn is not None
         else _("[pbem {game}] latest report for {seat}", game=game_id, seat=seat)
     )
-    return Answer(True, subject, text, html, game_id=game_id, seat=seat)
+    return Answer(True, subject, text, page.html, game_id=game_id, seat=seat, pictures=page.pictures)
 
 
 def _template(engine: Engine, game_id: str, seat: str) -> Answer:

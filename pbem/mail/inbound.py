@@ -56,6 +56,7 @@ from pbem.outbox.message import thread_root
 from pbem.outbox.readers import Reader
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
+from pbem.render.pictures import Picture
 from pbem.storage.models import InboundRow, SubmissionRow
 
 log = logging.getLogger("pbem.mail")
@@ -210,6 +211,7 @@ class _Plan:
     reply_subject: str | None = None
     reply_body: str | None = None
     reply_html: str | None = None
+    reply_pictures: tuple[Picture, ...] = ()  # the boards reply_html shows, by Content-ID
     attachment: tuple[str, str] | None = None
     submission_id: int | None = None
     game_id: str | None = None
@@ -247,7 +249,7 @@ def _decide(
             found = reading.extract(msg)
     # the one decision of the reply's language: every word below is written in it
     reader = (
-        readers.reader_of_mail(engine, found.text, frm)
+        readers.reader_of_text(engine, found.text, frm)
         if found is not None
         else readers.reader_of(engine, None, from_address=frm)
     )
@@ -300,6 +302,7 @@ def _answer(
             reply_subject=answer.subject,
             reply_body=body,
             reply_html=answer.html,
+            reply_pictures=answer.pictures,
             attachment=answer.attachment,
             game_id=answer.game_id,
             seat=answer.seat,
@@ -460,6 +463,7 @@ def _compose_reply(
         body=plan.reply_body or "",
         now=now,
         html=plan.reply_html,
+        pictures=plan.reply_pictures,
         attachment=plan.attachment,
         thread=thread_root(settings, plan.game_id, plan.seat) if plan.game_id and plan.seat else None,
     )

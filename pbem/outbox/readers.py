@@ -100,8 +100,10 @@ def named_in(text: str) -> dict[str, str]:
     return {key.lower(): value for key, value in _ENVELOPE_LINE.findall(text)}
 
 
-def reader_of_mail(engine: Engine, text: str, from_address: str | None) -> Reader:
-    """The reader of the answer to a mail whose text is ``text``: the game and seat its envelope lines
-    name, else its sender's registered seat (:func:`reader_of`)."""
+def reader_of_text(
+    engine: Engine, text: str, from_address: str | None = None, *, wanted: str | None = None
+) -> Reader:
+    """The reader of the answer to an order file or a mail whose text is ``text``: the game and seat its
+    envelope lines name, else its sender's registered seat (:func:`reader_of`)."""
     named = named_in(text)
-    return reader_of(engine, named.get("game"), named.get("player"), from_address=from_address)
+    return reader_of(engine, named.get("game"), named.get("player"), from_address=from_address, wanted=wanted)

@@ -8,6 +8,7 @@ writes ``Content-Language`` from it, never from whatever language happens to be 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from email.message import EmailMessage
 
@@ -23,6 +24,7 @@ from pbem.outbox.message import (
 )
 from pbem.outbox.readers import Reader
 from pbem.outbox.settings import MailSettings
+from pbem.render.pictures import Picture
 
 
 def reply_message(
@@ -38,13 +40,16 @@ def reply_message(
     body: str,
     now: datetime,
     html: str | None = None,
+    pictures: Sequence[Picture] = (),
     attachment: tuple[str, str] | None = None,
     thread: str | None = None,
 ) -> EmailMessage:
     """An answer to one inbound message, to its sender only: under the player's own subject with
     ``Re:`` (``subject`` only when theirs is empty), threaded under their message and, when the game
     and seat are known, under the seat's thread (``thread``). ``body``, ``html`` and ``subject`` are in
-    ``reader``'s language (made inside ``reader.speaking()``), which ``Content-Language`` names."""
+    ``reader``'s language (made inside ``reader.speaking()``), which ``Content-Language`` names.
+    ``pictures``: the boards a mail-safe ``html`` shows by Content-ID (a report's mail page), beside it
+    in a multipart/related, as in the turn's report mail."""
     base = _one_line(original_subject)
     if base:
         subject = base if re.match(r"(?i)re\s*:", base) else f"Re: {base}"
@@ -66,7 +71,20 @@ def reply_message(
         )
     )
     set_text(msg, body)
-    if html is not None:
+    if html is not None and pictures:
+        msg.add_alternative(html, subtype="html", cte=_cte(html))
+        page = msg.get_body(("html",))
+        assert isinstance(page, EmailMessage)
+        for picture in pictures:
+            page.add_related(
+                picture.png,
+                maintype="image",
+                subtype="png",
+                cid=f"<{picture.cid}>",
+                filename=picture.filename,
+                disposition="inline",
+            )
+    elif html is not None:
         _add_html(msg, html)
     if attachment is not None:
         name, content = attachment

@@ -317,12 +317,15 @@ def report(
     turn: int | None = None,
     fmt: str = "txt",
     lang: str | None = None,
+    as_mailed: bool = False,
 ) -> str:
     """The stored report of ``seat`` (``None``: the public one) after ``turn`` (default: the latest).
 
     Once the game is over, the public report of any turn shows everything: each seat's own report of
     that turn, one after the other. With ``lang``, the report is rendered anew in that language from
-    the turn's stored state and events (the stored one is in its reader's language).
+    the turn's stored state and events (the stored one is in its reader's language); ``as_mailed``
+    renders it with everything the turn's own report had (its dice line, notes, the reader's time zone,
+    who is away), as a mail that asks for it again is sent.
     """
     kind = report_format(fmt)
     with Session(engine) as session:
@@ -351,7 +354,7 @@ def report(
         if seat is None and row.status == "finished" and turn is not None:
             wanted = ["", *names]
         if lang is not None:
-            return _rendered_in(session, row, number, wanted, kind, lang)
+            return _rendered_in(session, row, number, wanted, kind, lang, as_mailed)
         # After a rollback, the turns before it keep the reports of the epoch they were played in; the
         # newest epoch's report of a turn is the one that stands.
         rows = session.exec(
@@ -378,7 +381,15 @@ def report(
     return combine([(s or None, found[s]) for s in wanted], kind)
 
 
-def _rendered_in(session: Session, row: GameRow, number: int, wanted: list[str], kind: str, lang: str) -> str:
+def _rendered_in(
+    session: Session,
+    row: GameRow,
+    number: int,
+    wanted: list[str],
+    kind: str,
+    lang: str,
+    as_mailed: bool = False,
+) -> str:
     """The reports of ``wanted`` seats after turn ``number``, rendered anew in language ``lang``."""
     try:
         code = i18n.check_language(lang)
@@ -395,11 +406,36 @@ def _rendered_in(session: Session, row: GameRow, number: int, wanted: list[str],
         raise UserError(f"game {row.id} has no stored turn {number}")
     state = game.load_state(unpack_json(stored.state_z))
     events = [load_event(entry) for entry in unpack_json(stored.events_z)]
-    deadline = shown_deadline(row.status, row.deadline_at) if number == row.turn else None
+    latest = number == row.turn
+    deadline = shown_deadline(row.status, row.deadline_at) if latest else None
+    # as mailed: what the turn's own reports were rendered with (write_reports), so the report rendered
+    # anew in another language is the same report (the dice line, the imported game's note, each
+    # reader's time zone, who is away)
+    seats = seat_rows(session, row.id)
+    zones_for = seat_zones(row, seats) if as_mailed else None
+    elsewhere = as_mailed and recorded_elsewhere(session, row.id)
+    note = N_("This game was recorded elsewhere and imported.") if elsewhere else None
+    dice = report_dice(game, row, state) if as_mailed else None
+    away = away_notes(row, seats) if as_mailed and latest else []
     with i18n.language(code):
         rendered = []
         for seat in wanted:
-            ctx = context(game, row.id, state, number, seat or None, events, deadline=deadline)
+            shown: str | datetime | None = deadline
+            if deadline is not None and zones_for is not None:
+                shown = zones.show(deadline, zones_for.get(seat))
+            said = i18n._(note) if note else None
+            ctx = context(
+                game,
+                row.id,
+                state,
+                number,
+                seat or None,
+                events,
+                deadline=shown,
+                status_note=said,
+                dice=dice,
+                away=away,
+            )
             text, page = render_pair(game, ctx)
             rendered.append((seat or None, page if kind == "html" else text))
     return combine(rendered, kind)
