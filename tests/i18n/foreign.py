@@ -57,13 +57,15 @@ COMMON = _words(
     no yes if or but as at by of on in to it be do does did done an a"""
 )
 #: words spelled alike in English and in one of the other languages (or a name every language keeps)
-SHARED = _words(
-    """a e i o u pbem bot yaml email e-mail ok html pdf png svg imap smtp utc gmt id larva polyp alga extra"""
-)
+SHARED = _words("""a e i o u pbem bot yaml email e-mail ok html pdf png svg imap smtp utc gmt id """)
 #: words of the other languages that an English word list also holds (hu "most" is "now")
 FALSE_FRIENDS = {
-    "hu": _words("most alga extra re ra is be el le ki fel meg had hat vagy a az egy de fog sok tan test"),
-    "cs": _words("to na do i on pro ten ta a se si no list most let pod po od body start"),
+    "hu": _words(
+        "larva polyp most alga extra re ra is be el le ki fel meg had hat vagy a az egy de fog sok tan test"
+    ),
+    "cs": _words(
+        "larva polyp alga extra to na do i on pro ten ta a se si no list most let pod po od body start"
+    ),
 }
 
 #: a keyword or value as written; an address or a tag; a command line (``pbem verify``)
