@@ -54,6 +54,18 @@ def fetch(
             "--imap", help="Read imap[s]://user@host:port/MAILBOX; password in $PBEM_IMAP_PASSWORD."
         ),
     ] = None,
+    after: Annotated[
+        str | None,
+        typer.Option(
+            "--after-read",
+            help="IMAP: what becomes of a message once read: seen (flag it), move, delete "
+            "(default: [mail] imap_after, else seen).",
+        ),
+    ] = None,
+    move_to: Annotated[
+        str | None,
+        typer.Option("--move-to", help="IMAP: the folder --after-read move moves it to (made if missing)."),
+    ] = None,
     send_now: Annotated[
         bool, typer.Option("--send/--no-send", help="Deliver the replies at once when a way to send is set.")
     ] = True,
@@ -68,15 +80,25 @@ def fetch(
     Bounces, auto-replies and our own mail are archived and not answered.
 
     [bold]Example:[/bold] PBEM_IMAP_PASSWORD=… pbem mail fetch --imap imaps://pbem@mail.example.org/INBOX
+    --after-read move --move-to pbem-read
     """
 
     def work() -> int:
         settings = settings_mod.load_settings(
-            config, smtp_url=smtp, outbox_dir=str(outbox) if outbox else None
+            config,
+            smtp_url=smtp,
+            outbox_dir=str(outbox) if outbox else None,
+            imap_after=after,
+            imap_move_to=move_to,
         )
         imap_url = imap or (settings.imap_url if not (maildir or mbox) else None)
         incoming = sources.source_for(
-            str(maildir) if maildir else None, str(mbox) if mbox else None, imap_url, settings.imap_password
+            str(maildir) if maildir else None,
+            str(mbox) if mbox else None,
+            imap_url,
+            settings.imap_password,
+            after=settings.imap_after,
+            move_to=settings.imap_move_to,
         )
         engine = connect(db, create=False)
         handled = inbound.fetch(engine, incoming, settings)

@@ -131,3 +131,16 @@ def test_fetch_reads_a_mailbox_with_a_non_ascii_name(
     assert result.exit_code == 0, result.output
     assert result.output == "command   ann@example.org (help)\n"
     assert dovecot.unseen(HOST, wire) == 0
+
+
+def test_fetch_moves_what_it_read_out_of_the_inbox_when_asked(
+    engine: Engine, game: Game, env: dict[str, str], dovecot: Dovecot
+) -> None:
+    dovecot.clear(HOST)
+    dovecot.clear(HOST, "pbem-read-cli")
+    dovecot.append(HOST, mail("help").as_bytes(policy=policy.SMTP))
+    env = {**env, "PBEM_IMAP_PASSWORD": dovecot.passwords[HOST]}
+    args = ["fetch", "--imap", dovecot.url(HOST), "--after-read", "move", "--move-to", "pbem-read-cli"]
+    result = runner.invoke(app, [*args, "--no-send"], env=env)
+    assert result.exit_code == 0, result.output
+    assert dovecot.messages(HOST) == [] and len(dovecot.messages(HOST, "pbem-read-cli")) == 1
