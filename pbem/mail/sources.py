@@ -14,6 +14,7 @@ import contextlib
 import mailbox
 import os
 import ssl
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -139,9 +140,28 @@ def read_imap(
 
     ``after`` is what ``mark_read`` does: ``seen`` flags the message, ``move`` moves it (flagged) to
     the folder ``move_to``, made if missing, ``delete`` deletes it: so the mailbox does not grow."""
-    where = parse_imap_url(url)
     if after == "move" and not move_to:
         raise MailError("moving read mail needs the folder to move it to ([mail] imap_move_to)")
+    with _mailbox(url, password, timeout) as (where, conn):
+        if after == "move" and move_to and not conn.folder_exists(move_to):
+            conn.create_folder(move_to)
+        mark = _imap_marker(conn, after, move_to)
+        uids = sorted(conn.search(["UNSEEN"]))
+        for start in range(0, len(uids), FETCH_BATCH):
+            batch = uids[start : start + FETCH_BATCH]
+            fetched = conn.fetch(batch, ["BODY.PEEK[]"])
+            for uid in batch:
+                raw = fetched.get(uid, {}).get(b"BODY[]")
+                if not isinstance(raw, bytes):
+                    continue  # expunged meanwhile
+                yield Incoming(raw, f"imap:{where.mailbox}/{uid}", partial(mark, uid))
+
+
+@contextlib.contextmanager
+def _mailbox(url: str, password: str | None, timeout: float) -> Iterator[tuple[ImapUrl, IMAPClient]]:
+    """Logged in, the URL's mailbox selected; every failure a :class:`MailError` in words, and the
+    connection closed at the end whatever happened."""
+    where = parse_imap_url(url)
     if not password:
         raise MailError(f"set ${IMAP_PASSWORD_ENV} to the password of {where.user} on {where.host}")
     try:
@@ -155,18 +175,7 @@ def read_imap(
             conn.select_folder(where.mailbox)
         except IMAPClientError:
             raise MailError(f"IMAP {where.host}: no mailbox {where.mailbox!r}{_known(conn)}") from None
-        if after == "move" and move_to and not conn.folder_exists(move_to):
-            conn.create_folder(move_to)
-        mark = _imap_marker(conn, after, move_to)
-        uids = sorted(conn.search(["UNSEEN"]))
-        for start in range(0, len(uids), FETCH_BATCH):
-            batch = uids[start : start + FETCH_BATCH]
-            fetched = conn.fetch(batch, ["BODY.PEEK[]"])
-            for uid in batch:
-                raw = fetched.get(uid, {}).get(b"BODY[]")
-                if not isinstance(raw, bytes):
-                    continue  # expunged meanwhile
-                yield Incoming(raw, f"imap:{where.mailbox}/{uid}", partial(mark, uid))
+        yield where, conn
     except (IMAPClientError, OSError) as exc:
         raise MailError(f"IMAP {where.host}:{where.port} failed: {_clean(exc)}") from None
     finally:
@@ -181,6 +190,41 @@ def _imap_login(where: ImapUrl, password: str, timeout: float) -> IMAPClient:
         conn.starttls(context)
     conn.login(where.user, password)
     return conn
+
+
+def find_in_imap(url: str, password: str | None, token: str, *, wait: float, poll: float = 1.0) -> bool:
+    """Whether a message whose ``X-Pbem-Check`` header is ``token`` arrives in the mailbox within
+    ``wait`` seconds (``pbem mail test``); a message found is deleted, so no fetch ever reads it.
+    Logging in and opening the mailbox fail as :func:`read_imap` does, with the same words."""
+    with _mailbox(url, password, 30.0) as (_where, conn):
+        deadline = time.monotonic() + wait
+        while True:
+            found = conn.search(["HEADER", "X-Pbem-Check", token])
+            if found:
+                _imap_marker(conn, "delete", None)(found[0])
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(poll)
+            conn.noop()  # lets the server tell of mail that arrived since
+
+
+def find_in_maildir(path: str | Path, token: str, *, wait: float, poll: float = 1.0) -> bool:
+    """As :func:`find_in_imap`, for a Maildir: the file holding ``token`` in its head is removed."""
+    root = Path(path)
+    if not (root / "new").is_dir() or not (root / "cur").is_dir():
+        raise MailError(f"{root} is not a Maildir (it needs the folders new/ and cur/)")
+    needle = f"X-Pbem-Check: {token}".encode()
+    deadline = time.monotonic() + wait
+    while True:
+        for file in [*(root / "new").iterdir(), *(root / "cur").iterdir()]:
+            with contextlib.suppress(OSError):
+                if needle in file.read_bytes()[:65536]:
+                    file.unlink()
+                    return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll)
 
 
 def _known(conn: IMAPClient) -> str:

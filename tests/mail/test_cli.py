@@ -23,7 +23,7 @@ def env(tmp_path: Path, db_path: Path) -> dict[str, str]:
     return {"PBEM_DB": f"sqlite:///{db_path}", "PBEM_CONFIG": str(config)}
 
 
-@pytest.mark.parametrize("command", ["fetch", "send"])
+@pytest.mark.parametrize("command", ["fetch", "send", "test"])
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0

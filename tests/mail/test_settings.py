@@ -108,7 +108,7 @@ def test_what_becomes_of_read_imap_mail_is_a_setting_the_options_override(tmp_pa
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ('imap_after = "archive"', 'imap_after = .archive. is not understood: write seen, move or delete'),
+        ('imap_after = "archive"', "imap_after = .archive. is not understood: write seen, move or delete"),
         ('imap_after = "move"', 'needs the folder to move to: imap_move_to = "pbem-read"'),
     ],
 )
