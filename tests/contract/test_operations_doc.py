@@ -64,3 +64,13 @@ def test_every_pbem_variable_read_anywhere_is_in_the_guides_tables() -> None:
 def test_the_readme_and_the_cron_page_point_to_the_guide() -> None:
     assert "(docs/operations.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert "(operations.md)" in (ROOT / "docs" / "cron.md").read_text(encoding="utf-8")
+
+
+def test_the_guides_settings_file_is_one_the_parsers_take(tmp_path: Path) -> None:
+    (example,) = re.findall(r"```toml\n(.*?)```", GUIDE, re.S)
+    path = tmp_path / "pbem.toml"
+    path.write_text(example)
+    settings = load_settings(path, env={})
+    assert (settings.imap_after, settings.imap_move_to) == ("move", "pbem-read")
+    assert tick_config(path)["remind"] == "12h"
+    assert archive_dir(path) == Path("/srv/www/pbem")
