@@ -130,3 +130,17 @@ def test_an_outbox_maildir_read_back_as_the_inbox_closes_the_loop(tmp_path: Path
     assert code == 0, lines
     assert "arrived in the Maildir" in lines[2]
     assert len(mailbox.Maildir(box, create=False)) == 0
+
+
+def test_an_untrusted_imap_certificate_says_to_name_the_ca(
+    delivering: SmtpServer, dovecot: Dovecot, tmp_path: Path
+) -> None:
+    imap_url = f"imaps://{HOST}@127.0.0.1:{dovecot.tls_port}/INBOX"  # a self-signed certificate
+    env = _config(tmp_path, f'from = "{HOST}"\nsmtp = "{delivering.url}"\nimap = "{imap_url}"')
+    env |= {"PBEM_IMAP_PASSWORD": dovecot.passwords[HOST]}
+    code, lines = _run(["--wait", "1"], env)
+    assert code == 1
+    assert "CERTIFICATE_VERIFY_FAILED" in lines[2]
+    assert lines[2].endswith(
+        "the server's certificate is not trusted: add &cafile=/path/ca.pem to the IMAP URL"
+    )
