@@ -46,8 +46,8 @@ def read_envelope(data: Any, where: Positions | None = None) -> tuple[Envelope |
     if not isinstance(data, dict):
         return None, [
             _(
-                "envelope: an order file is lines of `name: value`: game, player, turn, password, then "
-                "orders (start from the template) [envelope.not_mapping]"
+                "envelope: an order file is lines of `name: value`: `game`, `player`, `turn`, `password`, "
+                "then `orders` (start from the template) [envelope.not_mapping]"
             )
         ]
     try:

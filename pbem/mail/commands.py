@@ -64,7 +64,7 @@ _SUBJECT_NOISE = re.compile(r"^\s*((re|fwd?|aw|wg|sv|tr)\s*:\s*|\[[^\]]*\]\s*)+"
 HELP: dict[str, tuple[str, str]] = {
     "report": (
         "report",
-        N_("your latest report again, as its mail came; add the line turn: N for an older one."),
+        N_("your latest report again, as its mail came; add the line `turn: N` for an older one."),
     ),
     "template": (
         "template",
@@ -74,14 +74,14 @@ HELP: dict[str, tuple[str, str]] = {
         "password",
         N_(
             "a new password, mailed only to the address your seat was registered with; this request needs "
-            "no password: line."
+            "no `password:` line."
         ),
     ),
     "press": (
         "press",
         N_(
-            "a message to other players, signed with your seat's name: add the line to: (a seat, several "
-            "seats, or all), and write your message below the lines."
+            "a message to other players, signed with your seat's name: add the line `to:` (a seat, several "
+            "seats, or `all`), and write your message below the lines."
         ),
     ),
     "language": ("language: hu", N_("the language you read the game in from now on: {codes}.")),
@@ -103,12 +103,13 @@ def help_text() -> str:
     lines = [
         _(
             "Every other request is a mail whose first line (or subject) is the command, followed by the "
-            "lines game:, player: and password: of your seat. The commands, each with its first line:"
+            "lines `game:`, `player:` and `password:` of your seat. The commands, each with its first line:"
         ),
         "",
     ]
     for example, says in HELP.values():
-        lines += [f"    {example}", "        " + _(says, codes=", ".join(LANGUAGES)), ""]
+        codes = ", ".join(f"`{code}`" for code in LANGUAGES)  # written as the player writes them
+        lines += [f"    {example}", "        " + _(says, codes=codes), ""]
     return _(HOW_TO) + "\n" + "\n".join(lines)
 
 

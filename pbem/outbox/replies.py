@@ -115,7 +115,7 @@ def how_to() -> str:
         + _(
             "To see every other thing you can ask for by mail (your report again, the order template, a new "
             "password, press to other players, your language, time zone or time away), send a mail with "
-            "the one word help."
+            "the one word `help`."
         )
         + "\n"
     )
