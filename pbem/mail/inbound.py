@@ -434,8 +434,10 @@ def _reply(
     settings: MailSettings, msg: reading.EmailMessage, to: str, key: str, plan: _Plan, now: datetime
 ) -> reading.EmailMessage:
     subject = reading.header(msg, "Subject")
+    with (plan.reader or readers.STRANGER).speaking():
+        mark = _("[password redacted]")
     for secret in reading.passwords_in_message(msg):  # the reply keeps the subject, never a password
-        subject = subject.replace(secret, "[password redacted]") if len(secret) >= 3 else subject
+        subject = subject.replace(secret, mark) if len(secret) >= 3 else subject
     threading = [
         poison.header_safe(h)
         for h in (subject, *(reading.header(msg, n) for n in ("Message-ID", "References")))

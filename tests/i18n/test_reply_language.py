@@ -143,3 +143,11 @@ def test_a_game_named_in_the_mail_decides_before_the_senders_address(tmp_path: P
     reply = message_from_bytes(unpack_message(row.message_z), policy=policy.default)
     assert reply["Content-Language"] == "cs"
     assert foreign.english_words(text_of(reply), "cs", (*NAMES, "zed")) == []
+
+
+def test_a_password_taken_out_of_the_subject_is_said_in_the_readers_words(tmp_path: Path) -> None:
+    hosted = Hosted(connect(f"sqlite:///{tmp_path / 'pbem.sqlite'}"), "hu")
+    secret = hosted.passwords[SEAT]
+    reply = hosted.answer(hosted.orders, subject=f"my orders ({secret})")
+    assert secret not in str(reply["Subject"])
+    assert str(reply["Subject"]).startswith("Re: my orders (") and "password" not in str(reply["Subject"])
