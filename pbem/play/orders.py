@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -477,7 +477,7 @@ def template(engine: Engine, game_id: str, seat: str, *, suggest: bool = False) 
         game_id=game_id,
         seat=seat,
         turn=row.turn + 1,
-        decision=decision,
+        decision=replace(decision, prompt=_(decision.prompt)),  # in the reader's words, as in a report
         orders_text=orders_text,
         game_name=game.name,
     )

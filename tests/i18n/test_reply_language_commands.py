@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from pbem import outbox
 from pbem.cli.app import app
 from pbem.core.i18n import NAMES as LANGUAGE_NAMES
-from pbem.core.i18n import language
+from pbem.core.i18n import _, language
 from pbem.mail import commands
 from pbem.outbox import unpack_message
 from pbem.play import orders, turns
@@ -135,6 +135,11 @@ def test_template_is_in_the_seats_language_unless_lang_says_otherwise(tmp_path: 
     assert code == 0
     with language(lang):
         assert text == orders.template(hosted.engine, GAME, SEAT)  # the seat's, as a mail brings it
+    assert foreign.english_words(text, lang, NAMES) == []
+    # the decision's headline, a comment foreign.py cannot tell from a commented YAML line, is translated
+    setup = "Setup: put one of your polyps into your parrotfish and choose two larva cubes."
+    with language(lang):
+        assert f"# {_(setup)}\n" in text and setup not in text
     code, english = cli(hosted, "template", GAME, "--player", SEAT, "--lang", "en")
     assert code == 0 and english == orders.template(hosted.engine, GAME, SEAT) != text
     code, said = cli(hosted, "template", GAME, "--player", SEAT, "--lang", "tlh")
