@@ -11,6 +11,7 @@ catalogs are used: the check is of what a player reads.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -68,7 +69,11 @@ class Hosted:
         )
         assert handled.replied, handled
         with Session(self.engine) as session:
-            row = session.exec(select(OutboxRow).where(OutboxRow.to_addr == ADDRESS)).all()[-1]
+            # the last one queued: a password request's new password goes to the same address first
+            row = session.exec(
+                select(OutboxRow).where(OutboxRow.to_addr == ADDRESS).order_by(OutboxRow.id.desc())  # type: ignore[union-attr]
+            ).first()
+            assert row is not None
         return message_from_bytes(unpack_message(row.message_z), policy=policy.default)  # type: ignore[return-value]
 
 
@@ -151,3 +156,27 @@ def test_a_password_taken_out_of_the_subject_is_said_in_the_readers_words(tmp_pa
     reply = hosted.answer(hosted.orders, subject=f"my orders ({secret})")
     assert secret not in str(reply["Subject"])
     assert str(reply["Subject"]).startswith("Re: my orders (") and "password" not in str(reply["Subject"])
+
+
+def test_a_mail_naming_no_game_is_answered_in_its_registered_senders_language(engine: Engine) -> None:
+    """On SQLite and PostgreSQL: the sender's address is found among the seats (case and spaces aside),
+    in the newest game still running."""
+    create_game(
+        engine,
+        "reef-encounter",
+        "old",
+        [(SEAT, ADDRESS), ("bo", "bo@example.org")],
+        seed=1,
+        now=START - timedelta(days=1),
+        language="cs",
+    )
+    hosted = Hosted(engine, "ru")  # made after "old": the newest game the address plays in
+    handled = inbound.handle(
+        engine, mail("Hello?\n", frm="Ann <ANN@Example.org>").as_bytes(policy=policy.SMTP), SETTINGS, START
+    )
+    assert handled.replied
+    with Session(engine) as session:
+        row = session.exec(select(OutboxRow).where(OutboxRow.to_addr == ADDRESS)).one()
+    reply = message_from_bytes(unpack_message(row.message_z), policy=policy.default)
+    assert reply["Content-Language"] == hosted.lang
+    assert foreign.misdeclared(reply) is None
