@@ -47,7 +47,7 @@ from babel.lists import format_list
 from babel.numbers import format_decimal
 from babel.support import Translations
 
-from pbem.core import caches
+from pbem.core import caches, forms
 from pbem.core.clock import utc
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,8 @@ def language(code: str | None) -> Iterator[str]:
 # ------------------------------------------------------------------------------------------- catalogs
 
 _BRACE = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?:[!:][^{}]*)?\}")
-_PERCENT = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)[-#0 +]*\d*(?:\.\d+)?[sdifrxXeEgGc]")
+# a translation may ask a term for a form (``%(colour:gen)s``, see pbem.core.forms): the same placeholder
+_PERCENT = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)(?::[a-z.]+)?\)[-#0 +]*\d*(?:\.\d+)?[sdifrxXeEgGc]")
 
 
 def placeholders(text: str) -> frozenset[str]:
@@ -231,6 +232,8 @@ def plural(singular: str, plural_form: str, n: int, /) -> str:
 
 def _fill(text: str, original: str, params: dict[str, Any]) -> str:
     try:
+        if forms.asks_forms(text):  # a term asked for its case: {colour:gen} (pbem.core.forms)
+            return forms.format_with_forms(current_language(), text, params)
         return text.format(**params)
     except (KeyError, IndexError, ValueError):  # a translation that slipped past the load-time check
         return original.format(**params)
