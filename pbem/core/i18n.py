@@ -405,8 +405,9 @@ def comment(
 ) -> list[str]:
     """``message`` in the current language as comment lines of an order template: wrapped to
     ``width``, the first line led by ``lead``, the others by ``follow`` (default: ``lead``). One
-    message per sentence, so a translator sees it whole (CJK text, without spaces, stays one line)."""
-    text = _(message, **params) if params else gettext(message)
+    message per sentence, so a translator sees it whole (CJK text, without spaces, stays one line).
+    A counted sentence is a :func:`TN_` (``comment(TN_("{n} polyp goes", "{n} polyps go", n))``)."""
+    text = _(message, **params) if params or isinstance(message, Text) else gettext(message)
     follow = lead if follow is None else follow
     lines = _wrapped(text, width - len(lead))
     return [lead + lines[0], *(follow + line for line in lines[1:])]
