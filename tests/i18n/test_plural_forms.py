@@ -20,21 +20,87 @@ import games.coral_divers
 import games.mare_balticum
 import games.reef_encounter  # noqa: F401 - the games' catalogs and glossaries
 from pbem.core import catalogs, i18n
-from pbem.core.i18n import TN_, P_, T_
+from pbem.core.i18n import P_, T_, TN_
 from pbem.render.environment import environment
 
 NUMBERS = (0, 1, 2, 5, 21, 101)
 #: the names a message gives a number that counts something
 COUNTS = frozenset(
-    "n num count points coins cost income divers days left due size polyps shrimp tiles used discarded "
-    "clownfish held have owned named filled total reefs supply".split()
+    [
+        "n",
+        "num",
+        "count",
+        "points",
+        "coins",
+        "cost",
+        "income",
+        "divers",
+        "days",
+        "left",
+        "due",
+        "size",
+        "polyps",
+        "shrimp",
+        "tiles",
+        "used",
+        "discarded",
+        "clownfish",
+        "held",
+        "have",
+        "owned",
+        "named",
+        "filled",
+        "total",
+        "reefs",
+        "supply",
+    ]
 )
 #: words that may follow a count without being what it counts ("{n} in supply", "{n} face down"):
 #: English, Czech and Russian prepositions and conjunctions
 NOT_NOUNS = frozenset(
-    "in on at and or of to is are x more face "
-    "v ve na do z ze s se k ke po o u za a i "
-    "в во на из с со к по о у за и а".split()
+    [
+        "in",
+        "on",
+        "at",
+        "and",
+        "or",
+        "of",
+        "to",
+        "is",
+        "are",
+        "x",
+        "more",
+        "face",
+        "v",
+        "ve",
+        "na",
+        "do",
+        "z",
+        "ze",
+        "s",
+        "se",
+        "k",
+        "ke",
+        "po",
+        "o",
+        "u",
+        "za",
+        "a",
+        "i",
+        "в",
+        "во",
+        "на",
+        "из",
+        "с",
+        "со",
+        "к",
+        "по",
+        "о",
+        "у",
+        "за",
+        "и",
+        "а",
+    ]
 )
 _COUNT_THEN_WORD = re.compile(r"(?:\{(\w+)\}|%\((\w+)(?::[a-z.]+)?\)s) ([^\W\d_]+)")
 
