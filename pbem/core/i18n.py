@@ -23,7 +23,9 @@ beside them (a test checks they match the ``.po``), so a wheel and a checkout bo
 catalog with no ``.mo`` is compiled from its ``.po`` when first loaded.
 
 A translation whose placeholders are not the original's (``{turn}``, ``%(turn)s``) is dropped when its
-catalog loads, so the reader gets the English text rather than a crash.
+catalog loads, so the reader gets the English text rather than a crash. A translation may ask a game's
+term for the case and gender its sentence needs (``{colour:gen}``, ``%(colour:f.acc)s``): see
+:mod:`pbem.core.forms`; counts meet nouns only through plural entries (:func:`ngettext`, :func:`TN_`).
 """
 
 from __future__ import annotations
