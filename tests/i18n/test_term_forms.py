@@ -4,14 +4,16 @@ falls back to the word, and no spec, however wrong, can crash a report."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from babel.messages.pofile import read_po
 
 import games.coral_divers
 import games.mare_balticum
 import games.reef_encounter
-from pbem.core import forms, i18n
+from pbem.core import catalogs, forms, i18n
 from pbem.core.glossary import GlossaryError, load_glossary
 from pbem.core.i18n import P_, T_
 from pbem.render.environment import environment
@@ -126,3 +128,18 @@ def test_every_colour_of_a_declining_language_has_its_forms() -> None:
 
 
 _COLOURS = {"white", "yellow", "orange", "pink", "grey", "blue", "green", "purple", "red", "black"}
+
+
+def test_every_form_a_translation_asks_for_is_one_some_term_has() -> None:
+    # a misspelt form ("f.akk") would quietly fall back to the nominative: every spec written in a
+    # catalog must be a form the glossaries give some word of that language
+    spec = re.compile(r"\{\w+:([a-z.]+)\}|%\(\w+:([a-z.]+)\)s")
+    for package in catalogs.packages():
+        for lang in catalogs.TRANSLATED:
+            known = {name for word in forms._forms.get(lang, {}).values() for name in word}
+            with package.po(lang).open("rb") as handle:
+                for message in read_po(handle):
+                    strings = [message.string] if isinstance(message.string, str) else message.string
+                    for text in strings:
+                        for brace, percent in spec.findall(text or ""):
+                            assert (brace or percent) in known, f"{package.domain} {lang}: {text!r}"
