@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from pbem.core.game import Event, RulesError
-from pbem.core.i18n import N_, T_, Text
+from pbem.core.i18n import T_, TN_, Text
 
 from . import board, scoring
 from .data import ECONOMY
@@ -28,15 +28,6 @@ def describe(tile: str) -> str:
     """A tile in the reader's words: ``brain``, ``brain (clownfish)``."""
     kind = coral_word(coral(tile))
     return T_("{coral} (clownfish)", coral=kind) if has_clownfish(tile) else kind
-
-
-def _counted(n: int, one: str, many: str, **params: object) -> Text:
-    """``one`` (a message marked ``N_``) when ``n`` is 1, else ``many``, ``{n}`` filled in: an event's
-    words are kept as a message (:func:`T_`), which has no plural forms, so each form is a whole one.
-    Only for counts of 1 to 4 (a line's cost, the neutral reefs one tile absorbs): there the English
-    forms meet every language's rules too (Russian and Czech use one form for 2 to 4). A count that may
-    be larger stands beside a label instead (``tiles: {n}``)."""
-    return T_(one if n == 1 else many, n=n, **params)
 
 
 def _reef_closed(coral_name: str, diver: object, tiles: int, points: int) -> Text:
@@ -191,7 +182,7 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
     data: dict[str, object] = {"action": "surface", "points": gained, "coins": income}
     if closing:
         text = T_(
-            "{seat} surfaced: closed {reefs}; {divers} divers home, income {income} coins (now {coins})",
+            "{seat} surfaced: closed {reefs}; divers home: {divers}; income: {income} (coins now: {coins})",
             seat=seat,
             reefs=listed(said),
             divers=divers,
@@ -206,7 +197,7 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
             work.nursery[s] = None
         work.cleared += n
         text = T_(
-            "{seat} surfaced: closed nothing; {divers} divers home, income {income} coins (now {coins}); "
+            "{seat} surfaced: closed nothing; divers home: {divers}; income: {income} (coins now: {coins}); "
             "{row} of the nursery goes out of the game (tiles: {n})",
             n=n,
             seat=seat,
@@ -269,10 +260,10 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
             "{seat} planted {line} free (discount): {what}", seat=seat, line=line_word(pl.line), what=what
         )
     else:
-        text = _counted(
+        text = TN_(
+            "{seat} planted {line} for {n} coin: {what}",
+            "{seat} planted {line} for {n} coins: {what}",
             pl.cost,
-            N_("{seat} planted {line} for {n} coin: {what}"),
-            N_("{seat} planted {line} for {n} coins: {what}"),
             seat=seat,
             line=line_word(pl.line),
             what=what,
@@ -342,7 +333,7 @@ def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> Non
         raise _fail(
             "plant.cannot_afford",
             T_(
-                "{line} holds {n} tiles and costs {cost} coins; you have {coins}",
+                "{line} costs more than you have (tiles: {n}, cost: {cost}, your coins: {coins})",
                 line=line_word(line),
                 n=len(held),
                 cost=cost,
@@ -390,7 +381,7 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
     elif kind == "pearl":
         coins = scoring.add_coins(p.coins, ECONOMY.pearl_coins)
         p = replace(p, coins=coins)
-        said = T_("used a pearl (+{coins} coins)", coins=ECONOMY.pearl_coins)
+        said = TN_("used a pearl (+{n} coin)", "used a pearl (+{n} coins)", ECONOMY.pearl_coins)
     elif kind == "free-start":
         pl.free_starts += 1
         said = T_("used a free-start shell")
@@ -449,11 +440,10 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
     if how.starts:
         notes.append(T_("new reef, free start") if how.free_start else T_("new reef"))
     if len(how.own) > 1:
-        notes.append(T_("merges {n} reefs, a diver goes home", n=len(how.own)))
+        merged = len(how.own)
+        notes.append(TN_("merges {n} reef, a diver goes home", "merges {n} reefs, a diver goes home", merged))
     if how.neutral:
-        notes.append(
-            _counted(len(how.neutral), N_("absorbs {n} neutral reef"), N_("absorbs {n} neutral reefs"))
-        )
+        notes.append(TN_("absorbs {n} neutral reef", "absorbs {n} neutral reefs", len(how.neutral)))
     if not how.starts:
         notes.append(T_("reef of {n}", n=len(reef.cells)))
     if notes:

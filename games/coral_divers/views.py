@@ -202,7 +202,7 @@ def template(state: State, seat: str) -> str:
         starts = free_start_spaces(state)
         if starts:
             lines += comment(
-                "free start spaces now: {spaces} ({divers} divers)",
+                "free start spaces now: {spaces} (divers on the board: {divers})",
                 lead="  #   ",
                 spaces=", ".join(starts),
                 divers=state.divers_on_board(seat),

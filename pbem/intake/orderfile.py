@@ -30,7 +30,7 @@ from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.resolver import Resolver
 
 from pbem.core import markers
-from pbem.core.i18n import _, format_number
+from pbem.core.i18n import _, format_number, ngettext
 
 #: the largest order file read, in bytes (the biggest any shipped game asks for is under 1.5 KB)
 MAX_BYTES = 16 * 1024
@@ -156,8 +156,10 @@ def decode(raw: str | bytes, max_bytes: int = MAX_BYTES) -> str:
         raise OrderFileError(
             "size",
             "input.too_large",
-            _(
-                "the file is {size} bytes; orders may be at most {limit} bytes",
+            ngettext(
+                "the file has {size} byte; orders may have at most {limit}",
+                "the file has {size} bytes; orders may have at most {limit}",
+                len(data),
                 size=format_number(len(data)),
                 limit=format_number(max_bytes),
             ),
