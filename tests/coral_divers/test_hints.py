@@ -75,11 +75,19 @@ def some_plant_is_accepted(state: State) -> bool:
 def some_tile_is_placed(state: State) -> bool:
     for opening, taken, extra in plants(state):
         for tile in range(1, taken + 1):
+            if tile > 1 and not extra and _same_as_before(state, opening, tile):
+                continue  # a tile of a kind already tried in this line goes where that one went
             for at in SEA_MAP.terrain:
                 place = {"place": {"tile": tile, "at": at}}
                 if accepted(state, [*opening, *extra, place, *discards(taken, but=tile)]):
                     return True
     return False
+
+
+def _same_as_before(state: State, opening: list[Any], tile: int) -> bool:
+    slots = [s for s in line_slots(opening[-1]["plant"]["line"]) if state.nursery[s] is not None]
+    kinds = [state.nursery[s] for s in slots]
+    return kinds[tile - 1] in kinds[: tile - 1]
 
 
 def without_reefs(state: State, coins: int) -> State:
