@@ -183,6 +183,7 @@ def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_D
     order file's unless given (an archive is larger, and read the same careful way)."""
     # the template's marker lines, when present, say where the document is (pbem.core.markers)
     text = markers.inside(decode(raw, max_bytes))
+    _refuse_quoted(text)
     control = _NON_PRINTABLE.search(text)
     if control is not None:
         raise OrderFileError(
@@ -204,6 +205,27 @@ def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_D
         raise OrderFileError(
             "yaml", "yaml.syntax", _("this is not YAML text; start from the template")
         ) from None
+
+
+#: a line quoted as a reply quotes the mail it answers: ``> game: g``, ``>> orders:``
+_QUOTED = re.compile(r"^[ \t]*>")
+
+
+def _refuse_quoted(text: str) -> None:
+    """Orders filled in inside a quoted mail (``> `` on every line) are not YAML the way they stand
+    (``>`` begins a folded text there): said as what it is, not as a slip on some line."""
+    written = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    if written and all(_QUOTED.match(line) for _n, line in written):
+        raise OrderFileError(
+            "yaml",
+            "yaml.quoted",
+            _(
+                "line {line}: these orders are quoted: each line starts with `>`, as a reply quotes the "
+                "mail it answers, and quoted lines are not read; if they are your orders, remove the `> ` "
+                "at the start of each line",
+                line=written[0][0],
+            ),
+        )
 
 
 def _read(text: str, max_depth: int, *, again: bool = True) -> Any:

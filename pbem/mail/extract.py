@@ -26,6 +26,7 @@ from typing import ClassVar
 
 from pbem.core import markers
 from pbem.core.i18n import _
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 
 #: keys that start a document (an order file or a command's envelope)
 _START_KEY = re.compile(
@@ -92,12 +93,36 @@ def find(text: str, command_words: tuple[str, ...] = (), *, forwarded: bool = Fa
     if found is not None:
         return found
     if not (forwarded or any(_FORWARD.match(line) for line in lines)):
-        return None
+        return _filled_in_quote(lines)
     # a forward: the player's own part holds nothing, the forwarded message below it is read
     plain = markers.span(lines)
     if plain is not None:
         return _numbered(list(enumerate(lines))[plain[0] : plain[1]], "markers")
     return _scan(_drop_quoted(lines), command_words) if len(ours) < len(lines) else None
+
+
+def _filled_in_quote(lines: list[str]) -> Found | None:
+    """Orders filled in inside the quoted mail, ``>`` kept (``how`` is ``quoted``), when the player's
+    own part holds none; ``None`` unless the quoted document has a password written in.
+
+    The quote is not read as orders: a reply quotes the host's own template, and "thanks" above it
+    must not send it. But a quoted document with a password filled in is most likely the player's
+    own, and telling them their orders are quoted beats telling them a greeting is not YAML. (A
+    welcome mail's template has the password too: its "thanks" gets the same answer, which still
+    says what the host read and why.)"""
+    quoted = [(at, _QUOTE.sub("", line, count=1)) for at, line in enumerate(lines) if _QUOTE.match(line)]
+    found = _scan(quoted, ())
+    if found is None or found.how != "scan":
+        return None
+    if not any(_filled_password(line) for line in found.text.split("\n")):
+        return None
+    return Found("\n".join(lines[n - 1].rstrip() for n in found.lines), "quoted", found.lines)
+
+
+def _filled_password(line: str) -> bool:
+    key, sep, value = line.partition(":")
+    value = value.split("#")[0].strip().strip("'\"")
+    return key.strip().lower() == "password" and bool(sep) and bool(value) and value != PASSWORD_PLACEHOLDER
 
 
 def own_part(text: str) -> str:
@@ -332,6 +357,11 @@ def advice(how: str) -> str:
     """What to do when a document found without markers could not be read."""
     if how == "markers":
         return _("Please correct the marked line and send the orders again.")
+    if how == "quoted":
+        return _(
+            "Write your orders above the quoted mail, or remove the `> ` in front of them: what a reply "
+            "quotes is not read, so that a reply quoting a report is never taken for orders."
+        )
     return _(
         "Put your orders between the two lines of the template, as it came in your report:\n\n"
         "    {begin}\n    (your orders)\n    {end}\n\n"
