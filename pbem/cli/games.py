@@ -19,6 +19,7 @@ from pbem.core.dice import commitment
 from pbem.core.errors import UserError
 from pbem.core.i18n import _
 from pbem.cron import deadlines
+from pbem.mail.extract import point_at
 from pbem.mail.gm import check_address, set_game_master
 from pbem.play import create, orders, turns
 from pbem.play import status as status_service
@@ -236,7 +237,8 @@ def submit(
     rejected = 0
     answers = []
     for path in files:
-        receipt = orders.submit(engine, _read_input(path), source="file")
+        raw = _read_input(path)
+        receipt = orders.submit(engine, raw, source="file")
         rejected += not receipt.accepted
         if as_json:
             answers.append(
@@ -268,8 +270,12 @@ def submit(
                 )
         else:
             typer.echo(f"{path}: rejected", err=True)
+            text = raw.decode("utf-8", errors="replace")
             for error in receipt.errors:
                 typer.echo(f"  {error}", err=True)
+                pointed = point_at(text, error)  # the line it names, marked, as a mail's answer shows it
+                if pointed:
+                    typer.echo(pointed, err=True)
     if as_json:
         typer.echo(json.dumps(answers, indent=1, ensure_ascii=False))
     if rejected:

@@ -74,3 +74,13 @@ def test_process_with_nothing_to_resolve_names_the_deadline(pbem: Pbem) -> None:
     said = pbem("process", "reef-7").out
     shown = deadline[:10] + " " + deadline[11:16] + " UTC"
     assert f"reef-7: nothing to resolve: turn 1 waits for orders from red, blue, due by {shown}" in said
+
+
+def test_a_rejected_file_shows_the_line_it_blames(pbem: Pbem, tmp_path: Path) -> None:
+    new_game(pbem)
+    greeted = tmp_path / "greeted.yaml"
+    greeted.write_text("Hi all,\n\ngame: reef-7\nplayer: red\nturn: 1\npassword: x\norders:\n  - bid: 2\n")
+    ran = pbem("submit", str(greeted))
+    assert ran.code == 1
+    assert "  yaml: line 1: `Hi all,` is not part of the orders, which begin at line 3" in ran.err
+    assert "    line 1: Hi all,\n            ^^^^^^^\n" in ran.err
