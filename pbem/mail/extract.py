@@ -343,11 +343,12 @@ def explain(errors: list[str], document: str, how: str) -> str:
     """What a rejection adds below its errors: each line an error names, quoted with a marker under
     the spot, and what to do about it. ``document`` is the orders with the lines as the mail shows
     them (:meth:`Found.as_shown`), so the numbers are the ones the player sees. Empty when no error
-    names a line and the document was read."""
+    names a line, unless a document found without the markers could not be read (then the advice to
+    use them)."""
     reading = [e for e in errors if "[yaml." in e or "[envelope." in e or e.startswith("orders: the text")]
     pointed = list(dict.fromkeys(p for p in (point_at(document, e) for e in errors) if p))
-    if not reading and not pointed:
-        return ""
+    if not pointed and (not reading or how == "markers"):
+        return ""  # nothing to show, nothing to advise: the errors above say it all
     head = _("Where the reading stopped:") if reading else _("The line each error names, as in your mail:")
     shown = head + "\n\n" + "\n\n".join(pointed) + "\n\n" if pointed else ""
     return "\n" + shown + (advice(how) if reading else advice("markers")) + "\n"
