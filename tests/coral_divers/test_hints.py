@@ -65,6 +65,13 @@ def discards(n: int, but: int | None = None) -> list[Any]:
     return [{"discard": {"tile": t}} for t in range(1, n + 1) if t != but]
 
 
+def plant_accepted(state: State, line: str) -> bool:
+    taken = sum(1 for s in line_slots(line) if state.nursery[s] is not None)
+    return bool(taken) and accepted(
+        state, [*_before_the_line(state), {"plant": {"line": line}}, *discards(taken)]
+    )
+
+
 def some_plant_is_accepted(state: State) -> bool:
     return any(
         taken and accepted(state, [*opening, *extra, *discards(taken)])
@@ -110,9 +117,21 @@ def positions() -> Iterator[State]:
             yield without_reefs(state, coins=(0, 1, 2, 5)[i // 4 % 4])
 
 
-def test_every_reason_a_hint_gives_a_player_with_no_reef_is_the_engine_s() -> None:
+def offers_exactly_the_lines_the_engine_takes(state: State) -> None:
+    """ "lines you can afford: ..." says every other line cannot be taken; no PLANT section, that none can."""
+    text = GAME.template(state, state.seat)
+    takeable = [line for line in state.choosable_lines() if plant_accepted(state, line)]
+    if not takeable:
+        assert "PLANT" not in text
+        return
+    costs = ", ".join(f"{line} {sum(1 for s in line_slots(line) if state.nursery[s])}" for line in takeable)
+    assert f"lines you can afford and their costs: {costs}" in hint(state)
+
+
+def test_every_reason_a_hint_gives_is_the_engine_s() -> None:
     said = {NO_LINE: 0, NO_FIT: 0, "none": 0}
     for state in positions():
+        offers_exactly_the_lines_the_engine_takes(state)
         if state.reefs_of(state.seat):
             continue
         words = hint(state)
