@@ -295,7 +295,8 @@ def check(
     your orders do up to the first draw (or the first thing only others can see), then the table as
     it stands, since the rest happens when the turn resolves. A turn that waits for other players'
     orders shows the table as it stands."""
-    result = orders.check(connect(db, create=False), _read_input(file))
+    raw = _read_input(file)
+    result = orders.check(connect(db, create=False), raw)
     if as_json:
         answer = {
             "ok": result.ok,
@@ -308,8 +309,12 @@ def check(
             raise typer.Exit(1)
         return
     if not result.ok:
+        text = raw.decode("utf-8", errors="replace")
         for error in result.errors:
             typer.echo(error, err=True)
+            pointed = point_at(text, error)
+            if pointed:
+                typer.echo(pointed, err=True)
         raise typer.Exit(1)
     typer.echo(result.preview or "", nl=False)
 

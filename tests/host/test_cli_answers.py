@@ -80,7 +80,8 @@ def test_a_rejected_file_shows_the_line_it_blames(pbem: Pbem, tmp_path: Path) ->
     new_game(pbem)
     greeted = tmp_path / "greeted.yaml"
     greeted.write_text("Hi all,\n\ngame: reef-7\nplayer: red\nturn: 1\npassword: x\norders:\n  - bid: 2\n")
-    ran = pbem("submit", str(greeted))
-    assert ran.code == 1
-    assert "  yaml: line 1: `Hi all,` is not part of the orders, which begin at line 3" in ran.err
-    assert "    line 1: Hi all,\n            ^^^^^^^\n" in ran.err
+    for command in ("submit", "check"):
+        ran = pbem(command, str(greeted))
+        assert ran.code == 1
+        assert "yaml: line 1: `Hi all,` is not part of the orders, which begin at line 3" in ran.err
+        assert "    line 1: Hi all,\n            ^^^^^^^\n" in ran.err
