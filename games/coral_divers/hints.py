@@ -3,13 +3,13 @@
 Rules: ``shared/rules/coral-divers.md``, "Plant", "Shells" and "Surface". A hint that says "you
 cannot" must be true (a new player who reads "you can place no tile" surfaces), so every answer here
 is asked of the engine's own legality: :func:`.turn.affordable_lines` for the line a Plant may take and
-:func:`.board.placement` for where a taken tile may go, never a rule of thumb beside them.
+:func:`.board.placement` (through :func:`.instead.fitting_space`) for where a taken tile may go,
+never a rule of thumb beside them.
 """
 
 from __future__ import annotations
 
-from .board import Placement, placement
-from .data import SEA_MAP
+from .instead import fitting_space
 from .state import State, line_slots
 from .turn import affordable_lines
 
@@ -32,9 +32,7 @@ def some_tile_fits(state: State, seat: str) -> bool:
     fits), so this asks, for each tile ``seat`` could take, whether some space takes it now: with every
     free-start shell held in play and no reef started yet."""
     free_starts = state.players[seat].shells.count("free-start")
-    kinds = set(takeable_tiles(state, seat))
     return any(
-        isinstance(placement(state, seat, tile, at, free_starts), Placement)
-        for tile in kinds
-        for at in SEA_MAP.terrain
+        fitting_space(state, seat, tile, free_starts, may_start=True) is not None
+        for tile in set(takeable_tiles(state, seat))
     )
