@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pbem.core.i18n import T_, Text
 
-from .board import Placement, is_start_space, placement
+from .board import Placement, is_start_space, place, placement
 from .data import SEA_MAP
 from .state import State
 
@@ -34,13 +34,31 @@ def fitting_space(state: State, seat: str, tile: str, free_starts: int, *, may_s
 def for_tile(state: State, seat: str, number: int, tile: str, free_starts: int, *, may_start: bool) -> Text:
     """``write `- place: {tile: 2, at: e5}` or `- discard: {tile: 2}` ``: a space where taken tile
     ``number`` goes now, or only the discard when it fits nowhere."""
-    discard = f"- discard: {{tile: {number}}}"
-    at = fitting_space(state, seat, tile, free_starts, may_start=may_start)
-    if at is None:
-        return T_("write `{discard}`: this tile fits nowhere now", discard=discard)
-    return T_(
-        "write `{place}` or `{discard}`", place=f"- place: {{tile: {number}, at: {at}}}", discard=discard
-    )
+    return for_tiles(state, seat, [(number, tile)], free_starts, may_start=may_start)[0]
+
+
+def for_tiles(
+    state: State, seat: str, tiles: list[tuple[int, str]], free_starts: int, *, may_start: bool
+) -> list[Text]:
+    """:func:`for_tile` for each of ``tiles`` (number, tile) in turn, each placed on a scratch copy
+    before the next is asked: written one after another the advice is one legal Plant (two tiles are
+    never sent to the same space, and a later one may extend a reef an earlier one starts)."""
+    scratch = state.copy()
+    said = []
+    for number, tile in tiles:
+        discard = f"- discard: {{tile: {number}}}"
+        at = fitting_space(scratch, seat, tile, free_starts, may_start=may_start)
+        if at is None:
+            said.append(T_("write `{discard}`: this tile fits nowhere now", discard=discard))
+            continue
+        how = placement(scratch, seat, tile, at, free_starts, may_start=may_start)
+        assert isinstance(how, Placement)
+        place(scratch, seat, tile, at, how)
+        free_starts -= how.free_start
+        may_start = may_start and not (how.starts and scratch.new_reefs == "one-a-turn")
+        place_step = f"- place: {{tile: {number}, at: {at}}}"
+        said.append(T_("write `{place}` or `{discard}`", place=place_step, discard=discard))
+    return said
 
 
 def plant_line(lines: list[str]) -> Text | None:

@@ -265,11 +265,12 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
                         "every taken tile must be placed or discarded; still in hand: tile {left}",
                         left=listed([str(n + 1) for n in left]),
                     ),
-                    *(
-                        instead.for_tile(
-                            work, seat, n + 1, pl.taken[n] or "", pl.free_starts, may_start=may_start
-                        )
-                        for n in left
+                    *instead.for_tiles(
+                        work,
+                        seat,
+                        [(n + 1, pl.taken[n] or "") for n in left],
+                        pl.free_starts,
+                        may_start=may_start,
                     ),
                 ]
             ),
