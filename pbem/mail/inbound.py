@@ -276,7 +276,7 @@ def _decide(
             seat=answer.seat,
             write=getattr(answer, "write", None),
         )
-    earlier = _submitted(engine, frm, at, found.text) if recovering else None
+    earlier = _submitted(engine, frm, at, found.as_shown()) if recovering else None
     first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None
     if first_seen is not None:
         return _Plan(
@@ -294,7 +294,9 @@ def _decide(
     try:
         # the rules' words in the errors, in the language of the seat the orders are for
         with language(_claimed_language(engine, found.text)):
-            receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
+            receipt = earlier or orders.submit(
+                engine, found.as_shown(), source="mail", from_address=frm, now=at
+            )
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
         why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         errors = [_("orders: the text could not be read as YAML: {why}", why=why)]
@@ -363,7 +365,7 @@ def _receipt_plan(
             else _("[pbem] your orders were not accepted")
         )
         plan.reply_body = replies.rejected_body(receipt.errors, origin) + extract.explain(
-            receipt.errors, found.text, found.how
+            receipt.errors, found.as_shown(), found.how
         )
     return plan
 
