@@ -222,6 +222,7 @@ def _read_data(path: str) -> Any:
     try:
         if path.lower().endswith(".json"):
             return json.loads(decode(raw, MAX_ARCHIVE_BYTES))
+        records.check_cost(raw, path)  # what is not an archive or a record at a glance costs no reading
         # through the order files' reader: no aliases, no tags, bounded size and depth
         return load(raw, max_bytes=MAX_ARCHIVE_BYTES, max_depth=MAX_ARCHIVE_DEPTH)
     except (OrderFileError, json.JSONDecodeError) as exc:
@@ -274,9 +275,9 @@ def import_game(
 
     data = _read_data(path)
     if records.is_record(data):
-        return Imported(
-            *records.import_record(engine, path, records.parse_record(data, path), game_id=game_id, now=now)
-        )
+        record = records.parse_record(data, path)
+        record.keep_lines(path)
+        return Imported(*records.import_record(engine, path, record, game_id=game_id, now=now))
     archive = read_archive(path, data)
     master = _game_master(archive.game_master, path)
     record = archive.record()
