@@ -6,14 +6,15 @@ unknown``). Each is filled when the replay meets it: a draw as a fair draw would
 from the game's seed (0 without one) and the unknown's place in the record; a value in the orders with
 one of the values the order grammar allows there. When the rest of the record then refuses the game so
 filled (a polyp placed that the screen does not hold, a colour drawn that the bag no longer holds), one
-unknown at a time is given another value, keeping a change only when the replay gets further; the
-first fill the whole record accepts is kept. Everything here is deterministic: the same record gives the
-same game.
+unknown at a time is given another value, or two swap theirs, keeping a change only when the replay
+gets further; the first fill the whole record accepts is kept. Everything here is deterministic: the
+same record gives the same game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +22,9 @@ from pbem.core.chance import UNKNOWN
 from pbem.core.dice import derived_rng
 from pbem.core.errors import UserError
 
-#: how many replays the search may spend before it gives up (each is one replay of the record so far)
-MAX_TRIES = 400
+#: how much replaying the search may spend before it gives up, in turns replayed (a turn costs some
+#: milliseconds): a bound on the work, not on time, so the same record always gives the same answer
+MAX_TURNS_REPLAYED = 5_000
 
 #: where a replay stopped: (turn, stage, seat, step or draw); a later place is further on
 Progress = tuple[int, int, int, int]
@@ -73,36 +75,57 @@ class Guesses:
 
 def fill(run: Callable[[Guesses], Any], seed: int) -> tuple[Any, Guesses]:
     """``run(guesses)`` (a replay of the record) until it accepts the record; returns its result and the
-    guesses. A :class:`Refused` when no fill was found: the refusal of the fill that got furthest."""
+    guesses. A :class:`Refused` when no fill was found: the refusal of the fill that got furthest.
+
+    From the first fill, one move at a time: an unknown given another value, or two unknowns that could
+    each take the other's value swapping them (a swap keeps what the bag holds in all, so draws the
+    record names later still fit). A move is kept when the replay gets further than before. Moves that
+    bring in a value the refusal names (``you have no yellow polyp``) are tried first."""
     guesses = Guesses(seed)
     try:
         return run(guesses), guesses
     except Refused as refused:
         best, best_guesses = refused, guesses
-    tries = 1
-    while tries < MAX_TRIES:
-        improved = False
-        for index in reversed(range(len(best_guesses.met))):
-            for value in best_guesses.alternatives(index):
-                wanted = {i: given for i, (_w, _c, given) in enumerate(best_guesses.met)} | {index: value}
-                trial = Guesses(seed, wanted)
-                tries += 1
-                try:
-                    return run(trial), trial
-                except Refused as refused:
-                    if refused.progress > best.progress:
-                        best, best_guesses, improved = refused, trial, True
-                if improved or tries >= MAX_TRIES:
+    spent = best.progress[0] + 1
+    while spent < MAX_TURNS_REPLAYED:
+        for wanted in _moves(best_guesses, str(best)):
+            trial = Guesses(seed, wanted)
+            try:
+                return run(trial), trial
+            except Refused as refused:
+                spent += refused.progress[0] + 1
+                if refused.progress > best.progress:
+                    best, best_guesses = refused, trial
                     break
-            if improved or tries >= MAX_TRIES:
+            if spent >= MAX_TURNS_REPLAYED:
                 break
-        if not improved:
-            break
+        else:
+            break  # no move gets further
     raise Refused(
-        f"{best} (the record's unknowns were filled every way tried, {tries} in all, and none fits the "
-        "rest of the record: check what it says after them)",
+        f"{best} (the record's unknowns were filled every way tried, and none fits the rest of the record: "
+        "check what it says after them)",
         best.progress,
     )
+
+
+def _moves(guesses: Guesses, refusal: str) -> Iterator[dict[int, str]]:
+    """The fills next to ``guesses``, those bringing in a value ``refusal`` names first."""
+    given = {i: value for i, (_what, _choices, value) in enumerate(guesses.met)}
+    named = set(re.findall(r"[\w*/-]+", refusal))
+    singles = [(i, value) for i in reversed(range(len(guesses.met))) for value in guesses.alternatives(i)]
+    swaps = [
+        (i, j)
+        for i in reversed(range(len(guesses.met)))
+        for j in range(len(guesses.met))
+        if given[i] != given[j] and given[j] in guesses.met[i][1] and given[i] in guesses.met[j][1] and i != j
+    ]
+    for hinted in (True, False):
+        for i, value in singles:
+            if (value in named) == hinted:
+                yield given | {i: value}
+        for i, j in swaps:
+            if (given[j] in named) == hinted and (hinted or i > j):
+                yield given | {i: given[j], j: given[i]}
 
 
 def unknowns_in(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

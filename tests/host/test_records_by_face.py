@@ -16,6 +16,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from host.conftest import Ran
+from pbem.archive.page import build_page
 from pbem.core.codec import unpack
 from pbem.render.reports import report
 from pbem.storage.models import GameRow, OutboxRow, ReportRow, TurnRow
@@ -76,6 +77,24 @@ def test_what_a_record_left_unknown_is_said_to_be_assumed(pbem: Callable[..., Ra
     assert "setup.parrotfish: " not in public  # the value assumed is as secret as a real one
     alice = report(engine, "club-reef-by-hand", "alice", turn=1)
     assert "assumed for your orders, not recorded (the record says unknown): setup.parrotfish: " in alice
+
+
+def test_every_view_that_reveals_an_assumed_value_says_it_is_assumed(
+    pbem: Callable[..., Ran], engine: Engine
+) -> None:
+    assert pbem("import", str(BY_HAND)).code == 0
+    assert pbem("import", str(RECORDS / "reef-encounter.yaml")).code == 0  # all recorded: nothing assumed
+    note = "What its record left unknown was assumed: what is shown of it here is assumed, not recorded."
+    revealed = "Assumed in part: what the game's record left unknown was filled in at its import"
+    final = report(engine, "club-reef-by-hand", "alice")
+    assert note in " ".join(final.split()) and "EVERYTHING REVEALED" in final
+    assert revealed in " ".join(final.split())
+    page = " ".join(build_page(engine, "club-reef-by-hand").split())
+    assert note in page
+    plain = report(engine, "club-reef-encounter", "alice")
+    assert "EVERYTHING REVEALED" in plain and "assumed" not in plain.lower()
+    hungarian = report(engine, "club-reef-by-hand", "alice", fmt="html", lang="hu")
+    assert "Részben feltételezett" in hungarian
 
 
 def test_the_same_record_gives_the_same_game(pbem: Callable[..., Ran], engine: Engine) -> None:
