@@ -38,11 +38,12 @@ VERSION = 1
 #: a record of a whole game is some kilobytes (tests/fixtures/records: 8 KB, under 2,200 YAML values); the
 #: limits leave a hundred times that and bound what a hostile file costs before it is refused
 MAX_RECORD_BYTES = 4 * 1024 * 1024
-MAX_RECORD_VALUES = 100_000
+MAX_RECORD_VALUES = 50_000
 MAX_RECORD_DEPTH = 64
 
-#: ``[label, n, index]`` (the engine's ordering), ``[label, face]`` (what came out) or ``[label, unknown]``
-Draw = tuple[str, int, int] | tuple[str, str | int | bool]
+#: ``[label, n, index]`` (the engine's ordering), ``[label, face]`` (what came out) or ``[label, unknown]``;
+#: its shape is checked when the game asks for it (:class:`pbem.core.chance.Script`), naming its line
+Draw = Any
 
 #: what a turn's events say of a record's unknowns (docs/records.md, "Unknowns")
 ASSUMED_ORDERS = N_("assumed, not recorded (the record says unknown): {seat}'s {keys}")
@@ -87,21 +88,25 @@ class Record(BaseModel):
     setup: RecordSetup = RecordSetup()
     turns: list[RecordTurn] = []
 
-    _lines: dict[tuple[Any, ...], list[int]] = PrivateAttr(default_factory=dict)
+    _source: bytes = PrivateAttr(default=b"")
+    _lines: dict[tuple[Any, ...], list[int]] | None = PrivateAttr(default=None)
 
     def players(self) -> list[tuple[str, str]]:
         return [(s, "") if isinstance(s, str) else (s.seat, s.email) for s in self.seats]
 
     def keep_lines(self, path: str) -> None:
-        """Note where each draw stands in the file at ``path``, for refusals to name its line."""
+        """Keep the file at ``path`` for refusals to name the line of a draw (found only then)."""
         try:
-            self._lines = _draw_lines(Path(path).read_bytes())
+            self._source = Path(path).read_bytes()
         except OSError:
-            self._lines = {}
+            self._source = b""
 
-    def lines(self) -> dict[tuple[Any, ...], list[int]]:
-        """The line of each draw in the file, by where its list is (``("setup",)``, ``("turns", 3)``)."""
-        return self._lines
+    def line(self, where: tuple[Any, ...], index: int) -> int | None:
+        """The line of draw ``index`` of the list at ``where`` (``("setup",)``, ``("turns", 3)``)."""
+        if self._lines is None:  # composing the file again costs as much as reading it: only for a refusal
+            self._lines = _draw_lines(self._source) if self._source else {}
+        found = self._lines.get(where, [])
+        return found[index] if index < len(found) else None
 
 
 def is_record(data: Any) -> bool:
@@ -118,7 +123,7 @@ def read_record(path: str) -> Record:
     except OrderFileError as exc:
         raise UserError(f"{path} is not a readable record: {exc}") from None
     record = parse_record(data, path)
-    record._lines = _draw_lines(raw)
+    record._source = raw
     return record
 
 
@@ -161,24 +166,43 @@ def check_cost(raw: bytes, path: str) -> None:
 
 
 def _draw_lines(raw: bytes) -> dict[tuple[Any, ...], list[int]]:
-    """Where each draw list's items stand in the file (1-based lines), for refusals to name."""
+    """Where each draw list's items stand in the file (1-based lines), for refusals to name: from
+    libyaml's events, which cost a fraction of composing the document again."""
+    found: dict[tuple[Any, ...], list[int]] = {}
+    parser = yaml.CSafeLoader(raw) if yaml.__with_libyaml__ else yaml.SafeLoader(raw)
+    # each open collection: [its path, a mapping's key waiting for its value (None: a key comes next),
+    # a sequence's next index (None: a mapping)]
+    open_: list[list[Any]] = []
     try:
-        root = yaml.compose(raw, Loader=yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader)
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, yaml.CollectionEndEvent):
+                open_.pop()
+                continue
+            if not isinstance(event, yaml.NodeEvent):
+                continue
+            path: tuple[Any, ...] = ()
+            if open_:
+                parent = open_[-1]
+                if parent[2] is None and parent[1] is None:  # a mapping's key
+                    parent[1] = event.value if isinstance(event, yaml.ScalarEvent) else ""
+                    continue
+                if parent[2] is None:
+                    path, parent[1] = (*parent[0], parent[1]), None
+                else:
+                    path, parent[2] = (*parent[0], parent[2]), parent[2] + 1
+            if len(path) in (3, 4) and path[-2] == "draws" and path[0] in ("setup", "turns"):
+                found.setdefault(path[:-2] if path[0] == "turns" else ("setup",), []).append(
+                    event.start_mark.line + 1
+                )
+            if isinstance(event, yaml.MappingStartEvent):
+                open_.append([path, None, None])
+            elif isinstance(event, yaml.SequenceStartEvent):
+                open_.append([path, None, 0])
     except yaml.YAMLError:
-        return {}
-
-    def item(node: Any, key: str) -> Any:
-        if isinstance(node, yaml.MappingNode):
-            return next((v for k, v in node.value if k.value == key), None)
-        return None
-
-    def lines_of(node: Any) -> list[int]:
-        return [n.start_mark.line + 1 for n in node.value] if isinstance(node, yaml.SequenceNode) else []
-
-    found = {("setup",): lines_of(item(item(root, "setup"), "draws"))}
-    turns = item(root, "turns")
-    for index, turn in enumerate(turns.value if isinstance(turns, yaml.SequenceNode) else []):
-        found[("turns", index)] = lines_of(item(turn, "draws"))
+        pass
+    finally:
+        parser.dispose()
     return found
 
 
@@ -203,7 +227,7 @@ def _shape(exc: ValidationError) -> str:
 
 def has_unknowns(record: Record) -> bool:
     draws = [d for turn in [record.setup, *record.turns] for d in turn.draws]
-    return any(len(d) == 2 and d[1] == UNKNOWN for d in draws) or any(
+    return any(isinstance(d, list) and d[1:] == [UNKNOWN] for d in draws) or any(
         unknowns_in(turn.orders) for turn in record.turns
     )
 
@@ -243,11 +267,10 @@ def _replay(record: Record, path: str, guesses: Guesses | None) -> list[TurnReco
         if record.seed is not None
         else None
     )
-    lines = record.lines()
     script = Script(
         record.setup.draws,
         where=f"{path}: setup",
-        lines=lines.get(("setup",), ()),
+        line=lambda index: record.line(("setup",), index),
         seeded=seeded,
         guess=guess,
     )
@@ -291,7 +314,7 @@ def _replay(record: Record, path: str, guesses: Guesses | None) -> list[TurnReco
         script = Script(
             turn.draws,
             where=f"{path}: {where}",
-            lines=lines.get(("turns", number - 1), ()),
+            line=lambda index, at=number - 1: record.line(("turns", at), index),
             seeded=seeded,
             guess=guess,
         )

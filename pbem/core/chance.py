@@ -75,14 +75,14 @@ class Script:
         record: list[Draw],
         *,
         where: str = "",
-        lines: Sequence[int] = (),
+        line: Callable[[int], int | None] | None = None,
         seeded: Recorder | None = None,
         guess: Guess | None = None,
     ) -> None:
-        self._record = [list(draw) for draw in record]
+        self._record = [list(draw) if isinstance(draw, (list, tuple)) else [draw] for draw in record]
         self._next = 0
         self._where = f"{where}: " if where else ""
-        self._lines = list(lines)
+        self._line = line
         self._seeded = seeded
         self._guess = guess
         self.drawn: list[Draw] = []
@@ -94,7 +94,8 @@ class Script:
         return self._answer(label, len(faces), faces)
 
     def _at(self) -> str:
-        line = f"line {self._lines[self._next]}: " if self._next < len(self._lines) else ""
+        found = self._line(self._next) if self._line is not None else None
+        line = f"line {found}: " if found is not None else ""
         return f"{self._where}{line}draw {self._next + 1}"
 
     def _answer(self, label: str, n: int, faces: Sequence[str] | None) -> int:
@@ -105,6 +106,12 @@ class Script:
                 f"{len(self._record)} recorded",
             )
         written = self._record[self._next]
+        if not (2 <= len(written) <= 4 and isinstance(written[0], str)):  # one value is read as [value]
+            raise ScriptExhausted(
+                "chance.shape",
+                f"{self._at()}: {written!r} is not a draw; write [{label}, what came out] "
+                f"(or [{label}, unknown])",
+            )
         seed_gives = self._seeded.pick(label, n) if self._seeded is not None else None
         if len(written) == 2 and written[0] == label:
             outcome = self._by_face(label, n, faces, written[1], seed_gives)
