@@ -85,6 +85,8 @@ def fill(run: Callable[[Guesses], Any], seed: int) -> tuple[Any, Guesses]:
     try:
         return run(guesses), guesses
     except Refused as refused:
+        if not guesses.met:  # nothing was filled by guessing (a seed gave every unknown draw)
+            raise
         best, best_guesses = refused, guesses
     spent = best.progress[0] + 1
     while spent < MAX_TURNS_REPLAYED:

@@ -175,3 +175,76 @@ def test_a_record_with_draws_as_indices_still_imports(pbem: Callable[..., Ran]) 
     assert "- [bag, 185, 5]" in text  # the engine's ordering, as records were first written
     assert pbem("import", str(RECORDS / "reef-encounter.yaml")).code == 0
     assert json.loads(pbem("status", "club-reef-encounter", "--json").out)["finished"]
+
+
+class _Faces:
+    """Answers a record's index draws and writes each as what came out, as a club would."""
+
+    def __init__(self, draws: list[list[Any]]) -> None:
+        self.draws, self.out = list(draws), []  # type: list[list[Any]]
+
+    def pick(self, label: str, n: int) -> int:
+        drawn = self.draws.pop(0)
+        self.out.append(drawn)
+        return int(drawn[2])
+
+    def pick_face(self, label: str, faces: Any) -> int:
+        drawn = self.draws.pop(0)
+        self.out.append([label, faces[drawn[2]]])
+        return int(drawn[2])
+
+
+def written_by_face(data: dict[str, Any]) -> dict[str, Any]:
+    from pbem.core import registry
+    from pbem.play.create import parse_options
+
+    game = registry.require(data["game"])
+    chance = _Faces(data["setup"]["draws"])
+    state = game.setup(data["seats"], parse_options(game, data["options"]), chance)
+    data["setup"]["draws"] = chance.out
+    for turn in data["turns"]:
+        pending = game.pending(state)
+        orders = {s: game.order_model(pending[s]).model_validate(turn["orders"][s]) for s in pending}
+        chance = _Faces(turn["draws"])
+        state = game.resolve(state, orders, chance).state
+        turn["draws"] = chance.out
+    return data
+
+
+def test_with_its_seed_an_unknown_draw_is_the_seeds_and_a_face_is_checked_against_it(
+    pbem: Callable[..., Ran], tmp_path: Path
+) -> None:
+    data = written_by_face(yaml.safe_load((RECORDS / "coral-divers.yaml").read_text(encoding="utf-8")))
+    data["seed"] = 23  # make.py's bot game
+    assert data["setup"]["draws"][0][0] == "bag" and isinstance(data["setup"]["draws"][0][1], str)
+    data["setup"]["draws"][0] = ["bag", "unknown"]
+    ran = pbem("import", str(write(tmp_path, data)))
+    assert ran.code == 0, ran.err
+    assert pbem("replay", "club-coral-divers", "--verify").code == 0
+    assert pbem("verify", "club-coral-divers").code == 0  # the seed gives every draw, the unknown too
+    other = next(t for t in ("brain", "fan", "staghorn", "tube") if t != data["setup"]["draws"][1][1])
+    data["setup"]["draws"][1] = ["bag", other]
+    path = write(tmp_path, data)
+    line = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("  - [bag")][1]
+    ran = pbem("import", str(path), "--id", "other")
+    assert ran.code == 1
+    assert f"setup: line {line}: draw 2 (bag): the record says {other}; the seed gives " in ran.err
+    assert "filled every way" not in ran.err  # with a seed there is nothing to fill by guessing
+
+
+def test_verify_of_a_game_still_running_is_refused(pbem: Callable[..., Ran], tmp_path: Path) -> None:
+    assert (
+        pbem(
+            "new",
+            "reef-encounter",
+            "--id",
+            "run",
+            "--player",
+            "ann=ann@example.org",
+            "--player",
+            "bo=bo@example.org",
+        ).code
+        == 0
+    )
+    ran = pbem("verify", "run")
+    assert ran.code == 1 and "game run is not finished" in ran.err
