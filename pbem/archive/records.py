@@ -129,7 +129,8 @@ def read_record(path: str) -> Record:
 
 def check_cost(raw: bytes, path: str) -> None:
     """Refuse, before it is read, a file that cannot be an archive or a record at a glance (its top is
-    not a mapping), or a record too large or holding more values than a record could. Reading YAML into
+    not a mapping), or one that does not begin as an archive does (``format: pbem-archive``) and is too
+    large or holds more values than a record could. Reading YAML into
     values costs microseconds each, so a long flow list would cost seconds per megabyte; libyaml's
     events cost a sixth of that, and the count stops at the limit."""
     parser = yaml.CSafeLoader(raw) if yaml.__with_libyaml__ else yaml.SafeLoader(raw)
@@ -143,8 +144,9 @@ def check_cost(raw: bytes, path: str) -> None:
                 "pbem-record, game: ..., docs/records.md)"
             )
         keys = [e.value for e in head[3:5] if isinstance(e, yaml.ScalarEvent)]
-        if keys != ["format", FORMAT]:
-            return  # an archive (or no record at a glance): its own limits apply
+        if keys == ["format", "pbem-archive"]:
+            return  # an archive, as pbem export writes it: its own limits apply
+        # a record, or a file that says what it is further down: a record's limits
         if len(raw) > MAX_RECORD_BYTES:
             raise UserError(
                 f"{path} is {len(raw):,} bytes; a record may be at most {MAX_RECORD_BYTES:,} bytes (a whole "
@@ -250,7 +252,10 @@ def _orders_of(
         choices = choices_at(game.order_model(decision).model_json_schema(), place)
         key = ".".join(str(p) for p in place[1:] if not isinstance(p, int)) or "orders"
         if not choices or guesses is None:
-            raise UserError(f"{who}: {key} is unknown, and this value cannot be filled in (write it)")
+            raise GameError(
+                "record.unknown",
+                f"{key} is unknown, and the order grammar names no values to fill it with: write it",
+            )
         value = guesses.value(f"{who}: {key}", choices)
         written = put(written, place, value)
         filled.append((key, value))

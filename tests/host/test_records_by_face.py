@@ -248,3 +248,21 @@ def test_verify_of_a_game_still_running_is_refused(pbem: Callable[..., Ran], tmp
     )
     ran = pbem("verify", "run")
     assert ran.code == 1 and "game run is not finished" in ran.err
+
+
+def test_an_unknown_the_order_grammar_cannot_fill_is_refused_in_words(
+    pbem: Callable[..., Ran], tmp_path: Path
+) -> None:
+    data = by_hand()
+    turn, step = next(
+        (k, i)
+        for k, t in enumerate(data["turns"])
+        for seat, steps in t["orders"].items()
+        for i, s in enumerate(steps)
+        if isinstance(s, dict) and "place" in s
+    )
+    seat = next(iter(data["turns"][turn]["orders"]))
+    data["turns"][turn]["orders"][seat][step] = {"place": "unknown"}
+    ran = pbem("import", str(write(tmp_path, data)))
+    assert ran.code == 1
+    assert "place is unknown, and the order grammar names no values to fill it with: write it" in ran.err
