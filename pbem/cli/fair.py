@@ -14,7 +14,7 @@ from sqlmodel import Session
 from pbem.archive.files import is_archive_path, read_archive
 from pbem.archive.replay import from_database, verify
 from pbem.archive.verify import check
-from pbem.cli.common import Db, NowOption, parse_now
+from pbem.cli.common import Db, NowOption, example, parse_now
 from pbem.core import clock
 from pbem.core.errors import UserError
 from pbem.intake import away
@@ -112,8 +112,7 @@ def calendar_command(
 def register(app: typer.Typer) -> None:
     app.command(
         "verify",
-        epilog="[bold]Examples:[/bold]\n\n  [cyan]pbem verify reef-7[/cyan]\n\n"
-        "  [cyan]pbem verify reef-7.yaml[/cyan]",
+        epilog=example("pbem verify reef-7", "pbem verify reef-7.yaml"),
     )(verify_command)
     app.command(
         "calendar",
