@@ -39,7 +39,7 @@ from pbem.play.create import check_game_id, check_languages, check_press, check_
 from pbem.storage import presslog
 from pbem.storage.cron_models import ClockRow
 from pbem.storage.db import connect
-from pbem.storage.history import TurnRecord, game_row, seat_rows, settle
+from pbem.storage.history import ASSUMED_NOTE, TurnRecord, game_row, seat_rows, settle
 from pbem.storage.models import GameMasterRow, GameOriginRow, GameRow, ObserverRow
 from pbem.storage.presslog import PressEntry
 
@@ -339,6 +339,10 @@ def import_game(
             )
         )
     note = _("This game was recorded elsewhere and imported.") if record.recorded_elsewhere else None
+    # draws a record left unknown keep their mark in the archive (the values assumed in orders do not)
+    assumed = record.recorded_elsewhere and any(d[3:] == ("assumed",) for t in record.turns for d in t.chance)
+    if assumed:
+        note = _(ASSUMED_NOTE)
     try:
         issued = store_imported(
             engine,
@@ -350,6 +354,7 @@ def import_game(
             clock=archive.game.get("clock"),
             extra=extra,
             status_note=note,
+            assumed=assumed,
         )
     except UserError as exc:
         raise UserError(f"{exc}; import it under another id (--id)") from None

@@ -266,3 +266,16 @@ def test_an_unknown_the_order_grammar_cannot_fill_is_refused_in_words(
     ran = pbem("import", str(write(tmp_path, data)))
     assert ran.code == 1
     assert "place is unknown, and the order grammar names no values to fill it with: write it" in ran.err
+
+
+def test_an_archive_of_a_game_with_assumed_draws_imports_still_saying_so(
+    pbem: Callable[..., Ran], engine: Engine, tmp_path: Path
+) -> None:
+    assert pbem("import", str(BY_HAND)).code == 0
+    archive = tmp_path / "reef.yaml"
+    assert pbem("export", "club-reef-by-hand", "-o", str(archive)).code == 0
+    assert "assumed" in archive.read_text(encoding="utf-8")
+    assert pbem("import", str(archive), "--id", "again").code == 0
+    final = " ".join(report(engine, "again", "alice").split())
+    assert "What its record left unknown was assumed" in final and "Assumed in part" in final
+    assert pbem("verify", str(archive)).code == 0
