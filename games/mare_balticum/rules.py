@@ -84,7 +84,7 @@ def setup(seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
     demand_supply: dict[str, int] = {}
     if opts["demand"] == "fixed":
         for (port, index), fish in zip(
-            SLOTS, choice(chance, "demand tokens", DEMAND_ARRANGEMENTS), strict=True
+            SLOTS, choice(chance, "demand tokens", DEMAND_ARRANGEMENTS, face=" ".join), strict=True
         ):
             demand[port][index] = fish
     else:

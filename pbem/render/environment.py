@@ -17,6 +17,8 @@ The context of a report (what a template may use):
 - ``order_template``: the YAML to send next (envelope filled in), or ``None``
 - ``deadline``: the next deadline as text with its time zone, or ``None``
 - ``status_note``: a line from the host ("paused by the game master"), or ``None``
+- ``assumed``: some of what the view shows was assumed, not recorded (a record's ``unknown``, filled at its
+  import): what reveals hidden things says so
 - ``outcome``: ``{reason, scores, places, ranking, tie_breaks}`` once the game is over, else ``None``
 - ``language``: the reader's language code (``en``, ``hu``, ``cs``, ``zh``, ``ru``; for ``<html lang>``);
   every ``_()`` of the template answers in it
