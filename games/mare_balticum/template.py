@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.core.i18n import T_, _, comment
+from pbem.core.i18n import T_, TN_, _, comment
 
 from .board import AMBER, BOARD, COMPONENTS, FISH, GOODS, PORTS
 from .rules import fleet_breaks
@@ -134,10 +134,14 @@ def _company(state: State, seat: str) -> list[str]:
     if "tax" in player.tokens:
         due = tax_due(state, seat)
         lines += comment(
-            "tax discards {due} goods: a bare name comes from the hold while it has one; {example} "
-            "from the warehouse",
-            due=due,
-            example="{goods: cod, from: warehouse}",
+            TN_(
+                "tax discards {n} good: a bare name comes from the hold while it has one; {example} "
+                "from the warehouse",
+                "tax discards {n} goods: a bare name comes from the hold while it has one; {example} "
+                "from the warehouse",
+                due,
+                example="{goods: cod, from: warehouse}",
+            )
         )
         lines += comment("your hold: {goods}", lead="#   ", goods=_counts(player.hold, FISH))
         lines += comment("your warehouse: {goods}", lead="#   ", goods=_counts(player.warehouse, GOODS))

@@ -39,7 +39,7 @@ from pbem.play.create import check_game_id, check_languages, check_press, check_
 from pbem.storage import presslog
 from pbem.storage.cron_models import ClockRow
 from pbem.storage.db import connect
-from pbem.storage.history import TurnRecord, game_row, seat_rows, settle
+from pbem.storage.history import ASSUMED_NOTE, TurnRecord, game_row, seat_rows, settle
 from pbem.storage.models import GameMasterRow, GameOriginRow, GameRow, ObserverRow
 from pbem.storage.presslog import PressEntry
 
@@ -222,6 +222,7 @@ def _read_data(path: str) -> Any:
     try:
         if path.lower().endswith(".json"):
             return json.loads(decode(raw, MAX_ARCHIVE_BYTES))
+        records.check_cost(raw, path)  # what is not an archive or a record at a glance costs no reading
         # through the order files' reader: no aliases, no tags, bounded size and depth
         return load(raw, max_bytes=MAX_ARCHIVE_BYTES, max_depth=MAX_ARCHIVE_DEPTH)
     except (OrderFileError, json.JSONDecodeError) as exc:
@@ -274,9 +275,9 @@ def import_game(
 
     data = _read_data(path)
     if records.is_record(data):
-        return Imported(
-            *records.import_record(engine, path, records.parse_record(data, path), game_id=game_id, now=now)
-        )
+        record = records.parse_record(data, path)
+        record.keep_lines(path)
+        return Imported(*records.import_record(engine, path, record, game_id=game_id, now=now))
     archive = read_archive(path, data)
     master = _game_master(archive.game_master, path)
     record = archive.record()
@@ -338,6 +339,10 @@ def import_game(
             )
         )
     note = _("This game was recorded elsewhere and imported.") if record.recorded_elsewhere else None
+    # draws a record left unknown keep their mark in the archive (the values assumed in orders do not)
+    assumed = record.recorded_elsewhere and any(d[3:] == ("assumed",) for t in record.turns for d in t.chance)
+    if assumed:
+        note = _(ASSUMED_NOTE)
     try:
         issued = store_imported(
             engine,
@@ -349,6 +354,7 @@ def import_game(
             clock=archive.game.get("clock"),
             extra=extra,
             status_note=note,
+            assumed=assumed,
         )
     except UserError as exc:
         raise UserError(f"{exc}; import it under another id (--id)") from None

@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine
@@ -38,7 +38,8 @@ class TurnEntry(BaseModel):
     epoch: int = 0
     orders: dict[str, Any] = {}
     by_bot: list[str] = []
-    chance: list[tuple[str, int, int]] = []
+    #: [label, n, outcome], with "assumed" fourth where a record left the draw unknown
+    chance: list[tuple[str, int, int] | tuple[str, int, int, Literal["assumed"]]] = []
     state_sha256: str
     resolved_at: datetime | None = None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import secrets
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,12 +25,13 @@ from pbem.cli.common import (
     said_welcome,
     welcome,
 )
-from pbem.core import registry
+from pbem.core import clock, registry
 from pbem.core.chance import derived_rng
 from pbem.core.dice import commitment
 from pbem.core.errors import UserError
 from pbem.core.i18n import _
 from pbem.cron import deadlines
+from pbem.mail.extract import point_at
 from pbem.mail.gm import check_address, set_game_master
 from pbem.play import create, orders, turns
 from pbem.play import status as status_service
@@ -253,20 +255,20 @@ def submit(
     language of the seat it names (else its game's), or --lang."""
     engine = connect(db, create=False)
     rejected = 0
-    answers = []
+    answers: list[dict[str, Any]] = []
     for path in files:
-        data = _read_input(path)
-        with reader(engine, None, None, lang, text=data.decode("utf-8", "replace")).speaking():
-            rejected += not _submitted(engine, path, data, as_json, answers)
+        raw = _read_input(path)
+        with reader(engine, None, None, lang, text=raw.decode("utf-8", "replace")).speaking():
+            rejected += not _submitted(engine, path, raw, as_json, answers)
     if as_json:
         typer.echo(json.dumps(answers, indent=1, ensure_ascii=False))
     if rejected:
         raise typer.Exit(1)
 
 
-def _submitted(engine: Engine, path: str, data: bytes, as_json: bool, answers: list[dict[str, Any]]) -> bool:
+def _submitted(engine: Engine, path: str, raw: bytes, as_json: bool, answers: list[dict[str, Any]]) -> bool:
     """Submit one file and say (or add to ``answers``) what became of it; whether it was accepted."""
-    receipt = orders.submit(engine, data, source="file")
+    receipt = orders.submit(engine, raw, source="file")
     if as_json:
         answers.append(
             {
@@ -276,6 +278,7 @@ def _submitted(engine: Engine, path: str, data: bytes, as_json: bool, answers: l
                 "seat": receipt.seat,
                 "turn": receipt.turn,
                 "receipt": receipt.receipt,
+                "replaced": receipt.replaced_at.isoformat() if receipt.replaced_at else None,
                 "errors": receipt.errors,
             }
         )
@@ -290,10 +293,24 @@ def _submitted(engine: Engine, path: str, data: bytes, as_json: bool, answers: l
                 receipt=receipt.receipt,
             )
         )
+        if receipt.replaced_at is not None:
+            typer.echo(
+                "  "
+                + _(
+                    "these orders replace {seat}'s orders for turn {turn} that came {when}",
+                    seat=receipt.seat,
+                    turn=receipt.turn,
+                    when=clock.show(receipt.replaced_at),
+                )
+            )
     else:
         typer.echo(_("{path}: rejected", path=path), err=True)
+        text = raw.decode("utf-8", errors="replace")
         for error in receipt.errors:
             typer.echo(f"  {error}", err=True)
+            pointed = point_at(text, error)  # the line it names, marked, as a mail's answer shows it
+            if pointed:
+                typer.echo(pointed, err=True)
     return receipt.accepted
 
 
@@ -312,9 +329,14 @@ def check(
     it stands, since the rest happens when the turn resolves. A turn that waits for other players'
     orders shows the table as it stands. In the language of the seat the file names (else its game's),
     or --lang."""
-    engine, data = connect(db, create=False), _read_input(file)
-    with reader(engine, None, None, lang, text=data.decode("utf-8", "replace")).speaking():
-        result = orders.check(engine, data)
+    engine, raw = connect(db, create=False), _read_input(file)
+    with reader(engine, None, None, lang, text=raw.decode("utf-8", "replace")).speaking():
+        _checked(engine, raw, as_json)
+
+
+def _checked(engine: Engine, raw: bytes, as_json: bool) -> None:
+    """Check one file and say what became of it (exit 1 when it is rejected)."""
+    result = orders.check(engine, raw)
     if as_json:
         answer = {
             "ok": result.ok,
@@ -327,8 +349,12 @@ def check(
             raise typer.Exit(1)
         return
     if not result.ok:
+        text = raw.decode("utf-8", errors="replace")
         for error in result.errors:
             typer.echo(error, err=True)
+            pointed = point_at(text, error)
+            if pointed:
+                typer.echo(pointed, err=True)
         raise typer.Exit(1)
     typer.echo(result.preview or "", nl=False)
 
@@ -357,10 +383,34 @@ def process(
         done = turns.process(engine, game_id, fill_missing=fill_missing)
         resolved[game_id] = done
         if not as_json:
-            said = f"resolved turn {', '.join(map(str, done))}" if done else "nothing to resolve"
+            said = f"resolved turn {', '.join(map(str, done))}" if done else _waits(engine, game_id)
             typer.echo(f"{game_id}: {said}")
     if as_json:
         typer.echo(json.dumps([{"id": g, "resolved": done} for g, done in resolved.items()], indent=1))
+
+
+def _waits(engine: Any, game_id: str) -> str:
+    """Why a game has nothing to resolve: whom it waits for and by when, or that it is over or paused."""
+    entry = status_service.status(engine, game_id)[0]
+    if entry["finished"]:
+        return _("nothing to resolve: the game is over")
+    if entry["status"] != "active":  # paused by its game master
+        return _("nothing to resolve: the game is paused until its game master resumes it")
+    awaited = ", ".join(entry["awaited"])
+    if not awaited:  # every order is in, and another driver is resolving the turn now
+        return _("nothing to resolve")
+    if entry["deadline"] is None:
+        return _(
+            "nothing to resolve: turn {turn} waits for orders from {seats} (no deadline)",
+            turn=entry["turn"],
+            seats=awaited,
+        )
+    return _(
+        "nothing to resolve: turn {turn} waits for orders from {seats}, due by {deadline}",
+        turn=entry["turn"],
+        seats=awaited,
+        deadline=clock.show(datetime.fromisoformat(entry["deadline"])),
+    )
 
 
 @commands.command(

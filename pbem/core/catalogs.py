@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -98,9 +99,15 @@ def _pybabel(*args: str) -> None:
         raise SystemExit(f"pybabel {args[0]} failed ({code})")
 
 
+_CREATED = re.compile(rb'^"POT-Creation-Date: [^"]*"$', re.MULTILINE)
+
+
 def extract(package: Package, output: Path) -> None:
-    """``pybabel extract`` of ``package``'s sources into the template ``output``."""
+    """``pybabel extract`` of ``package``'s sources into the template ``output``; a template whose
+    messages did not change keeps its bytes (its creation date too, so a run changes no file for
+    nothing and two branches do not conflict over a date)."""
     output.parent.mkdir(parents=True, exist_ok=True)
+    before = output.read_bytes() if output.is_file() else None
     _pybabel(
         "extract",
         "-F",
@@ -121,6 +128,8 @@ def extract(package: Package, output: Path) -> None:
         str(output),
         *package.sources,
     )
+    if before is not None and _CREATED.sub(b"", before) == _CREATED.sub(b"", output.read_bytes()):
+        output.write_bytes(before)
 
 
 def extracted(package: Package) -> Catalog:

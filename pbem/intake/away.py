@@ -67,8 +67,8 @@ def set_away(session: Session, game: GameRow, seat: SeatRow, until: Any, now: da
     if days > left:
         raise UserError(
             _(
-                "until: {day} is {days} days away, and this seat has {left} days of time away left in "
-                "game {game} (at most {cap} in all): name a day up to {last}",
+                "until: {day} is too far away (days until then: {days}; days of time away this seat has "
+                "left in game {game}: {left}, of {cap} in all): name a day up to {last}",
                 day=day.isoformat(),
                 days=days,
                 left=max(left, 0),

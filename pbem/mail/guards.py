@@ -24,7 +24,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from pbem.core.codec import sha256_hex, unpack
-from pbem.core.i18n import _, format_deadline, language
+from pbem.core.i18n import _, format_deadline, language, ngettext
 from pbem.intake import addresses, guessing
 from pbem.mail import reading
 from pbem.outbox import begin_write, queue
@@ -120,11 +120,12 @@ def tell_held_seat(
             )
         )
         body = [
-            _(
-                "Mail for seat {seat} in game {game} gave a wrong password {count} times within an hour.",
+            ngettext(
+                "Mail for seat {seat} in game {game} gave a wrong password {n} time within an hour.",
+                "Mail for seat {seat} in game {game} gave a wrong password {n} times within an hour.",
+                guessing.SEAT_GUESSES,
                 seat=seat_name,
                 game=game_id,
-                count=guessing.SEAT_GUESSES,
             ),
             "",
             _(

@@ -308,7 +308,7 @@ def _answer(
             seat=answer.seat,
             write=getattr(answer, "write", None),
         )
-    earlier = _submitted(engine, frm, at, found.text) if recovering else None
+    earlier = _submitted(engine, frm, at, found.as_shown()) if recovering else None
     first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None
     if first_seen is not None:
         return _Plan(
@@ -324,7 +324,7 @@ def _answer(
             + "\n",
         )
     try:
-        receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
+        receipt = earlier or orders.submit(engine, found.as_shown(), source="mail", from_address=frm, now=at)
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
         why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         errors = [_("orders: the text could not be read as YAML: {why}", why=why)]
@@ -380,7 +380,7 @@ def _receipt_plan(
             else _("[pbem] your orders were not accepted")
         )
         plan.reply_body = replies.rejected_body(receipt.errors, origin) + extract.explain(
-            receipt.errors, found.text, found.how
+            receipt.errors, found.as_shown(), found.how
         )
     return plan
 

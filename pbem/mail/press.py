@@ -40,7 +40,7 @@ from pbem.core import clock
 from pbem.core.clock import utc
 from pbem.core.codec import sha256_hex
 from pbem.core.errors import UserError
-from pbem.core.i18n import _, language
+from pbem.core.i18n import _, language, ngettext
 from pbem.intake import addresses, away, orderfile
 from pbem.mail import commands, extract, reading
 from pbem.outbox import queue, readers
@@ -302,20 +302,24 @@ def _check(
         raise UserError(_("press: the message is empty: write it below the to: line"))
     if len(text) > MAX_PRESS_CHARS:
         raise UserError(
-            _(
-                "press: the message is {size} characters long; at most {limit} are sent: shorten it or "
+            ngettext(
+                "press: the message is {n} character long; at most {limit} are sent: shorten it or "
                 "send it in parts",
-                size=len(text),
+                "press: the message is {n} characters long; at most {limit} are sent: shorten it or "
+                "send it in parts",
+                len(text),
                 limit=MAX_PRESS_CHARS,
             )
         )
     if sent >= MAX_PER_HOUR:
         raise UserError(
-            _(
-                "press: seat {seat} has sent {count} press messages in the last hour, the most the host "
+            ngettext(
+                "press: seat {seat} has sent {n} press message in the last hour, the most the host "
                 "sends for one seat; send this one later",
+                "press: seat {seat} has sent {n} press messages in the last hour, the most the host "
+                "sends for one seat; send this one later",
+                sent,
                 seat=sender,
-                count=sent,
             )
         )
     by_name = {s.name: s for s in seats}

@@ -190,6 +190,12 @@ class Extracted:
     origin: str  # "body" | "attachment NAME" | "forwarded message" | ""
     problem: str = ""  # "empty" | ""
     how: str = ""
+    #: the number in the mail of each line of ``text`` (``extract.Found.lines``); empty: its own
+    lines: tuple[int, ...] = ()
+
+    def as_shown(self) -> str:
+        """``text`` with its lines where the mail shows them, so errors count lines as the player does."""
+        return finder.as_shown(self.text, self.lines)
 
 
 def extract(msg: EmailMessage) -> Extracted:
@@ -222,11 +228,11 @@ def extract(msg: EmailMessage) -> Extracted:
     is_forward = finder.FORWARD_SUBJECT.match(header(msg, "Subject")) is not None
     found = finder.find(text, words, forwarded=is_forward)
     if found is not None:
-        return Extracted(found.text, "body", how=found.how)
+        return Extracted(found.text, "body", how=found.how, lines=found.lines)
     for inner in forwarded:  # a message forwarded as an attachment (Thunderbird, Apple Mail, Outlook)
         in_forward = finder.find(body_text(inner), words, forwarded=True)  # type: ignore[arg-type]
         if in_forward is not None:
-            return Extracted(in_forward.text, "forwarded message", how=in_forward.how)
+            return Extracted(in_forward.text, "forwarded message", how=in_forward.how, lines=in_forward.lines)
     rest = finder.own_part(text)  # never the earlier message: it holds the host's own template
     if rest.strip():
         return Extracted(rest, "body")

@@ -63,6 +63,8 @@ class Receipt:
     receipt: str | None = None
     errors: list[str] = field(default_factory=list)
     submission_id: int | None = None
+    #: when the seat's orders for the turn that these replace came (the latest of them), if any
+    replaced_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -324,6 +326,8 @@ _SUPERSEDE = (
         SubmissionRow.seat == bindparam("of_seat"),  # type: ignore[arg-type]
     )
     .values(status="superseded")
+    # when the orders set aside came, for the answer to say which it replaced
+    .returning(SubmissionRow.__table__.c.received_at)  # type: ignore[attr-defined]
 )
 
 
@@ -361,15 +365,17 @@ def submit(
             if accepted and verdict.orders_json and row is not None and envelope is not None
             else None
         )
+        replaced: datetime | None = None
         if accepted and row is not None:
             # orders from a seat away end its absence: only then is the seat read as an object of the
             # session, to be changed (the row read for the password check is a Core row, to read only;
             # it was read in this transaction, under the game's lock, so it tells whether the seat is away)
             if verdict.seat_row is not None and verdict.seat_row.away_until is not None:
                 away.back(session, row.id, verdict.seat or "", when)
-            session.connection().execute(
+            earlier = session.connection().execute(
                 _SUPERSEDE, {**of_turn(row.id, row.epoch, row.turn + 1), "of_seat": verdict.seat}
             )
+            replaced = max((clock.utc(at) for (at,) in earlier), default=None)
         password = envelope.password if envelope else _claimed(data, "password")
         # a Core INSERT on the table, its id returned (SQLite 3.35+, PostgreSQL): the ORM's unit of
         # work for one new row that nothing reads back but its id cost more than the statement
@@ -403,6 +409,7 @@ def submit(
             receipt=receipt,
             errors=list(verdict.errors),
             submission_id=submission_id,
+            replaced_at=replaced,
         )
 
 

@@ -68,6 +68,28 @@ def recorded_elsewhere(session: Session, game_id: str) -> bool:
     return origin is not None and origin.recorded_elsewhere
 
 
+def origin_note(session: Session, game_id: str) -> tuple[str | None, bool]:
+    """The note every report and page of ``game_id`` carries about where it came from (a message, to
+    translate for each reader), and whether some of what they show was assumed: a record's unknowns,
+    filled at its import (:mod:`pbem.archive.unknowns`), marked in the turns' draws and events."""
+    if not recorded_elsewhere(session, game_id):
+        return None, False
+    turns = list(session.exec(select(TurnRow).where(TurnRow.game_id == game_id, TurnRow.undone == False)))  # noqa: E712 - SQL
+    assumed = any('"assumed"' in t.chance_json for t in turns) or any(
+        "assumed" in (event.get("data") or {}) for t in turns for event in unpack_json(t.events_z)
+    )
+    if assumed:
+        return ASSUMED_NOTE, True
+    return RECORDED_NOTE, False
+
+
+RECORDED_NOTE = N_("This game was recorded elsewhere and imported.")
+ASSUMED_NOTE = N_(
+    "This game was recorded elsewhere and imported. What its record left unknown was assumed: "
+    "what is shown of it here is assumed, not recorded."
+)
+
+
 def accepted_orders(game_id: Any, epoch: Any, turn: Any) -> ColumnElement[bool]:
     """The ``submission`` rows whose orders stand for a game's turn (a ``where`` clause); the game,
     epoch and turn are values, or columns of an enclosing query."""
