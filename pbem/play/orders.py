@@ -202,14 +202,14 @@ def _examine(
         said = (
             _(
                 "these orders are for turn {turn}, an earlier turn; "
-                "game {game} takes orders for turn {due} now",
+                "game {game} now takes orders for turn {due}",
                 turn=envelope.turn,
                 game=row.id,
                 due=due,
             )
             if envelope.turn < due
             else _(
-                "these orders are for turn {turn}, a later turn; game {game} takes orders for turn {due} now",
+                "these orders are for turn {turn}, a later turn; game {game} now takes orders for turn {due}",
                 turn=envelope.turn,
                 game=row.id,
                 due=due,

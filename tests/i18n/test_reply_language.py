@@ -114,9 +114,8 @@ def test_the_answer_to_a_mistake_is_wholly_in_the_seats_language(hosted: Hosted,
     assert reply["Content-Language"] == hosted.lang, text
     assert foreign.misdeclared(reply) is None
     # a line of the player's own that the answer quotes back (to point at an error) is theirs, not prose
-    quoted = [
-        w for line in sent.split("\n") if line.strip() and line.strip() in text for w in re.findall(r"\w+", line)
-    ]
+    shown = [line.strip() for line in sent.split("\n") if line.strip() and line.strip() in text]
+    quoted = [word for line in shown for word in re.findall(r"\w+", line)]
     assert foreign.english_words(text, hosted.lang, (*NAMES, *quoted)) == [], text
     if hosted.lang == "zh":
         assert foreign.latin_in_chinese(text, (*NAMES, *quoted)) == [], text
