@@ -115,7 +115,7 @@ def _turn(state: State, seat: str) -> list[str]:
         for c in cards:
             lines.append(f"#   {c}: {_(counted_list(COMPONENTS.contracts[c - 1], GOODS))}")
         lines.append(f"# - contract: [{', '.join(str(c) for c in cards[: others + 1])}]")
-    lines.append("[]  # no action; to act, replace this line by your steps")
+    lines += comment("no action; to act, replace this line by your steps", lead="[]  # ", follow="# ")
     return lines
 
 

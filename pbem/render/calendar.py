@@ -176,7 +176,14 @@ def feed(engine: Engine, game_id: str, seat_name: str, now: datetime | None = No
     found = [s for s in seats if s.name == seat_name]
     if not found:
         names = ", ".join(s.name for s in seats)
-        raise UserError(f"game {game_id} has no seat {seat_name!r}; its seats are {names}")
+        raise UserError(
+            _(
+                "game {game} has no seat {seat}; its seats are {seats}",
+                game=game_id,
+                seat=repr(seat_name),
+                seats=names,
+            )
+        )
     if game.status == "active" and game.deadline_at is not None:
         return deadline_part(game, found[0], game.turn + 1, game.deadline_at, moment)
     return _calendar("PUBLISH").to_ical().decode("utf-8")
