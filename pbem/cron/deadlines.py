@@ -53,19 +53,22 @@ def parse_duration(text: str) -> int:
 MAX_DURATION = 10 * 365 * 86400
 
 
-def show_duration(seconds: int) -> str:
-    """``1d 12h``, ``45m``, ``30s``: the two largest units that are not zero."""
-    seconds = int(seconds)
-    if seconds <= 0:
-        return "0s"
-    out = []
+def _counts(seconds: int) -> list[tuple[str, int]]:
+    """The two largest units of ``seconds`` that are not zero, with their counts (weeks said as days)."""
+    left = max(int(seconds), 0)
+    counts = []
     for unit, size in _UNITS.items():
         if unit == "w":
             continue
-        count, seconds = divmod(seconds, size)
+        count, left = divmod(left, size)
         if count:
-            out.append(f"{count}{unit}")
-    return " ".join(out[:2])
+            counts.append((unit, count))
+    return counts[:2]
+
+
+def show_duration(seconds: int) -> str:
+    """``1d 12h``, ``45m``, ``30s``: the two largest units that are not zero."""
+    return " ".join(f"{count}{unit}" for unit, count in _counts(seconds)) or "0s"
 
 
 def _unit(unit: str, count: int) -> str:
@@ -81,14 +84,7 @@ def _unit(unit: str, count: int) -> str:
 def say_duration(seconds: int) -> str:
     """``1 day 12 hours``, ``45 minutes``: :func:`show_duration`'s two largest units in the reader's
     words, each with the form its number takes."""
-    seconds = max(int(seconds), 0)
-    parts = []
-    for unit, size in _UNITS.items():
-        if unit == "w":
-            continue
-        count, seconds = divmod(seconds, size)
-        if count:
-            parts.append(_unit(unit, count))
+    parts = [_unit(unit, count) for unit, count in _counts(seconds)]
     if not parts:
         return _unit("s", 0)
     if len(parts) == 1:
