@@ -30,13 +30,21 @@ def zone(name: str) -> ZoneInfo:
         return ZoneInfo(cleaned)
     except (ZoneInfoNotFoundError, ValueError, IsADirectoryError):
         near = sorted(z for z in available_timezones() if cleaned and cleaned.lower() in z.lower())[:3]
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        if near:
+            raise UserError(
+                _(
+                    "unknown time zone {name!r} (did you mean {near}?): write a zone name such as "
+                    "Europe/Budapest, Asia/Shanghai or UTC",
+                    name=cleaned,
+                    near=", ".join(near),
+                )
+            ) from None
         raise UserError(
             _(
                 "unknown time zone {name!r}{hint}: write a zone name such as Europe/Budapest, "
                 "Asia/Shanghai or UTC",
                 name=cleaned,
-                hint=hint,
+                hint="",
             )
         ) from None
 

@@ -23,7 +23,7 @@ from pbem.core import registry
 from pbem.core.codec import canonical_json, pack, pack_json, sha256_hex, unpack_json
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game
-from pbem.core.i18n import N_, Text
+from pbem.core.i18n import N_, Text, _
 from pbem.core.zones import deadline_after
 from pbem.storage import fencing
 from pbem.storage.db import connection_of
@@ -37,7 +37,7 @@ class TurnConflict(Exception):
 def game_row(session: Session, game_id: str) -> GameRow:
     row = session.get(GameRow, game_id)
     if row is None:
-        raise UserError(f"there is no game {game_id!r}")
+        raise UserError(_("there is no game {game}", game=repr(game_id)))
     return row
 
 
