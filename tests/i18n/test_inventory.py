@@ -42,8 +42,18 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
     },
     **{
         ("pbem/archive/records.py", f): "pbem record import/replay: the operator's commands"
-        for f in ("_settled", "import_record", "parse_record", "read_record", "replay_record")
+        for f in (
+            "_orders_of",
+            "_replay",
+            "_settled",
+            "check_cost",
+            "import_record",
+            "parse_record",
+            "read_record",
+        )
     },
+    ("pbem/archive/unknowns.py", "fill"): "a record's unknowns filled at pbem import: the operator's command",
+    ("pbem/cli/fair.py", "verify_command"): "pbem verify GAME: the operator's command",
     **{
         ("pbem/archive/replay.py", f): "pbem replay of an archive: the operator's command"
         for f in ("_stored_orders", "replay", "report_at")
@@ -65,7 +75,10 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
         "away_command",
     ): "pbem away at the command line: the operator's (seats say away: by mail)",
     ("pbem/cli/orderfiles.py", "schema"): "pbem schema writes a file for tool authors",
-    ("pbem/core/chance.py", "Script.pick"): "a record's draws replayed: pbem record/verify, the operator's",
+    **{
+        ("pbem/core/chance.py", f): "a record's draws replayed: pbem record/verify, the operator's"
+        for f in ("Script._answer", "Script._by_face")
+    },
     **{
         ("pbem/mail/sources.py", f): "reading the host's mailbox: the operator's settings"
         for f in (
@@ -126,8 +139,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
             "a reason the game ends, looked up in engine._ENDINGS, which says the whole sentence as a message"
         )
         for function, why in (
-            ("TurnRunner.apply", "no polyp can be placed anywhere"),
-            ("TurnRunner.finish", "no polyp can be placed anywhere"),
+            ("<module>", "no polyp can be placed anywhere"),
             ("TurnRunner.do_algae", "every coral tile is locked by an alga"),
             ("TurnRunner.do_take", "the open sea could not be refilled or the bag holds fewer than 3 polyps"),
             ("TurnRunner.do_feed", "{} fed their fourth coral"),
