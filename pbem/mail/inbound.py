@@ -56,6 +56,7 @@ from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render.reports import reader_language
+from pbem.storage import fencing
 from pbem.storage.models import InboundRow, SubmissionRow
 
 log = logging.getLogger("pbem.mail")
@@ -121,7 +122,12 @@ def _finish(
 ) -> Handled:
     if not _holds(engine, key, generation):  # taken over while this run was on its way here
         return Handled(key, "busy", frm)
-    plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
+    try:
+        fence = fencing.message_fence(key, generation)
+        plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering, fence=fence)
+    except fencing.MessageTakenOver:  # the run that took it over submits it (or found this run's)
+        log.warning("mail %s was taken over by another run; this run submitted nothing of it", key)
+        return Handled(key, "busy", frm)
     reply = None
     if plan.reply_body is not None and frm is not None and not backscatter.suppressed(engine, frm, plan, now):
         with language(plan.language):
@@ -195,8 +201,10 @@ def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> tuple[Cl
 
 
 def _holds(engine: Engine, key: str, generation: int) -> bool:
-    """Whether this run's claim is still the message's latest: checked just before the orders are
-    submitted, so a run that outlived its claim does not submit what the run that took over did."""
+    """Whether this run's claim is still the message's latest: checked before the message is read, so
+    a run that outlived its claim stops early. The check that counts is the fence in the submission's
+    own transaction (:func:`pbem.storage.fencing.message_fence`): between this one and the submission
+    another run may still take the message over."""
     with Session(engine) as session:
         found = session.exec(
             select(InboundRow.attempts).where(InboundRow.key == key, InboundRow.outcome == "processing")
@@ -229,6 +237,7 @@ def _decide(
     at: datetime,
     *,
     recovering: bool,
+    fence: Callable[[Session], None] | None = None,
 ) -> _Plan:
     automated = reading.automated_reason(msg, (settings.from_addr,), settings.loop_tag)
     if automated:
@@ -294,7 +303,9 @@ def _decide(
     try:
         # the rules' words in the errors, in the language of the seat the orders are for
         with language(_claimed_language(engine, found.text)):
-            receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
+            receipt = earlier or orders.submit(
+                engine, found.text, source="mail", from_address=frm, now=at, fence=fence
+            )
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
         why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         errors = [_("orders: the text could not be read as YAML: {why}", why=why)]

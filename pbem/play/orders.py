@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -295,9 +296,14 @@ def submit(
     source: str = "file",
     from_address: str | None = None,
     now: datetime | None = None,
+    fence: Callable[[Session], None] | None = None,
 ) -> Receipt:
     """Check an order file and store it, accepted or rejected (with the password redacted). An
-    accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input."""
+    accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input.
+
+    ``fence``: called in the transaction that stores the submission, before its commit; what it raises
+    rolls the whole submission back (the mail pass checks there that its claim on the message still
+    holds: :func:`pbem.storage.fencing.message_fence`)."""
     when = clock.utc(now)
     data, read_error = _parse(text)
     claimed = _claimed(data, "game")
@@ -352,6 +358,8 @@ def submit(
             )
             .scalar_one()
         )
+        if fence is not None:
+            fence(session)
         session.commit()
         return Receipt(
             accepted=accepted,
