@@ -31,6 +31,7 @@ from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import MaildirTransport
 from pbem.play import orders
 from pbem.play.create import GAME_ID, SEAT_NAME, create_game
+from pbem.storage.cron_models import TickRow
 from pbem.storage.db import connect
 from pbem.storage.migrations import upgrade
 from pbem.storage.models import GameRow, InboundRow, OutboxRow, SubmissionRow
@@ -161,3 +162,18 @@ def test_a_game_at_the_longest_values_plays_by_mail_and_moves(
     assert (moved.id, moved.game_master) == (GAME_ID_, GM)
     assert verify(from_database(elsewhere, GAME_ID_))["ok"]
     elsewhere.dispose()
+
+
+def test_a_tick_named_longer_than_its_columns_claims_and_records(engine: Engine) -> None:
+    """``--host`` or ``$PBEM_HOST_ID`` of any length: the name is cut to what ``claimed_by`` and
+    ``cron_tick.host`` hold (PostgreSQL refused a longer one, and with it every tick)."""
+    register(PEARL_DIVE)
+    create_game(
+        engine, PEARL_DIVE.name, "g", list(PLAYERS.items()), seed=5, turn_seconds=3600, nmr="bot", now=START
+    )
+    named = "tick-" + "h" * 300
+    summary = tick(engine, START + 2 * H, settings=TickSettings(host=named, jobs=2), mail=SETTINGS)
+    assert summary.errors == 0 and summary.turns_resolved == 1, summary.line()
+    with Session(engine) as session:
+        hosts = [row.host for row in session.exec(select(TickRow))]
+    assert len(hosts) == 1 and len(hosts[0]) <= 128 and hosts[0].startswith("tick-hhh")
