@@ -217,12 +217,7 @@ def import_record(
     when = clock.utc(now)
     options = parse_options(game, record.options)
     stored = [(turns[0], when)] + [
-        (
-            turn,
-            clock.checked(entry.resolved_at, f"{path}: turn {turn.number}'s time")
-            if entry.resolved_at
-            else when,
-        )
+        (turn, clock.utc(entry.resolved_at) if entry.resolved_at else when)
         for turn, entry in zip(turns[1:], record.turns, strict=True)
     ]
     row = GameRow(
