@@ -34,6 +34,7 @@ from sqlalchemy import Engine, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, select
 
+import pbem.storage.fencing as fencing
 from pbem.core.clock import utc
 from pbem.core.codec import sha256_hex, unpack
 from pbem.core.i18n import _, format_deadline, language
@@ -56,7 +57,6 @@ from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render.reports import reader_language
-from pbem.storage import fencing
 from pbem.storage.models import InboundRow, SubmissionRow
 
 log = logging.getLogger("pbem.mail")
@@ -122,10 +122,10 @@ def _finish(
 ) -> Handled:
     if not _holds(engine, key, generation):  # taken over while this run was on its way here
         return Handled(key, "busy", frm)
-    try:
-        fence = fencing.message_fence(key, generation)
-        plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering, fence=fence)
-    except fencing.MessageTakenOver:  # the run that took it over submits it (or found this run's)
+    try:  # the submission is stored only while this run's claim holds (pbem.storage.fencing)
+        with fencing.handling(key, generation):
+            plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
+    except fencing.MessageTakenOver:  # the run that took it over submits it (or finds this run's)
         log.warning("mail %s was taken over by another run; this run submitted nothing of it", key)
         return Handled(key, "busy", frm)
     reply = None
@@ -202,8 +202,8 @@ def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> tuple[Cl
 
 def _holds(engine: Engine, key: str, generation: int) -> bool:
     """Whether this run's claim is still the message's latest: checked before the message is read, so
-    a run that outlived its claim stops early. The check that counts is the fence in the submission's
-    own transaction (:func:`pbem.storage.fencing.message_fence`): between this one and the submission
+    a run that outlived its claim stops early. The check that counts is the one in the submission's own
+    transaction (:func:`pbem.storage.fencing.check_message`): between this one and the submission
     another run may still take the message over."""
     with Session(engine) as session:
         found = session.exec(
@@ -237,7 +237,6 @@ def _decide(
     at: datetime,
     *,
     recovering: bool,
-    fence: Callable[[Session], None] | None = None,
 ) -> _Plan:
     automated = reading.automated_reason(msg, (settings.from_addr,), settings.loop_tag)
     if automated:
@@ -303,9 +302,7 @@ def _decide(
     try:
         # the rules' words in the errors, in the language of the seat the orders are for
         with language(_claimed_language(engine, found.text)):
-            receipt = earlier or orders.submit(
-                engine, found.text, source="mail", from_address=frm, now=at, fence=fence
-            )
+            receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
         why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         errors = [_("orders: the text could not be read as YAML: {why}", why=why)]

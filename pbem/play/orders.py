@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -38,6 +37,7 @@ from pbem.intake.envelope import (
 from pbem.intake.explain import step_errors
 from pbem.intake.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
 from pbem.render.preview import preview
+from pbem.storage import fencing
 from pbem.storage.db import locked_game
 from pbem.storage.history import (
     OF_TURN,
@@ -296,14 +296,11 @@ def submit(
     source: str = "file",
     from_address: str | None = None,
     now: datetime | None = None,
-    fence: Callable[[Session], None] | None = None,
 ) -> Receipt:
     """Check an order file and store it, accepted or rejected (with the password redacted). An
     accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input.
-
-    ``fence``: called in the transaction that stores the submission, before its commit; what it raises
-    rolls the whole submission back (the mail pass checks there that its claim on the message still
-    holds: :func:`pbem.storage.fencing.message_fence`)."""
+    Handling an inbound message, the submission is stored only while the mail pass's claim on the
+    message holds (:func:`pbem.storage.fencing.check_message`), or not at all."""
     when = clock.utc(now)
     data, read_error = _parse(text)
     claimed = _claimed(data, "game")
@@ -358,8 +355,7 @@ def submit(
             )
             .scalar_one()
         )
-        if fence is not None:
-            fence(session)
+        fencing.check_message(session)
         session.commit()
         return Receipt(
             accepted=accepted,

@@ -16,12 +16,12 @@ in between the check and the commit (on PostgreSQL the row lock; on SQLite the d
 Outside :func:`holding` (``pbem process``, ``pbem submit``, tests) nothing is checked: there is no claim.
 
 An inbound message's claim (``InboundRow.attempts``, :mod:`pbem.mail.inbound`) is fenced the same way:
-the submission a message makes checks it in its own transaction (:func:`message_fence`).
+the submission a message makes checks it in its own transaction (:func:`handling`, :func:`check_message`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -84,24 +84,37 @@ class MessageTakenOver(Exception):
         self.key, self.generation = key, generation
 
 
-def message_fence(key: str, generation: int) -> Callable[[Session], None]:
-    """The check that the transaction writing what an inbound message brought (its submission) makes
-    before its commit: the message's claim is still this run's ``generation`` (``InboundRow.attempts``),
-    or :class:`MessageTakenOver` is raised and the transaction rolls back. A check made in a transaction
-    of its own, before the write, leaves a gap in which a run with a clock ahead, or one that finds this
-    run's claim stale, takes the message over and submits it too: one mail, two submissions.
+@contextmanager
+def handling(key: str, generation: int) -> Iterator[None]:
+    """Handle inbound message ``key`` under the claim of ``generation``: the submission it makes is
+    checked (:func:`check_message`)."""
+    token = _message.set((key, generation))
+    try:
+        yield
+    finally:
+        _message.reset(token)
+
+
+def check_message(session: Session | Connection) -> None:
+    """In the transaction that writes what an inbound message brought (its submission), before its
+    commit: raise :class:`MessageTakenOver` unless the message's claim is still the one this work
+    handles it under (``InboundRow.attempts``), so the transaction rolls back. A check made in a
+    transaction of its own, before the write, leaves a gap in which a run with a clock ahead, or one that
+    finds this run's claim stale, takes the message over and submits it too: one mail, two submissions.
 
     Like :func:`check`, a compare-and-set that takes the message row's write lock: a takeover waits for
-    this commit (and then finds the submission, :func:`pbem.mail.inbound._submitted`) or wins first."""
+    this commit (and then finds the submission: :func:`pbem.mail.inbound._submitted`) or wins first.
+    Outside :func:`handling` nothing is checked."""
+    held = _message.get()
+    if held is None:
+        return
+    key, generation = held
+    found = connection_of(session).execute(_CHECK_MESSAGE, {"of_key": key, "generation": generation})
+    if found.rowcount != 1:
+        raise MessageTakenOver(key, generation)
 
-    def fence(session: Session) -> None:
-        found = connection_of(session).execute(_CHECK_MESSAGE, {"of_key": key, "generation": generation})
-        if found.rowcount != 1:
-            raise MessageTakenOver(key, generation)
 
-    return fence
-
-
+_message: ContextVar[tuple[str, int] | None] = ContextVar("pbem_message_claim", default=None)
 _INBOUND = InboundRow.__table__  # type: ignore[attr-defined]
 _CHECK_MESSAGE = (
     update(_INBOUND)
