@@ -18,6 +18,7 @@ from pbem.archive.files import build_archive, dump
 from pbem.core.errors import UserError
 from pbem.play.create import create_game
 from pbem.storage.db import connect
+from proof.edges import HOSTILE_ARCHIVES as HOSTILE
 
 GAME = "pd-1"
 
@@ -38,69 +39,6 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     data["observers"] = ["kibitz@example.org"]
     engine.dispose()
     return data
-
-
-def _set(*path: Any) -> Callable[[dict[str, Any]], None]:
-    """A change that sets ``path[:-1]`` of the archive to ``path[-1]``."""
-
-    def change(data: dict[str, Any]) -> None:
-        *keys, last, value = path
-        for key in keys:
-            data = data[key]
-        data[last] = value
-
-    return change
-
-
-#: (a hostile or damaged archive, words the refusal must hold)
-HOSTILE = {
-    "turn_seconds: soon": (
-        _set("game", "settings", "turn_seconds", "soon"),
-        "game.settings.turn_seconds 'soon'",
-    ),
-    "nmr: explode": (
-        _set("game", "settings", "nmr", "explode"),
-        "game.settings.nmr 'explode': use one of wait",
-    ),
-    "abandon_after: -3": (
-        _set("game", "settings", "abandon_after", -3),
-        "game.settings.abandon_after -3: write a number of missed turns from 1",
-    ),
-    "require_from_match: maybe": (
-        _set("game", "settings", "require_from_match", "maybe"),
-        "require_from_match 'maybe': write true or false",
-    ),
-    "turn_seconds past SQLite": (_set("game", "settings", "turn_seconds", 2**70), "turn_seconds 1180591620"),
-    "turn_seconds past any date": (_set("game", "settings", "turn_seconds", 2**40), "from 1 to 315360000"),
-    "grace a string": (_set("game", "settings", "grace_seconds", "1h"), "grace_seconds '1h'"),
-    "absence: nap": (_set("game", "absence", "nap"), "game.absence 'nap': use one of bot, extend"),
-    "absence_days: -5": (_set("game", "absence_days", -5), "game.absence_days -5: write a number of days"),
-    "observer with a Bcc line": (
-        _set("observers", ["kibitz@example.org\r\nBcc: all@example.org"]),
-        "observers[0]: 'kibitz@example.org\\x0d\\x0aBcc",
-    ),
-    "observer as markup": (
-        _set("observers", ["<script>alert(1)</script>"]),
-        "observers[0]: '<script>alert(1)</script>' is not a mail address",
-    ),
-    "created in year 9999": (
-        _set("game", "created_at", "9999-12-31T23:59:59-05:00"),
-        "game.created_at '9999-12-31T23:59:59-05:00': write a time from 1970",
-    ),
-    "created in year 0001": (
-        _set("game", "created_at", "0001-01-01T00:00:00+05:00"),
-        "game.created_at '0001",
-    ),
-    "deadline in year 9999": (_set("game", "deadline_at", "9999-12-31T23:00:00+00:00"), "game.deadline_at"),
-    "resolved in year 9999": (
-        _set("turns", 0, "resolved_at", "9999-12-31T23:59:59-05:00"),
-        "turn 0 (epoch 0): resolved_at",
-    ),
-    "epoch past the column": (_set("game", "epoch", 2**40), "game.epoch '1099511627776'"),
-    "misses past the column": (_set("players", 0, "misses", 2**70), "players.0.misses"),
-    "clock with a stranger key": (_set("game", "clock", {"turn": 0, "bogus": 1}), "game.clock.bogus"),
-    "seed past 64 bits": (_set("game", "seed", 2**64), "game section: seed"),
-}
 
 
 @pytest.mark.parametrize("change", list(HOSTILE), ids=list(HOSTILE))
