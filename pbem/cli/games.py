@@ -83,11 +83,13 @@ def new(
     abandon_after: Annotated[
         int | None, typer.Option(help="Missed turns after which a seat is abandoned.")
     ] = None,
+    # single flags, not --x/--no-x pairs (off is the default): a pair's two long names leave no room
+    # in an 80-column --help, which cut them to "--require-from-ma…"
     require_from_match: Annotated[
-        bool, typer.Option(help="Mailed orders must come from the seat's address.")
+        bool, typer.Option("--require-from-match", help="Mailed orders must come from the seat's address.")
     ] = False,
     shuffle_seats: Annotated[
-        bool, typer.Option(help="Seat the players in an order drawn from the seed.")
+        bool, typer.Option("--shuffle-seats", help="Seat the players in an order drawn from the seed.")
     ] = False,
     lang: Annotated[
         list[str] | None,

@@ -183,8 +183,10 @@ def _start_smtp(handler: Recorder, **kwargs: Any) -> tuple[Controller, SmtpServe
     def authenticator(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
         if isinstance(data, LoginPassword):
             logins.append((data.login.decode(), data.password.decode()))
-            return AuthResult(success=data.password == b"smtp-secret-9")
-        return AuthResult(success=False)
+            # handled=False: aiosmtpd then answers a wrong password 535 itself (handled=True, the
+            # default, means "already answered", and the client would wait for a reply that never comes)
+            return AuthResult(success=data.password == b"smtp-secret-9", handled=False)
+        return AuthResult(success=False, handled=False)
 
     port = free_port()
     options: dict[str, Any] = {"auth_require_tls": False, **kwargs}  # plain test servers offer AUTH in clear
