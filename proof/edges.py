@@ -114,13 +114,20 @@ HOSTILE_ARCHIVES: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
 }
 
 
+BACKENDS = ("sqlite", "postgresql")
+
+
 @contextlib.contextmanager
-def _databases(folder: Path, name: str) -> Iterator[list[tuple[str, str]]]:
-    """(backend, URL) of a fresh SQLite file and a fresh PostgreSQL database, dropped afterwards."""
+def _database(folder: Path, name: str, backend: str) -> Iterator[str]:
+    """The URL of a fresh database of ``backend``: an SQLite file, or a PostgreSQL database dropped
+    afterwards."""
     from tests.cron.conftest import fresh_pg_database
 
-    with fresh_pg_database("pbem_edges") as pg:
-        yield [("sqlite", f"sqlite:///{folder / f'{name}.sqlite'}"), ("postgresql", pg)]
+    if backend == "sqlite":
+        yield f"sqlite:///{folder / f'{name}.sqlite'}"
+        return
+    with fresh_pg_database("pbem_edges") as url:
+        yield url
 
 
 def long_values(folder: Path, figures: Figures) -> None:
@@ -130,12 +137,11 @@ def long_values(folder: Path, figures: Figures) -> None:
     from tests.cron import test_longest_values as limits
 
     failed = 0
-    for backend in ("sqlite", "postgresql"):
+    for backend in BACKENDS:
         work = folder / f"long-{backend}"
         work.mkdir(exist_ok=True)
         try:
-            with _databases(work, "game") as urls, _databases(work, "moved") as others:
-                url, other = dict(urls)[backend], dict(others)[backend]
+            with _database(work, "game", backend) as url, _database(work, "moved", backend) as other:
                 engine = connect(url)
                 upgrade(engine)
                 try:
@@ -145,7 +151,7 @@ def long_values(folder: Path, figures: Figures) -> None:
         except (Exception, pytest.fail.Exception) as exc:  # an assertion, a database's refusal
             failed += 1
             figures.find(f"long values on {backend}: {type(exc).__name__}: {str(exc)[:300]}")
-    figures.set("edges.long_value_backends", 2)
+    figures.set("edges.long_value_backends", len(BACKENDS))
     figures.set("edges.long_value_failures", failed, goal_zero=True)
 
 
@@ -240,8 +246,8 @@ def hostile_archives(folder: Path, figures: Figures) -> None:
     sound = build_archive(source, "h1", include_secrets=True)
     source.dispose()
     stored = unworded = tried = 0
-    with _databases(folder, "target") as urls:
-        for backend, url in urls:
+    for backend in BACKENDS:
+        with _database(folder, "target", backend) as url:
             engine = connect(url)
             upgrade(engine)
             for n, (name, (change, words)) in enumerate(HOSTILE_ARCHIVES.items()):
