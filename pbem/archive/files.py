@@ -40,7 +40,7 @@ from pbem.storage import presslog
 from pbem.storage.cron_models import ClockRow
 from pbem.storage.db import connect
 from pbem.storage.history import TurnRecord, game_row, seat_rows, settle
-from pbem.storage.models import MAX_INT, GameMasterRow, GameOriginRow, GameRow, ObserverRow
+from pbem.storage.models import GameMasterRow, GameOriginRow, GameRow, ObserverRow
 from pbem.storage.presslog import PressEntry
 
 #: far above a long game's archive (a few MB); a bound against a hostile file
@@ -54,7 +54,7 @@ SUFFIXES = (".yaml", ".yml", ".json")
 class Player(BaseModel):
     seat: str
     email: str = ""
-    misses: int = Field(default=0, ge=0, le=MAX_INT)
+    misses: int = Field(default=0, ge=0, le=checks.MAX_INT)  # the column holds no more
     abandoned: bool = False
     language: str | None = None
     timezone: str | None = None  # the seat's own zone, when it has one
