@@ -34,6 +34,7 @@ from sqlalchemy import Engine, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, select
 
+import pbem.storage.fencing as fencing
 from pbem.core.clock import utc
 from pbem.core.codec import sha256_hex, unpack
 from pbem.core.i18n import _, format_deadline, language
@@ -121,7 +122,12 @@ def _finish(
 ) -> Handled:
     if not _holds(engine, key, generation):  # taken over while this run was on its way here
         return Handled(key, "busy", frm)
-    plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
+    try:  # the submission is stored only while this run's claim holds (pbem.storage.fencing)
+        with fencing.handling(key, generation):
+            plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
+    except fencing.MessageTakenOver:  # the run that took it over submits it (or finds this run's)
+        log.warning("mail %s was taken over by another run; this run submitted nothing of it", key)
+        return Handled(key, "busy", frm)
     reply = None
     if plan.reply_body is not None and frm is not None and not backscatter.suppressed(engine, frm, plan, now):
         with language(plan.language):
@@ -195,8 +201,10 @@ def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> tuple[Cl
 
 
 def _holds(engine: Engine, key: str, generation: int) -> bool:
-    """Whether this run's claim is still the message's latest: checked just before the orders are
-    submitted, so a run that outlived its claim does not submit what the run that took over did."""
+    """Whether this run's claim is still the message's latest: checked before the message is read, so
+    a run that outlived its claim stops early. The check that counts is the one in the submission's own
+    transaction (:func:`pbem.storage.fencing.check_message`): between this one and the submission
+    another run may still take the message over."""
     with Session(engine) as session:
         found = session.exec(
             select(InboundRow.attempts).where(InboundRow.key == key, InboundRow.outcome == "processing")

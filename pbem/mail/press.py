@@ -67,7 +67,8 @@ def command_of(msg: reading.EmailMessage) -> commands.Command:
     first = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     if first < len(lines) and _WORD.match(lines[first]):
         first += 1
-    return commands.Command("press", "\n".join(lines[first:]).strip("\n"))
+    # a NUL is no prose, and PostgreSQL refuses it in a text column where SQLite keeps it
+    return commands.Command("press", "\n".join(lines[first:]).strip("\n").replace("\x00", ""))
 
 
 def split(text: str) -> tuple[list[str], str]:

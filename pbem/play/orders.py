@@ -37,6 +37,7 @@ from pbem.intake.envelope import (
 from pbem.intake.explain import step_errors
 from pbem.intake.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
 from pbem.render.preview import preview
+from pbem.storage import fencing
 from pbem.storage.db import locked_game
 from pbem.storage.history import (
     OF_TURN,
@@ -301,7 +302,9 @@ def submit(
     now: datetime | None = None,
 ) -> Receipt:
     """Check an order file and store it, accepted or rejected (with the password redacted). An
-    accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input."""
+    accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input.
+    Handling an inbound message, the submission is stored only while the mail pass's claim on the
+    message holds (:func:`pbem.storage.fencing.check_message`), or not at all."""
     when = clock.utc(now)
     data, read_error = _parse(text)
     claimed = _claimed(data, "game")
@@ -358,6 +361,7 @@ def submit(
             )
             .scalar_one()
         )
+        fencing.check_message(session)
         session.commit()
         return Receipt(
             accepted=accepted,
