@@ -31,7 +31,7 @@ from typing import Literal
 
 import yaml
 from sqlalchemy import Engine, update
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlmodel import Session, select
 
 from pbem.core.clock import utc
@@ -84,7 +84,9 @@ def handle(
 
     A message that raises while it is handled is tried again at the next fetch and quarantined after
     :data:`~pbem.mail.poison.MAX_TRIES` tries (:mod:`pbem.mail.poison`); outcome ``error`` or
-    ``quarantined``. Only a database fault is raised: every message would fail the same way."""
+    ``quarantined``. So does one the database refuses (a value too long for a column, a constraint):
+    that is this message's fault, and the mail behind it must still be read. Only a fault of the
+    database itself (:func:`database_down`) is raised: every message would fail the same way."""
     now = utc(now)
     readable = limits.bounded(raw, settings.max_message_bytes)
     try:
@@ -99,12 +101,19 @@ def handle(
         return Handled(key, claim, frm)
     try:
         return _finish(engine, raw, msg, key, frm, settings, now, claimed_at, claim == "recover", generation)
-    except DBAPIError:
-        raise
     except Exception as exc:
+        if isinstance(exc, DBAPIError) and database_down(exc):
+            raise
         log.debug("mail %s raised", label or key, exc_info=exc)
         quarantined = poison.failed(engine, key, generation, exc, label or key, now)
         return Handled(key, poison.QUARANTINED if quarantined else "error", frm, type(exc).__name__)
+
+
+def database_down(exc: DBAPIError) -> bool:
+    """Whether a database error is the database's own (the connection lost, the server gone, SQLite
+    locked: every message would fail alike, so the run stops) rather than a refusal of what one message
+    made the host write (a value too long, a constraint broken: that message is held as poison)."""
+    return bool(exc.connection_invalidated) or isinstance(exc, (OperationalError, InterfaceError))
 
 
 def _finish(
@@ -459,7 +468,7 @@ def fetch(
         try:
             handled = handle(engine, item.raw, settings, now, label=item.label)
         except DBAPIError:
-            raise  # the database is unwell: every message would fail, so stop the run
+            raise  # the database is unwell (handle raises nothing else of it): every message would fail
         except Exception as exc:
             # a bug outside the guarded part must not hold up everyone's orders behind it; logged in
             # one line (the traceback at DEBUG), the message stays unread
