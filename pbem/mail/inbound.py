@@ -313,7 +313,7 @@ def _decide(
             _("[pbem] your orders were not accepted"),
             replies.rejected_body(errors, found.origin),
         )
-    if any(guards.AUTH_FAILED in e or guessing.AUTH_HELD in e for e in receipt.errors):
+    if _guessed(receipt.errors):
         _tell_if_held(engine, settings, found.text, at)
     # the answer is in the seat's language; a game's own when the seat is not known
     lang = reader_language(engine, receipt.game_id, receipt.seat)
@@ -329,6 +329,22 @@ def _tell_if_held(engine: Engine, settings: MailSettings, text: str, at: datetim
     named = dict(m.groups() for m in _ENVELOPE_LINE.finditer(text))
     if named.get("game") and named.get("player"):
         guards.tell_held_seat(engine, settings, named["game"], named["player"], at)
+
+
+def _guessed(errors: list[str]) -> bool:
+    """Whether a submission's errors are a wrong guess at a seat: a wrong password, or a game that does
+    not exist (counted as a guess too, so that nobody learns which games exist)."""
+    return any(guards.AUTH_FAILED in e or "[game.unknown]" in e for e in errors)
+
+
+def _held_against(engine: Engine, text: str, frm: str, at: datetime) -> bool:
+    """Whether the seat an order file names is held against guessing for ``frm``: its wrong password
+    then goes unanswered (:func:`pbem.intake.guessing.silenced`)."""
+    named = dict(m.groups() for m in _ENVELOPE_LINE.finditer(text))
+    if not (named.get("game") and named.get("player")):
+        return False
+    with Session(engine) as session:
+        return guessing.silenced(session, named["game"], named["player"], frm, at)
 
 
 def _claimed_language(engine: Engine, text: str) -> str:
@@ -361,8 +377,8 @@ def _receipt_plan(
             _as_yaml(canonical),
             orders.receipt_text(receipt.game_id or "", receipt.seat or "", receipt.turn or 0, canonical),
         )
-    elif any(guessing.AUTH_HELD in e for e in receipt.errors):
-        plan.reason = "seat held against password guessing: not answered"
+    elif _guessed(receipt.errors) and _held_against(engine, found.text, frm, at):
+        plan.reason = "wrong password for a seat held against guessing: not answered"
     elif guards.wrong_password(engine, frm, receipt.errors, at):
         plan.reason = "password guessing: not answered"
     else:
