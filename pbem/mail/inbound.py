@@ -25,7 +25,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -131,10 +131,13 @@ def _finish(
     if not _holds(engine, key, generation):  # taken over while this run was on its way here
         return Handled(key, "busy", frm)
     plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
-    reply = None
-    if plan.reply_body is not None and frm is not None and not backscatter.suppressed(engine, frm, plan, now):
-        with language(plan.language):
-            reply = _reply(settings, msg, frm, key, plan, now)
+    reply, reply_key = None, _reply_key(key)
+    if plan.reply_body is not None and frm is not None:
+        stranger = backscatter.is_stranger(engine, frm, plan.proven)
+        if not backscatter.suppressed(engine, frm, plan, now, stranger=stranger):
+            reply_key = _reply_key(key, backscatter.key_prefix(plan, stranger))
+            with language(plan.language):
+                reply = _reply(settings, msg, frm, reply_key, _for_stranger(plan) if stranger else plan, now)
     archived = poison.archive(raw, msg, redaction.secrets_in_message(msg), settings.max_message_bytes * 2)
     with Session(engine) as session:
         begin_write(session)
@@ -155,13 +158,32 @@ def _finish(
         if plan.write is not None:  # what a command writes is recorded with the mail, or not at all
             plan.write(session, key)
         if reply is not None:
-            queue(session, key=_reply_key(key), to=frm or "", message=reply, now=now, game_id=plan.game_id)
+            queue(session, key=reply_key, to=frm or "", message=reply, now=now, game_id=plan.game_id)
         session.commit()
     return Handled(key, plan.outcome, frm, plan.reason, plan.submission_id, reply is not None)
 
 
-def _reply_key(inbound_key: str) -> str:
-    return "reply:" + sha256_hex(inbound_key)
+def _reply_key(inbound_key: str, prefix: str = "reply:") -> str:
+    """The answer's dedupe key; ``prefix`` marks the answers :mod:`.backscatter` counts."""
+    return prefix + sha256_hex(inbound_key)
+
+
+def _for_stranger(plan: _Plan) -> _Plan:
+    """The answer to a stranger (:mod:`.backscatter`): the host's fixed texts as they are, anything
+    else (which may repeat the mail's words: a refusal, a password request's game and seat) replaced
+    by :func:`~pbem.mail.backscatter.stranger_body`. Never their Subject or their Message-ID."""
+    if plan.echo_free:
+        return replace(
+            plan, reply_subject=plan.reply_subject or backscatter.stranger_subject(), threaded=False
+        )
+    return replace(
+        plan,
+        reply_subject=backscatter.stranger_subject(),
+        reply_body=backscatter.stranger_body(),
+        reply_html=None,
+        attachment=None,
+        threaded=False,
+    )
 
 
 Claim = Literal["new", "recover", "duplicate", "busy"]
@@ -225,6 +247,12 @@ class _Plan:
     game_id: str | None = None
     language: str | None = None  # the reply's (its reader's); None: English
     seat: str | None = None  # the seat the message was for, when known: the reply joins its thread
+    #: the mail gave a seat's (or the game master's) right password: its sender is no stranger
+    proven: bool = False
+    #: the answer is one of the host's fixed texts, repeating nothing of the mail (help, "too large")
+    echo_free: bool = False
+    #: the answer quotes the mail's Subject and threads under its Message-ID (not a stranger's)
+    threaded: bool = True
     #: rows a command writes in the transaction that records the message (press: pbem.mail.press)
     write: Callable[[Session, str], None] | None = None
 
@@ -251,13 +279,16 @@ def _decide(
     bounces.heard_from(engine, frm)
     if len(raw) > settings.max_message_bytes:
         too_large = replies.too_large_body(len(raw), settings.max_message_bytes)
-        return _Plan("rejected", "too large", _("[pbem] your message is too large"), too_large)
+        return _Plan(
+            "rejected", "too large", _("[pbem] your message is too large"), too_large, echo_free=True
+        )
     try:
         found = reading.extract(msg)
     except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
-        return _Plan("rejected", "unreadable", None, replies.empty_body())
+        return _Plan("rejected", "unreadable", None, replies.empty_body(), echo_free=True)
     if found.problem == "empty":
-        return _Plan("rejected", "empty", _("[pbem] no orders found in your message"), replies.empty_body())
+        subject = _("[pbem] no orders found in your message")
+        return _Plan("rejected", "empty", subject, replies.empty_body(), echo_free=True)
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None and command.name == "press":
         command = press.command_of(msg)  # the whole text: a press message is prose
@@ -284,6 +315,8 @@ def _decide(
             game_id=answer.game_id,
             seat=answer.seat,
             write=getattr(answer, "write", None),
+            proven=answer.game_id is not None,  # a command names its game once its password matched
+            echo_free=answer.ok and command.name in ("help", "gm"),  # the help texts
         )
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
     first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None
@@ -299,6 +332,7 @@ def _decide(
                 when=format_deadline(utc(first_seen)),
             )
             + "\n",
+            echo_free=True,
         )
     try:
         # the rules' words in the errors, in the language of the seat the orders are for
@@ -359,7 +393,9 @@ def _receipt_plan(
 ) -> _Plan:
     origin = found.origin
     outcome = "accepted" if receipt.accepted else "rejected"
+    # the seat is named once its password matched: the sender proved it, whatever else was wrong
     plan = _Plan(outcome, origin, game_id=receipt.game_id, language=lang, seat=receipt.seat)
+    plan.proven = receipt.seat is not None
     plan.submission_id = receipt.submission_id
     if receipt.accepted:
         canonical = _canonical(engine, receipt.submission_id)
@@ -441,6 +477,10 @@ def _as_yaml(canonical: str) -> str:
 def _reply(
     settings: MailSettings, msg: reading.EmailMessage, to: str, key: str, plan: _Plan, now: datetime
 ) -> reading.EmailMessage:
+    """The answer, under ``key``; threaded under the mail and its Subject quoted unless the plan says
+    not (a stranger's)."""
+    if not plan.threaded:
+        return _compose_reply(settings, ["", "", ""], to, key, plan, now)
     subject = reading.header(msg, "Subject")
     for secret in reading.passwords_in_message(msg):  # the reply keeps the subject, never a password
         subject = subject.replace(secret, "[password redacted]") if len(secret) >= 3 else subject
@@ -465,7 +505,7 @@ def _compose_reply(
         message_id,
         references,
         to=to,
-        key=_reply_key(key),
+        key=key,
         subject=plan.reply_subject,
         body=plan.reply_body or "",
         now=now,

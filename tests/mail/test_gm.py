@@ -29,7 +29,7 @@ from pbem.core.registry import register
 from pbem.host import mailsteps
 from pbem.host.tick import TickSettings, tick
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
-from pbem.mail import commands, guards, inbound, reading, sources
+from pbem.mail import backscatter, commands, guards, inbound, reading, sources
 from pbem.mail.gm import help_text, set_game_master
 from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
@@ -290,8 +290,10 @@ def test_only_the_registered_address_with_the_password_is_obeyed(
     no_gm = send(db, command("pause", password, game_id="nope"))
     assert status(db) == "active"  # nothing changed
     assert "do not match" in wrong_password and "not carried out" in wrong_password
-    for other in (wrong_sender, wrong_line, a_seat):
+    for other in (wrong_line, a_seat):
         assert other == wrong_password  # the same answer whatever is wrong
+    # to a stranger, the host's own words only: nothing of what the mail said, not even the game
+    assert wrong_sender == backscatter.stranger_body() and "gm-1" not in wrong_sender
     assert no_gm == wrong_password.replace("'gm-1'", "'nope'")
     assert "pause stops the clock" in wrong_password  # the game master's help comes with it
     assert "wrong game master password or address in mail from dee@example.org" in caplog.text

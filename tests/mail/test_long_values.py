@@ -118,7 +118,9 @@ def test_a_mail_the_database_refuses_is_held_as_poison_and_the_next_mail_is_read
             real_key = inbound._reply_key
             # a key builder that overflows its column for one mail: PostgreSQL refuses the row
             monkeypatch.setattr(
-                inbound, "_reply_key", lambda key: "x" * 400 if "refused" in key else real_key(key)
+                inbound,
+                "_reply_key",
+                lambda key, *how: "x" * 400 if "refused" in key else real_key(key, *how),
             )
             monkeypatch.setattr(outbox.queueing, "fitted_key", lambda key: key, raising=False)
             marked: list[str] = []
