@@ -412,8 +412,23 @@ def test_a_run_that_died_after_the_command_is_finished_without_doing_it_twice(
     with Session(db) as session:
         row = session.get(GameRow, "gm-1")
         assert row is not None and row.deadline_at.replace(tzinfo=UTC) == START + 48 * H  # type: ignore[union-attr]
-    # the same words in a new mail, later, are a new request
-    assert "deadline extended by 1d" in send(db, command("extend", password, "by: 1d"), at=START + H)
+    # the same words in a new mail, later, are a copy (see the replay test); changed, a new request
+    changed = command("extend", password, "by: 1d") + "# once more\n"
+    assert "deadline extended by 1d" in send(db, changed, at=START + H)
+
+
+def test_a_captured_game_master_mail_sent_again_is_not_carried_out_again(
+    db: Engine, game: tuple[dict[str, str], str]
+) -> None:
+    _issued, password = game
+    pause = command("pause", password)
+    assert send(db, pause).startswith("game gm-1 paused")
+    assert send(db, command("resume", password), at=START + H).startswith("game gm-1 resumed")
+    # an eavesdropper sends the pause again, under a new Message-ID, a day later
+    replayed = send(db, pause, at=START + 24 * H)
+    assert "a copy is not carried out again" in replayed and "change anything" in replayed
+    assert status(db) == "active"
+    assert send(db, pause + "# pause again\n", at=START + 25 * H).startswith("game gm-1 paused")
 
 
 # ------------------------------------------------------------------------------------------ the CLI
