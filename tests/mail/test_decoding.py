@@ -109,3 +109,26 @@ def test_thousands_of_mime_parts_are_cut_before_parsing_and_the_orders_in_the_fi
     assert len(parts) == 1 + limits.MAX_PARTS  # the multipart and the parts kept
     handled = inbound.handle(engine, raw, settings, START)
     assert handled.outcome == "accepted" and handled.replied
+
+
+@pytest.mark.parametrize(
+    ("setting", "said"),
+    [
+        ("timezone: " + "Europe/" * 700, "unknown time zone"),  # 4,900 characters: no file name (OSError)
+        ("timezone: " + "x" * 5000, "unknown time zone"),
+        ("away: {until: 9999-12-31}", "days away, and this seat"),  # no day after it (OverflowError)
+        ("away: {until: 9999-12-30}", "days away, and this seat"),
+    ],
+)
+def test_a_seat_setting_out_of_every_range_is_answered_in_words(
+    engine: Engine, game: Game, settings: MailSettings, setting: str, said: str
+) -> None:
+    text = f"game: {game.id}\nplayer: red\npassword: {game.passwords['red']}\n{setting}\n"
+    handled = inbound.handle(engine, raw_mail("text/plain; charset=utf-8", crlf(text)), settings, START)
+    assert handled.outcome == "command" and handled.replied
+    with Session(engine) as session:
+        (row,) = session.exec(select(OutboxRow).where(OutboxRow.dedupe_key.startswith("reply:"))).all()  # type: ignore[attr-defined]
+    answer = message_from_bytes(unpack_message(row.message_z), policy=policy.default)
+    body = answer.get_body(preferencelist=("plain",))
+    assert body is not None and said in body.get_content()
+    assert len(body.get_content()) < 2000  # the 5,000 characters are not sent back
