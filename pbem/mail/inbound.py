@@ -482,7 +482,7 @@ def _reply(
     if not plan.threaded:
         return _compose_reply(settings, ["", "", ""], to, key, plan, now)
     subject = reading.header(msg, "Subject")
-    for secret in reading.passwords_in_message(msg):  # the reply keeps the subject, never a password
+    for secret in redaction.secrets_in_message(msg):  # the reply keeps the subject, never a password
         subject = subject.replace(secret, "[password redacted]") if len(secret) >= 3 else subject
     threading = [
         poison.header_safe(h)
