@@ -14,7 +14,9 @@ from pbem.mail import backscatter, inbound
 from pbem.outbox import unpack_message
 from pbem.outbox.settings import MailSettings
 from pbem.storage.models import OutboxRow
-from tests.mail.conftest import START, Game, bot_orders, mail
+from tests.mail.conftest import START, Game, bot_orders, mail, on_both_databases
+
+engine = on_both_databases()
 
 SPAM = "Cheap pills at pills.example, call +1 555 0100"
 

@@ -14,7 +14,9 @@ from pbem.mail import inbound, limits, reading
 from pbem.outbox import unpack_message
 from pbem.outbox.settings import MailSettings
 from pbem.storage.models import OutboxRow
-from tests.mail.conftest import START, Game, bot_orders
+from tests.mail.conftest import START, Game, bot_orders, on_both_databases
+
+engine = on_both_databases()
 
 HEAD = (
     "From: Ann <ann@example.org>\r\nTo: host@pbem.test\r\nSubject: {subject}\r\n"

@@ -18,7 +18,9 @@ from pbem.mail import inbound
 from pbem.outbox import unpack_message
 from pbem.outbox.settings import MailSettings
 from pbem.storage.models import OutboxRow, SubmissionRow
-from tests.mail.conftest import START, Game, bot_orders, mail, orders_text
+from tests.mail.conftest import START, Game, bot_orders, mail, on_both_databases, orders_text
+
+engine = on_both_databases()
 
 
 def guess(engine: Engine, game: Game, settings: MailSettings, n: int, seat: str = "red", at=START):  # type: ignore[no-untyped-def]

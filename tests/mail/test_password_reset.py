@@ -17,7 +17,9 @@ from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.storage.models import OutboxRow
-from tests.mail.conftest import HOST, START, Game, SmtpServer, bot_orders, mail
+from tests.mail.conftest import HOST, START, Game, SmtpServer, bot_orders, mail, on_both_databases
+
+engine = on_both_databases()
 
 
 def queued(engine: Engine) -> list[tuple[str, EmailMessage]]:
