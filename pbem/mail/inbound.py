@@ -24,8 +24,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -35,10 +35,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, Operation
 from sqlmodel import Session, select
 
 from pbem.core.clock import utc
-from pbem.core.codec import sha256_hex, unpack
+from pbem.core.codec import unpack
 from pbem.core.i18n import _, format_deadline, language
 from pbem.intake import guessing
 from pbem.mail import (
+    answers,
     backscatter,
     bounces,
     commands,
@@ -52,7 +53,6 @@ from pbem.mail import (
 )
 from pbem.mail.sources import Incoming
 from pbem.outbox import begin_write, queue, replies
-from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render.reports import reader_language
@@ -131,13 +131,15 @@ def _finish(
     if not _holds(engine, key, generation):  # taken over while this run was on its way here
         return Handled(key, "busy", frm)
     plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
-    reply, reply_key = None, _reply_key(key)
+    reply, reply_key = None, answers.reply_key(key)
     if plan.reply_body is not None and frm is not None:
         stranger = backscatter.is_stranger(engine, frm, plan.proven)
         if not backscatter.suppressed(engine, frm, plan, now, stranger=stranger):
-            reply_key = _reply_key(key, backscatter.key_prefix(plan, stranger))
+            reply_key = answers.reply_key(key, backscatter.key_prefix(plan, stranger))
             with language(plan.language):
-                reply = _reply(settings, msg, frm, reply_key, _for_stranger(plan) if stranger else plan, now)
+                reply = answers.reply(
+                    settings, msg, frm, reply_key, answers.for_stranger(plan) if stranger else plan, now
+                )
     archived = poison.archive(raw, msg, redaction.secrets_in_message(msg), settings.max_message_bytes * 2)
     with Session(engine) as session:
         begin_write(session)
@@ -161,29 +163,6 @@ def _finish(
             queue(session, key=reply_key, to=frm or "", message=reply, now=now, game_id=plan.game_id)
         session.commit()
     return Handled(key, plan.outcome, frm, plan.reason, plan.submission_id, reply is not None)
-
-
-def _reply_key(inbound_key: str, prefix: str = "reply:") -> str:
-    """The answer's dedupe key; ``prefix`` marks the answers :mod:`.backscatter` counts."""
-    return prefix + sha256_hex(inbound_key)
-
-
-def _for_stranger(plan: _Plan) -> _Plan:
-    """The answer to a stranger (:mod:`.backscatter`): the host's fixed texts as they are, anything
-    else (which may repeat the mail's words: a refusal, a password request's game and seat) replaced
-    by :func:`~pbem.mail.backscatter.stranger_body`. Never their Subject or their Message-ID."""
-    if plan.echo_free:
-        return replace(
-            plan, reply_subject=plan.reply_subject or backscatter.stranger_subject(), threaded=False
-        )
-    return replace(
-        plan,
-        reply_subject=backscatter.stranger_subject(),
-        reply_body=backscatter.stranger_body(),
-        reply_html=None,
-        attachment=None,
-        threaded=False,
-    )
 
 
 Claim = Literal["new", "recover", "duplicate", "busy"]
@@ -235,28 +214,6 @@ def _holds(engine: Engine, key: str, generation: int) -> bool:
     return found == generation
 
 
-@dataclass
-class _Plan:
-    outcome: str
-    reason: str = ""
-    reply_subject: str | None = None
-    reply_body: str | None = None
-    reply_html: str | None = None
-    attachment: tuple[str, str] | None = None
-    submission_id: int | None = None
-    game_id: str | None = None
-    language: str | None = None  # the reply's (its reader's); None: English
-    seat: str | None = None  # the seat the message was for, when known: the reply joins its thread
-    #: the mail gave a seat's (or the game master's) right password: its sender is no stranger
-    proven: bool = False
-    #: the answer is one of the host's fixed texts, repeating nothing of the mail (help, "too large")
-    echo_free: bool = False
-    #: the answer quotes the mail's Subject and threads under its Message-ID (not a stranger's)
-    threaded: bool = True
-    #: rows a command writes in the transaction that records the message (press: pbem.mail.press)
-    write: Callable[[Session, str], None] | None = None
-
-
 def _decide(
     engine: Engine,
     raw: bytes,
@@ -266,29 +223,29 @@ def _decide(
     at: datetime,
     *,
     recovering: bool,
-) -> _Plan:
+) -> answers.Plan:
     automated = reading.automated_reason(msg, (settings.from_addr,), settings.loop_tag)
     if automated:
         if not automated.startswith(("our own", "mail from a pbem host", "mailing-list")):
             # a bounce may also say Auto-Submitted or Precedence: what it reports is read either way
             found = bounces.record(engine, msg, at)
             automated += f": {found}" if found else ""
-        return _Plan("ignored", automated)
+        return answers.Plan("ignored", automated)
     if frm is None:
-        return _Plan("ignored", "no single valid From address to answer")
+        return answers.Plan("ignored", "no single valid From address to answer")
     bounces.heard_from(engine, frm)
     if len(raw) > settings.max_message_bytes:
         too_large = replies.too_large_body(len(raw), settings.max_message_bytes)
-        return _Plan(
+        return answers.Plan(
             "rejected", "too large", _("[pbem] your message is too large"), too_large, echo_free=True
         )
     try:
         found = reading.extract(msg)
     except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
-        return _Plan("rejected", "unreadable", None, replies.empty_body(), echo_free=True)
+        return answers.Plan("rejected", "unreadable", None, replies.empty_body(), echo_free=True)
     if found.problem == "empty":
         subject = _("[pbem] no orders found in your message")
-        return _Plan("rejected", "empty", subject, replies.empty_body(), echo_free=True)
+        return answers.Plan("rejected", "empty", subject, replies.empty_body(), echo_free=True)
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None and command.name == "press":
         command = press.command_of(msg)  # the whole text: a press message is prose
@@ -297,14 +254,14 @@ def _decide(
         if answer.silent or not answer.ok:
             _tell_if_held(engine, settings, command.envelope_text, at)
         if answer.silent:  # password guessing (a held seat, a sender past its limit): nothing is said
-            return _Plan(
+            return answers.Plan(
                 "command",
                 f"{command.name}: password guessing (seat held or sender past its limit), not answered",
             )
         with language(answer.language):
             # a refusal with a text of its own (a game master's) keeps it
             body = answer.text if answer.ok or answer.text else replies.refused_body(answer.errors)
-        return _Plan(
+        return answers.Plan(
             "command",
             command.name,
             language=answer.language,
@@ -321,7 +278,7 @@ def _decide(
     earlier = _submitted(engine, frm, at, found.text) if recovering else None
     first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None
     if first_seen is not None:
-        return _Plan(
+        return answers.Plan(
             "rejected",
             "replayed",
             _("[pbem] these orders were not taken again"),
@@ -341,7 +298,7 @@ def _decide(
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
         why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         errors = [_("orders: the text could not be read as YAML: {why}", why=why)]
-        return _Plan(
+        return answers.Plan(
             "rejected",
             found.origin,
             _("[pbem] your orders were not accepted"),
@@ -390,11 +347,11 @@ def _claimed_language(engine: Engine, text: str) -> str:
 
 def _receipt_plan(
     engine: Engine, receipt: orders.Receipt, found: reading.Extracted, lang: str, frm: str, at: datetime
-) -> _Plan:
+) -> answers.Plan:
     origin = found.origin
     outcome = "accepted" if receipt.accepted else "rejected"
     # the seat is named once its password matched: the sender proved it, whatever else was wrong
-    plan = _Plan(outcome, origin, game_id=receipt.game_id, language=lang, seat=receipt.seat)
+    plan = answers.Plan(outcome, origin, game_id=receipt.game_id, language=lang, seat=receipt.seat)
     plan.proven = receipt.seat is not None
     plan.submission_id = receipt.submission_id
     if receipt.accepted:
@@ -471,47 +428,6 @@ def _as_yaml(canonical: str) -> str:
         return ""
     return yaml.safe_dump(
         json.loads(canonical), sort_keys=False, allow_unicode=True, default_flow_style=False
-    )
-
-
-def _reply(
-    settings: MailSettings, msg: reading.EmailMessage, to: str, key: str, plan: _Plan, now: datetime
-) -> reading.EmailMessage:
-    """The answer, under ``key``; threaded under the mail and its Subject quoted unless the plan says
-    not (a stranger's)."""
-    if not plan.threaded:
-        return _compose_reply(settings, ["", "", ""], to, key, plan, now)
-    subject = reading.header(msg, "Subject")
-    for secret in redaction.secrets_in_message(msg):  # the reply keeps the subject, never a password
-        subject = subject.replace(secret, "[password redacted]") if len(secret) >= 3 else subject
-    threading = [
-        poison.header_safe(h)
-        for h in (subject, *(reading.header(msg, n) for n in ("Message-ID", "References")))
-    ]
-    try:
-        return _compose_reply(settings, threading, to, key, plan, now)
-    except Exception as exc:  # the original's headers are beyond repair: answer without threading
-        log.warning("reply to %s sent unthreaded: %s: %s", to, type(exc).__name__, exc)
-        return _compose_reply(settings, ["", "", ""], to, key, plan, now)
-
-
-def _compose_reply(
-    settings: MailSettings, threading: list[str], to: str, key: str, plan: _Plan, now: datetime
-) -> reading.EmailMessage:
-    subject, message_id, references = threading
-    return replies.reply_message(
-        settings,
-        subject,
-        message_id,
-        references,
-        to=to,
-        key=key,
-        subject=plan.reply_subject,
-        body=plan.reply_body or "",
-        now=now,
-        html=plan.reply_html,
-        attachment=plan.attachment,
-        thread=thread_root(settings, plan.game_id, plan.seat) if plan.game_id and plan.seat else None,
     )
 
 

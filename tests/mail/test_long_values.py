@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from pbem import outbox
 from pbem.core.registry import register
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
-from pbem.mail import inbound, poison
+from pbem.mail import answers, inbound, poison
 from pbem.mail.sources import Incoming
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
@@ -115,11 +115,11 @@ def test_a_mail_the_database_refuses_is_held_as_poison_and_the_next_mail_is_read
             long_game(engine)
             refused = mail("help", frm=ANN, message_id="<refused@example.org>").as_bytes()
             read = mail("help", frm=BOB).as_bytes()
-            real_key = inbound._reply_key
+            real_key = answers.reply_key
             # a key builder that overflows its column for one mail: PostgreSQL refuses the row
             monkeypatch.setattr(
-                inbound,
-                "_reply_key",
+                answers,
+                "reply_key",
                 lambda key, *how: "x" * 400 if "refused" in key else real_key(key, *how),
             )
             monkeypatch.setattr(outbox.queueing, "fitted_key", lambda key: key, raising=False)
