@@ -36,7 +36,7 @@ log = logging.getLogger("pbem.mail")
 #: answers to one stranger a day
 PER_DAY = 1
 #: answers to all strangers together an hour
-STRANGERS_PER_HOUR = 20
+STRANGERS_PER_HOUR = 10
 #: answers an hour to one registered address for mail that proved no password
 ANSWERS_PER_HOUR = 6
 #: the dedupe keys of answers start with ``reply:``; these mark answers to strangers, and answers to a
