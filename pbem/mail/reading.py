@@ -22,6 +22,10 @@ from pbem.mail import commands
 from pbem.mail import extract as finder
 from pbem.mail.extract import html_text
 
+#: the characters of a part read for orders or a command: an order file is a few KB, and what follows in
+#: a longer text is an earlier message quoted; finding where that begins costs time in proportion to
+#: the text (a 1 MB body took 3 s), so only this much is looked at (the archive keeps the whole)
+MAX_TEXT = 64_000
 #: attachments that may hold orders
 ORDER_SUFFIXES = (".yaml", ".yml", ".txt")
 ORDER_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
@@ -246,7 +250,7 @@ def extract(msg: EmailMessage) -> Extracted:
             continue
         name = part.get_filename() or ""
         if name.lower().endswith(ORDER_SUFFIXES) or part.get_content_type() in ORDER_TYPES:
-            attachments.append((name or part.get_content_type(), decode_part(part).strip("\n")))
+            attachments.append((name or part.get_content_type(), decode_part(part)[:MAX_TEXT].strip("\n")))
     text = body_text(msg)
     for name, content in attachments:
         if _ENVELOPE_LINE.search(content):
@@ -273,13 +277,13 @@ def body_text(msg: EmailMessage) -> str:
     """The text of a message's body: its plain-text part, else the text of its HTML part."""
     plain = msg.get_body(preferencelist=("plain",))
     if plain is not None:
-        text = decode_part(plain)
+        text = decode_part(plain)[:MAX_TEXT]
         if plain.get_param("format", "", header="content-type").lower() == "flowed":
             delsp = plain.get_param("delsp", "", header="content-type").lower() == "yes"
             return unflow(text, delsp=delsp)
         return text
     rich = msg.get_body(preferencelist=("html",))
-    return html_text(decode_part(rich)) if rich is not None else ""
+    return html_text(decode_part(rich)[: MAX_TEXT * 2])[:MAX_TEXT] if rich is not None else ""
 
 
 def unflow(text: str, *, delsp: bool = False) -> str:

@@ -134,3 +134,13 @@ def test_a_seat_setting_out_of_every_range_is_answered_in_words(
     body = answer.get_body(preferencelist=("plain",))
     assert body is not None and said in body.get_content()
     assert len(body.get_content()) < 2000  # the 5,000 characters are not sent back
+
+
+def test_a_long_body_is_read_as_far_as_orders_can_stand_and_its_orders_taken(
+    engine: Engine, game: Game, settings: MailSettings
+) -> None:
+    quoted = "\n\nOn Mon, 2 Mar 2026, pbem <host@pbem.test> wrote:\n" + "> a line of the report\n" * 40_000
+    raw = raw_mail("text/plain; charset=utf-8", crlf(bot_orders(engine, game, "red") + quoted))
+    assert len(reading.body_text(reading.parse(raw))) == reading.MAX_TEXT  # not the 900 KB
+    handled = inbound.handle(engine, raw, settings, START)
+    assert handled.outcome == "accepted" and handled.replied
