@@ -155,9 +155,7 @@ def fill_terms(po: Path, glossary: Glossary, lang: str) -> int:
     if missing:
         raise MissingTerms(f"{po}: the glossary has no word for {', '.join(missing)}")
     with po.open("wb") as handle:
-        write_po(
-            handle, catalog, width=76, include_lineno=False
-        )  # pybabel's own width, so an update and a fill agree
+        write_po(handle, catalog, width=76, include_lineno=False)  # pybabel's own width, so an update and a fill agree
     return filled
 
 
