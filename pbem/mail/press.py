@@ -43,7 +43,7 @@ from pbem.core.errors import UserError
 from pbem.core.i18n import _, language, ngettext
 from pbem.intake import addresses, away, orderfile
 from pbem.mail import commands, extract, reading
-from pbem.outbox import queue
+from pbem.outbox import address_key, queue
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.reports import reader_language
@@ -132,7 +132,8 @@ class Press:
         )
         away.back(session, self.game_id, self.sender, self.now)  # a seat that writes is back
         for delivery in self.deliveries:
-            mail_key = f"{key}:{delivery.seat or 'observer=' + delivery.address}"
+            # an observer's address as its digest: a 254-character one must not make the key overflow
+            mail_key = f"{key}:{delivery.seat or 'observer=' + address_key(delivery.address)}"
             with language(delivery.language):
                 message = self._message(delivery, mail_key)
             queue(
