@@ -30,9 +30,7 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
         ("pbem/archive/files.py", f): "pbem export/import of a game archive: the operator's commands"
         for f in (
             "Archive.record",
-            "_game_master",
             "_game_row",
-            "_moment",
             "_read_data",
             "build_archive",
             "export",
@@ -62,6 +60,14 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
         ("pbem/archive/store.py", f): "storing an imported game or a rolled-back turn: operator's commands"
         for f in ("replay_undone", "store_imported")
     },
+    **{
+        ("pbem/archive/checks.py", f): "an archive's settings checked at pbem import: the operator's command"
+        for f in ("game_master", "settings", "observers", "clock_row", "epoch")
+    },
+    ("pbem/core/clock.py", "checked"): "a time read from an archive or a record: pbem import, the operator's",
+    ("pbem/storage/history.py", "checked_state"): (
+        "a damaged cached state: pbem process / the tick refuse to resolve, the operator's to mend"
+    ),
     ("pbem/archive/page.py", "write_page"): "writing the page's file: the operator's disk",
     ("pbem/archive/verifying.py", "verify_in_new_process"): "pbem verify: the operator's command",
     ("pbem/cli/common.py", "parse_now"): "--now, the operator's clock for tests and replays",
@@ -106,10 +112,9 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
     **{
         ("pbem/play/create.py", f): "pbem new: the operator creates games (no mail command does)"
         for f in (
-            "check_absence",
+            "check_settings",
             "check_game_id",
             "check_languages",
-            "check_press",
             "check_seats",
             "check_zones",
             "create_game",

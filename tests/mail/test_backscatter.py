@@ -47,7 +47,7 @@ def test_strangers_are_answered_in_the_hosts_words_only_and_a_few_an_hour_in_all
     sent = answers(engine)
     assert len(sent) == backscatter.STRANGERS_PER_HOUR  # per host, whatever the addresses
     for _to, text in sent:
-        assert "pills" not in text and "555" not in text and "Re:" not in text
+        assert "pills" not in text and "555 0100" not in text and "Re:" not in text  # (a digest may hold 555)
         assert "In-Reply-To" not in text and "References" not in text
         assert "visit-pills-example" not in text and "wrong-guess" not in text
     # the next hour, strangers are answered again (one a day each)
