@@ -137,19 +137,18 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
         rid = work.reef_at.get(space)
         reef = None if rid is None else work.reefs[rid]
         if reef is None or reef.owner != seat:
-            whose = (
-                "no reef"
-                if reef is None
-                else ("a neutral reef" if reef.owner is None else f"{reef.owner}'s reef")
-            )
+            # one whole sentence for each case, so the reef's owner (or none) is said in the reader's words
+            if reef is None:
+                said = T_("{space} holds no reef, not one of your reefs", space=space)
+            elif reef.owner is None:
+                said = T_("{space} holds a neutral reef, not one of your reefs", space=space)
+            else:
+                said = T_(
+                    "{space} holds {owner}'s reef, not one of your reefs", space=space, owner=reef.owner
+                )
             raise _fail(
                 "surface.not_your_reef",
-                separated(
-                    [
-                        T_("{space} holds {whose}, not one of your reefs", space=space, whose=whose),
-                        instead.surface(work, seat),
-                    ]
-                ),
+                separated([said, instead.surface(work, seat)]),
                 0,
                 step,
                 ACTION_SURFACE,

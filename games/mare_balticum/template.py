@@ -115,7 +115,8 @@ def _turn(state: State, seat: str) -> list[str]:
         for c in cards:
             lines.append(f"#   {c}: {_(counted_list(COMPONENTS.contracts[c - 1], GOODS))}")
         lines.append(f"# - contract: [{', '.join(str(c) for c in cards[: others + 1])}]")
-    lines.append("[]  # no action; to act, replace this line by your steps")
+    # the empty list is the orders as they stand: its comment in the reader's words like every other
+    lines += comment("no action; to act, replace this line by your steps", lead="[]  # ", follow="# ")
     return lines
 
 

@@ -391,10 +391,15 @@ def _settled(
 def played_at(record: Record, now: datetime) -> list[datetime]:
     """When the setup and each turn were played: the game starts at the record's first time (its first
     turn's), a turn without a time is dated as the turn before it; a record without any time, ``now``."""
-    given = [clock.utc(t.resolved_at) for t in record.turns if t.resolved_at is not None]
-    times = [given[0] if given else now]
-    for turn in record.turns:
-        times.append(clock.utc(turn.resolved_at) if turn.resolved_at is not None else times[-1])
+    # checked, not only moved to UTC: year 9999 with a negative offset overflows, year 1 fits no column
+    stated = {
+        i: clock.checked(t.resolved_at, f"turn {i + 1}: resolved_at")
+        for i, t in enumerate(record.turns)
+        if t.resolved_at is not None
+    }
+    times = [next(iter(stated.values()), now)]
+    for i in range(len(record.turns)):
+        times.append(stated.get(i, times[-1]))
     return times
 
 

@@ -170,6 +170,10 @@ def compile_po(po: Path) -> bytes:
     return out.getvalue()
 
 
+#: the count's own placeholders, filled in by :func:`ngettext` (``{n}``) and Jinja's ``ngettext`` (``num``)
+COUNT_PLACEHOLDERS = frozenset({"{n}", "%(num)s"})
+
+
 def _drop_unsafe(translations: Translations, where: str) -> None:
     """Remove every translation that names a placeholder its original does not have, or is empty."""
     catalog: dict[Any, str] = translations._catalog  # type: ignore[attr-defined]
@@ -178,8 +182,11 @@ def _drop_unsafe(translations: Translations, where: str) -> None:
         if key == "":
             continue  # the header
         msgid = key[0] if isinstance(key, tuple) else key
-        # a plural entry's msgid is "singular\x00plural"; either form may name the placeholders
-        allowed = originals.setdefault(msgid, placeholders(msgid.replace("\x00", " ")))
+        allowed = originals.setdefault(msgid, placeholders(msgid))
+        if isinstance(key, tuple):
+            # a plural form is keyed by the singular alone ("the last step"), and any form may name the
+            # count, which ngettext always fills in ("the last {n} steps"; Jinja's ``%(num)s``)
+            allowed = allowed | COUNT_PLACEHOLDERS
         if not catalog[key] or not placeholders(catalog[key]) <= allowed:
             log.warning("%s: translation of %r dropped: its placeholders differ", where, msgid)
             del catalog[key]

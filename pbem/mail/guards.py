@@ -8,9 +8,10 @@ they are taken as usual.) A player who really wants the old orders back changes 
 comment will do.
 
 **Guessing.** Per seat, whatever the sender: :mod:`pbem.intake.guessing` holds a seat after a few wrong
-passwords; a held try is not answered, and :func:`tell_held_seat` tells the seat's player, once a hold,
-at the registered address. Per sender: a wrong password is logged at WARNING with the sender and how
-many this sender got wrong in the last hour. Past :data:`GUESSES_PER_HOUR`, the answers stop: the
+passwords; while it is held a wrong password is not answered (a right one is taken from any address),
+and :func:`tell_held_seat` tells the seat's player, once a hold, at the registered address. Per
+sender: a wrong password is logged at WARNING with the sender and how many this sender got wrong in
+the last hour. Past :data:`GUESSES_PER_HOUR`, the answers stop: the
 guesses are still checked and recorded, but no reply tells the guesser anything, and nothing waits (the
 tick is never slowed for everyone else).
 """
@@ -129,8 +130,9 @@ def tell_held_seat(
             ),
             "",
             _(
-                "Until {until}, mail for your seat from any address but yours is refused without its "
-                "password being checked. Your own mail works as always: nothing is asked of you.",
+                "Until {until}, a wrong password for your seat from any address but yours gets no "
+                "answer. Mail with the right password is taken from any address, and your own mail "
+                "works as always: nothing is asked of you.",
                 until=format_deadline(held.until),
             ),
             "",

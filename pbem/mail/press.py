@@ -43,7 +43,7 @@ from pbem.core.errors import UserError
 from pbem.core.i18n import _, language, ngettext
 from pbem.intake import addresses, away, orderfile
 from pbem.mail import commands, extract, reading
-from pbem.outbox import queue, readers
+from pbem.outbox import address_key, queue, readers
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.storage.models import GameRow, ObserverRow, PressRow, SeatRow
@@ -66,7 +66,8 @@ def command_of(msg: reading.EmailMessage) -> commands.Command:
     first = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     if first < len(lines) and _WORD.match(lines[first]):
         first += 1
-    return commands.Command("press", "\n".join(lines[first:]).strip("\n"))
+    # a NUL is no prose, and PostgreSQL refuses it in a text column where SQLite keeps it
+    return commands.Command("press", "\n".join(lines[first:]).strip("\n").replace("\x00", ""))
 
 
 def split(text: str) -> tuple[list[str], str]:
@@ -130,7 +131,8 @@ class Press:
         )
         away.back(session, self.game_id, self.sender, self.now)  # a seat that writes is back
         for delivery in self.deliveries:
-            mail_key = f"{key}:{delivery.seat or 'observer=' + delivery.address}"
+            # an observer's address as its digest: a 254-character one must not make the key overflow
+            mail_key = f"{key}:{delivery.seat or 'observer=' + address_key(delivery.address)}"
             with language(delivery.language):
                 message = self._message(delivery, mail_key)
             queue(

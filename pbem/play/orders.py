@@ -37,6 +37,7 @@ from pbem.intake.envelope import (
 from pbem.intake.explain import step_errors
 from pbem.intake.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
 from pbem.render.preview import preview
+from pbem.storage import fencing
 from pbem.storage.db import locked_game
 from pbem.storage.history import (
     OF_TURN,
@@ -130,12 +131,6 @@ def _examine(
         ]
         return verdict
     when = clock.utc(now)
-    if guessing.refused(session, envelope.game, envelope.player, from_address, when):
-        # past the seat's guesses: not checked at all, and the mail layer answers nothing
-        verdict.errors = [
-            "password: " + _("not checked: too many wrong passwords for this seat") + f" {guessing.AUTH_HELD}"
-        ]
-        return verdict
     row = locked if locked is not None and locked.id == envelope.game else game_facts(session, envelope.game)
     if row is None:
         passwords.verify(envelope.password, None)  # same time as a real check
@@ -343,7 +338,9 @@ def submit(
     now: datetime | None = None,
 ) -> Receipt:
     """Check an order file and store it, accepted or rejected (with the password redacted). An
-    accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input."""
+    accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input.
+    Handling an inbound message, the submission is stored only while the mail pass's claim on the
+    message holds (:func:`pbem.storage.fencing.check_message`), or not at all."""
     when = clock.utc(now)
     data, read_error = _parse(text)
     claimed = _claimed(data, "game")
@@ -400,6 +397,7 @@ def submit(
             )
             .scalar_one()
         )
+        fencing.check_message(session)
         session.commit()
         return Receipt(
             accepted=accepted,

@@ -40,9 +40,11 @@ from jinja2 import (
     Environment,
     FileSystemLoader,
     StrictUndefined,
+    pass_environment,
     pass_eval_context,
     select_autoescape,
 )
+from jinja2.filters import do_wordwrap
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
@@ -128,9 +130,25 @@ def environment() -> Environment:
     # ``counts | counted(view.colour_order, words) or _("none")`` (a macro's loop over five colours,
     # with an ``append`` call for each, cost some 10 us; some 30 of them a Reef Encounter turn)
     env.filters["counted"] = counted
+    # Jinja's wordwrap breaks at hyphens: a space id (``landsort-deep``), a tile (``white-yellow``) or a
+    # game id would be cut in two across lines, and a reader (or a copy into orders) gets half of it
+    env.filters["wordwrap"] = wordwrap
     # a piece of a report drawn once a process for its arguments (pbem.render.environment.piece)
     env.globals["piece"] = piece
     return env
+
+
+@pass_environment
+def wordwrap(
+    env: Environment,
+    text: str,
+    width: int = 79,
+    break_long_words: bool = True,
+    wrapstring: str | None = None,
+    break_on_hyphens: bool = False,
+) -> str:
+    """Jinja's ``wordwrap``, except that a word is not broken at its hyphens unless a template asks."""
+    return do_wordwrap(env, text, width, break_long_words, wrapstring, break_on_hyphens)
 
 
 def grid_items(grid: Iterable[Iterable[Any]], key: Any) -> list[list[Any]]:

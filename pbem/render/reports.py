@@ -311,7 +311,9 @@ def report_format(fmt: str) -> str:
     try:
         return FORMATS[fmt]
     except KeyError:
-        raise UserError(f"unknown report format {fmt!r}; use text or html") from None
+        raise UserError(
+            i18n._("unknown report format {format}; use text or html", format=repr(fmt))
+        ) from None
 
 
 def report(
@@ -408,7 +410,7 @@ def _rendered_in(
         .order_by(TurnRow.epoch.desc())  # type: ignore[attr-defined]
     ).first()
     if stored is None:
-        raise UserError(f"game {row.id} has no stored turn {number}")
+        raise UserError(i18n._("game {game} has no stored turn {turn}", game=row.id, turn=number))
     state = game.load_state(unpack_json(stored.state_z))
     events = [load_event(entry) for entry in unpack_json(stored.events_z)]
     latest = number == row.turn

@@ -73,7 +73,7 @@ def test_a_deadline_across_a_daylight_saving_change_keeps_its_wall_clock_and_its
     text = mail_text(engine, "reminder:g:0:1:blue")
     local = deadline.astimezone(zones.zone("Asia/Shanghai"))
     in_shanghai = f"{local:%b} {local.day}, {local:%Y %H:%M} CST"  # Babel's English medium date
-    assert f"due by {in_shanghai} (" in text and f"{deadline:%H:%M} UTC" in text and "(in 12h)" in text
+    assert f"due by {in_shanghai} (" in text and f"{deadline:%H:%M} UTC" in text and "(in 12 hours)" in text
 
 
 def test_shown_in_a_zone_names_the_utc_day_when_it_differs() -> None:

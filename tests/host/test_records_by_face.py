@@ -279,3 +279,16 @@ def test_an_archive_of_a_game_with_assumed_draws_imports_still_saying_so(
     final = " ".join(report(engine, "again", "alice").split())
     assert "What its record left unknown was assumed" in final and "Assumed in part" in final
     assert pbem("verify", str(archive)).code == 0
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+00:00"])
+def test_a_turn_time_outside_the_years_kept_is_refused_in_words(
+    pbem: Callable[..., Ran], engine: Engine, tmp_path: Path, when: str
+) -> None:
+    data = by_hand()
+    data["turns"][2]["resolved_at"] = when
+    pbem("status")  # the database exists, empty
+    ran = pbem("import", str(write(tmp_path, data)))
+    assert ran.code == 1
+    assert "turn 3: resolved_at" in ran.err and "write a time from 1970" in ran.err
+    assert count(engine, GameRow) == 0

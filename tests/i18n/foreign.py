@@ -187,6 +187,7 @@ _MARKS = {
 
 def language_of(text: str) -> str:
     """The language ``text`` is mostly written in (en, hu, cs, zh or ru), by its letters and small words."""
+    text = _prose(text)  # ids, sea areas and order lines are Latin in every language: not its words
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return "en"

@@ -343,29 +343,29 @@ CASES = [
     (
         "cs",
         T_("{seat} played their {colour} larva cube and no polyp", seat="ann", colour=P_("colour", "orange")),
-        "ann zahrál svou oranžovou kostičku larvy",
+        "ann hraje svou oranžovou kostičku larvy",
     ),
     (
         "ru",
         T_("{seat} played their {colour} larva cube and no polyp", seat="ann", colour=P_("colour", "orange")),
-        "ann сыграл свой оранжевый кубик личинки",
+        "ann играет свой оранжевый кубик личинки",
     ),
     (
         "cs",
         T_("{seat} fished {goods} at {at} (into the hold)", seat="ann", goods=P_("goods", "salmon"), at="x"),
-        "ann ulovil lososa na x",
+        "ann loví lososa na x",
     ),
     (
         "cs",
         T_("{seat} fished {goods} at {at} (into the hold)", seat="ann", goods=P_("goods", "cod"), at="x"),
-        "ann ulovil tresku na x",
+        "ann loví tresku na x",
     ),
     (
         "ru",
         T_(
             "{seat} fished {goods} at {at} (into the hold)", seat="ann", goods=P_("goods", "flatfish"), at="x"
         ),
-        "ann поймал камбалу на x",
+        "ann ловит камбалу на x",
     ),
     ("ru", T_("there is no {goods} on {at}", goods=P_("goods", "cod"), at="x"), "на x нет трески"),
 ]

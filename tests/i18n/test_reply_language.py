@@ -139,8 +139,13 @@ def test_a_stranger_is_answered_in_english(tmp_path: Path) -> None:
 
 
 def test_a_game_named_in_the_mail_decides_before_the_senders_address(tmp_path: Path) -> None:
-    """A mail naming a known game is answered in that game's language, whoever sends it."""
+    """A mail naming a known game is answered in that game's language, though its sender's address is
+    registered for a seat that reads another."""
     hosted = Hosted(connect(f"sqlite:///{tmp_path / 'pbem.sqlite'}"), "cs")
+    create_game(
+        hosted.engine, "reef-encounter", "other", [("zed", "zed@example.net"), ("bo", "bo@example.org")],
+        seed=1, now=START, language="hu",
+    )  # fmt: skip
     wrong = hosted.orders.replace(hosted.passwords[SEAT], "tulip-frog-42").replace(
         f"player: {SEAT}", "player: zed"
     )
@@ -153,6 +158,23 @@ def test_a_game_named_in_the_mail_decides_before_the_senders_address(tmp_path: P
     reply = message_from_bytes(unpack_message(row.message_z), policy=policy.default)
     assert reply["Content-Language"] == "cs"
     assert foreign.english_words(text_of(reply), "cs", (*NAMES, "zed")) == []
+
+
+def test_a_stranger_naming_a_game_is_answered_in_english_with_nothing_of_the_mail(tmp_path: Path) -> None:
+    """A stranger (:mod:`pbem.mail.backscatter`) has no registered seat to read in, and the seat the mail
+    names is unproven: the host's fixed stranger text, in English, not in the named game's language."""
+    hosted = Hosted(connect(f"sqlite:///{tmp_path / 'pbem.sqlite'}"), "cs")
+    wrong = hosted.orders.replace(hosted.passwords[SEAT], "tulip-frog-42")
+    handled = inbound.handle(
+        hosted.engine, mail(wrong, frm="Zed <zed@example.net>").as_bytes(policy=policy.SMTP), SETTINGS, START
+    )
+    assert handled.replied
+    with Session(hosted.engine) as session:
+        row = session.exec(select(OutboxRow).where(OutboxRow.to_addr == "zed@example.net")).one()
+    reply = message_from_bytes(unpack_message(row.message_z), policy=policy.default)
+    assert reply["Content-Language"] == "en"
+    assert foreign.misdeclared(reply) is None
+    assert GAME not in text_of(reply) and SEAT not in str(reply["Subject"])
 
 
 def test_a_password_taken_out_of_the_subject_is_said_in_the_readers_words(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ def test_the_games_glossaries_give_their_colours_and_goods_forms() -> None:
     assert forms.decline("ru", "белый", "gen") == "белого"
     assert forms.decline("cs", "oranžová", "m.acc") == "oranžový"  # "oranžový polyp"
     assert forms.decline("cs", "modrá", "f.ins") == "modrou"  # "zamčeno modrou řasou"
-    assert forms.decline("cs", "losos", "acc") == "lososa"  # "ulovil lososa"
+    assert forms.decline("cs", "losos", "acc") == "lososa"  # "loví lososa"
     assert forms.decline("cs", "treska", "acc") == "tresku"
     assert forms.decline("ru", "камбала", "acc") == "камбалу"
     assert forms.decline("ru", "мозговой коралл", "gen") == "мозгового коралла"
