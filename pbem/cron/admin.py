@@ -18,10 +18,9 @@ from pbem.core.clock import utc
 from pbem.core.codec import unpack_json
 from pbem.core.errors import UserError
 from pbem.core.game import Event
-from pbem.core.i18n import T_, _, ngettext
+from pbem.core.i18n import N_, T_, _, ngettext
 from pbem.cron.deadlines import show_duration
 from pbem.intake import addresses, passwords
-from pbem.play.status import status_word
 from pbem.render.reports import write_reports
 from pbem.storage.cron_models import ClockRow, GmActionRow
 from pbem.storage.db import lock_game
@@ -94,6 +93,18 @@ def done_by_mail(engine: Engine, game_id: str, ref: str) -> bool:
     return found is not None
 
 
+#: why a game that is not active cannot be paused, by its status
+NOT_ACTIVE = {
+    "paused": N_("game {game} is paused, not active: only an active game can be paused"),
+    "finished": N_("game {game} is finished, not active: only an active game can be paused"),
+}
+#: why a game that is not paused cannot be resumed, by its status
+NOT_PAUSED = {
+    "active": N_("game {game} is active, not paused"),
+    "finished": N_("game {game} is finished, not paused"),
+}
+
+
 def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
     """Stop the game's clock: no deadline runs, no turn resolves, orders are refused until ``resume``.
     The time left on the deadline is kept and given back on resume."""
@@ -101,13 +112,7 @@ def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
         game = _game(session, game_id)
         was = _was(game)
         if game.status != "active":
-            raise UserError(
-                _(
-                    "game {game} is {status}, not active: only an active game can be paused",
-                    game=game_id,
-                    status=status_word(game.status),
-                )
-            )
+            raise UserError(_(NOT_ACTIVE.get(game.status, NOT_ACTIVE["finished"]), game=game_id))
         clock = _clock(session, game)
         left = None
         if game.deadline_at is not None:
@@ -117,7 +122,7 @@ def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
         session.add_all([game, clock])
         # the record keeps the English (a Text is its English string); the answer is the reader's
         said = (
-            T_("game {game} paused with {left} left", game=game_id, left=show_duration(left))
+            T_("game {game} paused with {time} left", game=game_id, time=show_duration(left))
             if left is not None
             else T_("game {game} paused", game=game_id)
         )
@@ -132,9 +137,7 @@ def resume(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str
         game = _game(session, game_id)
         was = _was(game)
         if game.status != "paused":
-            raise UserError(
-                _("game {game} is {status}, not paused", game=game_id, status=status_word(game.status))
-            )
+            raise UserError(_(NOT_PAUSED.get(game.status, NOT_PAUSED["finished"]), game=game_id))
         clock = _clock(session, game)
         left = clock.paused_left
         if left is None and game.turn_seconds:
@@ -144,7 +147,7 @@ def resume(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str
         clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, None
         session.add_all([game, clock])
         said = (
-            T_("game {game} resumed; deadline in {left}", game=game_id, left=show_duration(left))
+            T_("game {game} resumed; deadline in {time}", game=game_id, time=show_duration(left))
             if left is not None
             else T_("game {game} resumed", game=game_id)
         )

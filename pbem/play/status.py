@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 from pbem.core import clock
 from pbem.core.dice import report_data
 from pbem.core.errors import UserError
-from pbem.core.i18n import _, ngettext, pgettext
+from pbem.core.i18n import N_, _, ngettext
 from pbem.storage import presslog
 from pbem.storage.history import accepted_orders, current_state, game_of, recorded_elsewhere, seat_rows
 from pbem.storage.models import GameMasterRow, GameRow, SubmissionRow
@@ -80,30 +80,17 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
     return entry
 
 
-def status_word(status: str) -> str:
-    """A game's status (``active``, ``paused``, ``finished``: the stored and JSON value) in the reader's
-    language; a context of its own, as a game's catalog may say "active" of something else."""
-    words = {
-        # Translators: a game's status, in pbem status and the game master's answers
-        "active": pgettext("game status", "active"),
-        # Translators: a game's status: the game master stopped its clock
-        "paused": pgettext("game status", "paused"),
-        # Translators: a game's status: the game is over
-        "finished": pgettext("game status", "finished"),
-    }
-    return words.get(status, status)
+#: the first line of a game that is not over, by its status
+HEADS = {
+    "active": N_("{game}  {title}  turn {turn}  active"),
+    "paused": N_("{game}  {title}  turn {turn}  paused"),
+}
 
 
 def describe(entry: dict[str, Any]) -> str:
     """One game's status as a line or two for people."""
     game, title = entry["id"], entry["title"]
-    head = _(
-        "{game}  {title}  turn {turn}  {status}",
-        game=game,
-        title=title,
-        turn=entry["turn"],
-        status=status_word(entry["status"]),
-    )
+    head = _(HEADS.get(entry["status"], HEADS["active"]), game=game, title=title, turn=entry["turn"])
     if entry["finished"]:
         head = ngettext(
             "{game}  {title}  {n} turn  finished",
