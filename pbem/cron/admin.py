@@ -247,9 +247,13 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
         ).one()
         if intact_state(target.state_z, target.state_sha256) is None:  # before anything is changed
             raise UserError(
-                f"game {game_id}: the stored state of turn {to_turn} does not match its hash: a rollback "
-                f"onto it would go on from a damaged state, so nothing was changed. `pbem replay {game_id} "
-                "--verify` shows what is damaged; restore the database from a backup"
+                _(
+                    "game {game}: the stored state of turn {turn} does not match its hash: a rollback onto "
+                    "it would go on from a damaged state, so nothing was changed. `pbem replay {game} "
+                    "--verify` shows what is damaged; restore the database from a backup",
+                    game=game_id,
+                    turn=to_turn,
+                )
             )
         undone = session.exec(  # type: ignore[call-overload]
             update(TurnRow)
