@@ -233,7 +233,7 @@ def _read_input(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
+        raise UserError(_("cannot read {path}: {why}", path=path, why=exc.strerror)) from None
 
 
 @commands.command(
@@ -285,8 +285,8 @@ def _submitted(engine: Engine, path: str, raw: bytes, as_json: bool, answers: li
     elif receipt.accepted:
         typer.echo(
             _(
-                "{path}: accepted for {game}, turn {turn}, {seat} (receipt {receipt})",
-                path=path,
+                "{file}: accepted for {game}, turn {turn}, {seat} (receipt {receipt})",
+                file=path,
                 game=receipt.game_id,
                 turn=receipt.turn,
                 seat=receipt.seat,
@@ -304,7 +304,7 @@ def _submitted(engine: Engine, path: str, raw: bytes, as_json: bool, answers: li
                 )
             )
     else:
-        typer.echo(_("{path}: rejected", path=path), err=True)
+        typer.echo(_("{file}: rejected", file=path), err=True)
         text = raw.decode("utf-8", errors="replace")
         for error in receipt.errors:
             typer.echo(f"  {error}", err=True)
@@ -448,6 +448,6 @@ def status(
         typer.echo(json.dumps(entries if game_id is None else entries[0], indent=1))
         return
     if not entries:
-        typer.echo("no games")
+        typer.echo(_("no games"))
     for entry in entries:
         typer.echo(status_service.describe(entry))
