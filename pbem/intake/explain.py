@@ -296,7 +296,8 @@ def _whole(err: dict[str, Any], names: list[str], where: Positions) -> str:
 
 def envelope_errors(exc: ValidationError, where: Positions) -> list[str]:
     """The envelope's errors (game, player, turn, password, orders), each naming its line."""
-    fields = ", ".join(ENVELOPE_FIELDS)
+    # the keys as the player writes them, so no reader takes `game` or `orders` for a word of the sentence
+    fields = ", ".join(f"`{field}`" for field in ENVELOPE_FIELDS)
     out = []
     errors = exc.errors()
     # a misspelt field is one mistake, not two: the "missing" of the field it is a slip of goes
@@ -309,12 +310,13 @@ def envelope_errors(exc: ValidationError, where: Positions) -> list[str]:
         name = ".".join(str(part) for part in err["loc"]) or "envelope"
         kind, value, ctx = err["type"], err.get("input"), err.get("ctx") or {}
         at = where.key(name)
+        key = f"`{name}`"
         if kind == "missing" and name in slips:
             continue
         if kind == "missing":
             text = _(
                 "{name} is missing; every order file names {fields} (the template has them all)",
-                name=name,
+                name=key,
                 fields=fields,
             )
         elif kind == "extra_forbidden":
@@ -339,15 +341,15 @@ def envelope_errors(exc: ValidationError, where: Positions) -> list[str]:
                 value=shown(value),
             )
         elif kind == "string_too_short":
-            text = _("{name} is empty; write it as in the template", name=name)
+            text = _("{name} is empty; write it as in the template", name=key)
         elif kind == "string_too_long":
             most = int(ctx.get("max_length") or 0)
             text = ngettext(
-                "{name} is longer than {n} character", "{name} is longer than {n} characters", most, name=name
+                "{name} is longer than {n} character", "{name} is longer than {n} characters", most, name=key
             )
         else:
             text = _(
-                "{name}: `{value}` is not a word; write it as in the template", name=name, value=shown(value)
+                "{name}: `{value}` is not a word; write it as in the template", name=key, value=shown(value)
             )
         # Translators: an error in the lines game:, player:, turn:, password: above orders:; {at} is
         # "line 3: " or nothing, {error} the error; keep [envelope.{kind}], a tag for tools
