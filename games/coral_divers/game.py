@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from pbem.core.game import Chance, Decision, Event, Outcome, Resolution, RulesError, choice, shuffled
-from pbem.core.i18n import N_, T_
+from pbem.core.i18n import N_, P_, T_
 
 from . import bot, scoring, turn, upkeep, views
 from . import state as st
@@ -40,7 +40,8 @@ class Options(BaseModel):
 
 class CoralDivers:
     name = "coral-divers"
-    title = "Coral Divers"
+    #: the title in the reader's language where a rulebook gives one (the glossary's word)
+    title = P_("game", "Coral Divers")
     version = "1.0.0"
     min_players = 2
     max_players = 4
