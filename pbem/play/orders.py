@@ -227,7 +227,13 @@ def _rules_error(exc: RulesError, where: Positions) -> str:
     """A rules error as the engine worded it, with the line and the step's number (1-based) in front."""
     if exc.step is None:
         return str(exc)
-    action = _("action {action}: ", action=exc.action) if exc.action else ""
+    if not exc.action:
+        action = ""
+    elif str(exc.action).isdigit():  # the rules' numbered actions: "action 10", "10. akció"
+        action = _("action {action}: ", action=exc.action)
+    else:  # an action the game names (a Text in the reader's words: "plant", "ültetés")
+        # Translators: a named action before its rules error ("sailing: you have no ship on …")
+        action = _("{action}: ", action=exc.action)
     quote = f" (`{exc.quote}`)" if exc.quote else ""
     step = _("step {n}", n=exc.step + 1)
     return f"{where.step(exc.step)}{step}{quote}: {action}{_(exc.message)} [{exc.code}]"
