@@ -94,12 +94,12 @@ def periods_missed(game: GameRow, now: datetime) -> int:
 
 
 def show_deadline(moment: datetime | None, tz: str = "UTC") -> str | None:
-    """``2026-11-30 18:00 UTC``, or in another zone with UTC beside it:
-    ``2026-11-30 19:00 CET (18:00 UTC)``. ``None`` when there is no deadline.
+    """``Nov 30, 2026 18:00 UTC`` (in the reader's language), or in another zone with UTC beside it:
+    ``Nov 30, 2026 19:00 CET (18:00 UTC)``. ``None`` when there is no deadline.
 
     >>> from datetime import UTC
     >>> show_deadline(datetime(2026, 11, 30, 18, 0, tzinfo=UTC), "Europe/Berlin")
-    '2026-11-30 19:00 CET (18:00 UTC)'
+    'Nov 30, 2026 19:00 CET (18:00 UTC)'
     """
     return show_in_zone(moment, tz)
 

@@ -16,7 +16,7 @@ afterwards, only the headers that hold none are kept. A stored submission's text
 way.
 
 Revision ID: 0009
-Revises: 0004
+Revises: 0008
 """
 
 from __future__ import annotations
