@@ -138,6 +138,10 @@ def environment() -> Environment:
     env.filters["spaced"] = spaced
     # how wide a text is in a fixed-width font: a Chinese character takes two columns
     env.filters["columns"] = columns
+    # ``text | pad(28)``: ``text`` and spaces to fill 28 columns (``"%-28s"`` counts characters)
+    env.filters["pad"] = pad
+    # a board's one-character marks in the reader's letters: ``initials(_("G O P W Y"), colours)``
+    env.globals["initials"] = initials
     # a piece of a report drawn once a process for its arguments (pbem.render.environment.piece)
     env.globals["piece"] = piece
     return env
@@ -194,6 +198,22 @@ FULL_WIDTH_STOPS = ("：", "；", "，", "。", "、", "）")
 def columns(text: str) -> int:
     """The columns ``text`` takes in a fixed-width font: two for a wide (East Asian) character."""
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` and the spaces that make it ``width`` columns wide (none when it is wider)."""
+    return text + " " * (width - columns(text))
+
+
+def initials(marks: str, keys: Iterable[str]) -> dict[str, str]:
+    """Each of ``keys`` and its mark: ``marks`` is a message of one mark a key, space-separated, in the
+    keys' order (``G O P W Y``), so each language marks a board with its own words' initials. A
+    translation with another number of marks gives each key its own first letter."""
+    keys = list(keys)
+    found = marks.split()
+    if len(found) != len(keys) or len(set(found)) != len(found):
+        found = [key[:1].upper() for key in keys]
+    return dict(zip(keys, found, strict=True))
 
 
 def noted(name: Any, note: Any) -> str:
