@@ -19,9 +19,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/pbem demo --every-game
 
-# The real servers the tests use: Debian's PostgreSQL, Dovecot and Chromium (installed when missing),
-# PostgreSQL started. Idempotent, so every test run may ask.
+# The real servers the tests use: Debian's PostgreSQL, Dovecot and Chromium (installed when missing,
+# with apt-get, as root), PostgreSQL started. Idempotent, so every test run may ask.
 services:
+	@echo "services: the tests need PostgreSQL, Dovecot, Chromium and two font packages from Debian;"
+	@echo "services: scripts/system-deps.sh lists any that are missing and installs them with apt-get (as root)"
 	bash scripts/system-deps.sh
 	bash scripts/postgres.sh
 

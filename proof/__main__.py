@@ -17,7 +17,7 @@ from pathlib import Path
 
 from proof.common import Figures, shipped_games
 
-PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals", "coral", "hardening")
+PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals", "coral", "hardening", "edges")
 
 
 def _secrets(folder: Path, scale: float, jobs: int) -> Figures:
@@ -75,6 +75,12 @@ def _hardening(folder: Path, scale: float, jobs: int) -> Figures:
     )
 
 
+def _edges(folder: Path, scale: float, jobs: int) -> Figures:
+    from proof import edges
+
+    return edges.run(folder, scale=scale)
+
+
 RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {
     "secrets": _secrets,
     "determinism": _determinism,
@@ -83,6 +89,7 @@ RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {
     "rivals": _rivals,
     "coral": _coral,
     "hardening": _hardening,
+    "edges": _edges,
 }
 
 

@@ -12,7 +12,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, RootModel
 
-from pbem.core.game import Chance, Decision, Event, Outcome, Resolution, RulesError, choice, shuffled
+from pbem.core.game import (
+    Chance,
+    Decision,
+    Event,
+    Outcome,
+    Resolution,
+    RulesError,
+    choice,
+    pick_face,
+    shuffled,
+)
 from pbem.core.i18n import N_, P_, T_
 
 from . import bot, scoring, turn, upkeep, views
@@ -75,7 +85,7 @@ class CoralDivers:
             new_reefs=getattr(options, "new_reefs", "any"),
         )
         upkeep.refill(state, chance)
-        values = shuffled(chance, "stations", STATION_VALUES)
+        values = shuffled(chance, "stations", STATION_VALUES, face=lambda v: f"{v.high}/{v.low}")
         spots = list(SEA_MAP.spots)
         state.stations = {spot: Station(v) for spot, v in zip(spots, values, strict=True)}
         for _ in range(REVEALED_AT_SETUP):
@@ -84,7 +94,11 @@ class CoralDivers:
         spaces = shuffled(chance, "seabed", SEA_MAP.token_spaces)[: len(TOKENS)]
         tokens = shuffled(chance, "seabed tokens", TOKENS)
         state.seabed = dict(zip(spaces, tokens, strict=True))
-        state.active = seats.index(first) if first is not None else chance.pick("starting player", len(seats))
+        state.active = (
+            seats.index(first)
+            if first is not None
+            else pick_face(chance, "starting player", len(seats), lambda: list(seats))
+        )
         return state
 
     # ------------------------------------------------------------------------------ the turn

@@ -12,13 +12,13 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from pbem.core.game import Event, RulesError
-from pbem.core.i18n import N_, P_, T_, Text
+from pbem.core.i18n import P_, T_, TN_, Text
 
-from . import board, scoring
+from . import board, instead, scoring
 from .data import ECONOMY
 from .orders import Discard, Place, Plant, Shell, Surface
 from .state import NURSERY, State, coral, has_clownfish, line_slots
-from .words import coral_word, line_word, listed, shell_word, slot_word
+from .words import coral_word, line_word, listed, separated, shell_word, slot_word
 
 #: the two actions as a rules error names them, in the reader's words (the glossary's terms: «Посадка»)
 ACTION_PLANT = P_("action", "plant")
@@ -29,15 +29,6 @@ def describe(tile: str) -> str:
     """A tile in the reader's words: ``brain``, ``brain (clownfish)``."""
     kind = coral_word(coral(tile))
     return T_("{coral} (clownfish)", coral=kind) if has_clownfish(tile) else kind
-
-
-def _counted(n: int, one: str, many: str, **params: object) -> Text:
-    """``one`` (a message marked ``N_``) when ``n`` is 1, else ``many``, ``{n}`` filled in: an event's
-    words are kept as a message (:func:`T_`), which has no plural forms, so each form is a whole one.
-    Only for counts of 1 to 4 (a line's cost, the neutral reefs one tile absorbs): there the English
-    forms meet every language's rules too (Russian and Czech use one form for 2 to 4). A count that may
-    be larger stands beside a label instead (``tiles: {n}``)."""
-    return T_(one if n == 1 else many, n=n, **params)
 
 
 def _reef_closed(coral_name: str, diver: object, tiles: int, points: int) -> Text:
@@ -147,14 +138,18 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
         rid = work.reef_at.get(space)
         reef = None if rid is None else work.reefs[rid]
         if reef is None or reef.owner != seat:
-            whose = (
-                T_("no reef")
-                if reef is None
-                else (T_("a neutral reef") if reef.owner is None else T_("{seat}'s reef", seat=reef.owner))
-            )
+            # one whole sentence for each case, so the reef's owner (or none) is said in the reader's words
+            if reef is None:
+                said = T_("{space} holds no reef, not one of your reefs", space=space)
+            elif reef.owner is None:
+                said = T_("{space} holds a neutral reef, not one of your reefs", space=space)
+            else:
+                said = T_(
+                    "{space} holds {owner}'s reef, not one of your reefs", space=space, owner=reef.owner
+                )
             raise _fail(
                 "surface.not_your_reef",
-                T_("{space} holds {whose}, not one of your reefs", space=space, whose=whose),
+                separated([said, instead.surface(work, seat)]),
                 0,
                 step,
                 ACTION_SURFACE,
@@ -171,7 +166,7 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
     if not closing and work.reefs_of(seat):
         raise _fail(
             "surface.nothing_closed",
-            T_("surfacing closes at least one of your reefs: name one space of each reef to close"),
+            separated([T_("surfacing closes at least one of your reefs"), instead.surface(work, seat)]),
             0,
             step,
             ACTION_SURFACE,
@@ -192,7 +187,7 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
     data: dict[str, object] = {"action": "surface", "points": gained, "coins": income}
     if closing:
         text = T_(
-            "{seat} surfaced: closed {reefs}; {divers} divers home, income {income} coins (now {coins})",
+            "{seat} surfaced: closed {reefs}; divers home: {divers}; income: {income} (coins now: {coins})",
             seat=seat,
             reefs=listed(said),
             divers=divers,
@@ -207,7 +202,7 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
             work.nursery[s] = None
         work.cleared += n
         text = T_(
-            "{seat} surfaced: closed nothing; {divers} divers home, income {income} coins (now {coins}); "
+            "{seat} surfaced: closed nothing; divers home: {divers}; income: {income} (coins now: {coins}); "
             "{row} of the nursery goes out of the game (tiles: {n})",
             n=n,
             seat=seat,
@@ -235,7 +230,7 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
         elif isinstance(step, Place):
             events += _place(work, seat, pl, i, step)
         elif isinstance(step, Discard):
-            n = _taken(pl, i, step, step.discard.tile)
+            n = _taken(work, seat, pl, i, step, step.discard.tile)
             tile = pl.taken[n]
             assert tile is not None
             pl.taken[n] = None
@@ -247,20 +242,28 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
                 T_("discarded {tile} (-{penalty})", tile=describe(tile), penalty=ECONOMY.discard_penalty)
             )
     if pl.line is None:
-        raise RulesError(
-            "plant.no_line",
-            T_(
-                "a Plant takes a nursery line: add a step such as 'plant: {line: row 2}' (or surface instead)"
-            ),
-            action=ACTION_PLANT,
-        )
-    left = [str(n + 1) for n, t in enumerate(pl.taken) if t is not None]
+        within = instead.plant_line(affordable_lines(work, seat))
+        rule = T_("a Plant takes a nursery line, before the tiles are placed (or surface instead)")
+        raise RulesError("plant.no_line", separated([rule, within]) if within else rule, action=ACTION_PLANT)
+    left = [n for n, t in enumerate(pl.taken) if t is not None]
     if left:
+        may_start = pl.started == 0 or work.new_reefs == "any"
         raise RulesError(
             "plant.tiles_left",
-            T_(
-                "every taken tile must be placed or discarded; still in hand: tile {left}",
-                left=listed(left),
+            separated(
+                [
+                    T_(
+                        "every taken tile must be placed or discarded; still in hand: tile {left}",
+                        left=listed([str(n + 1) for n in left]),
+                    ),
+                    *instead.for_tiles(
+                        work,
+                        seat,
+                        [(n + 1, pl.taken[n] or "") for n in left],
+                        pl.free_starts,
+                        may_start=may_start,
+                    ),
+                ]
             ),
             action=ACTION_PLANT,
         )
@@ -270,10 +273,10 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
             "{seat} planted {line} free (discount): {what}", seat=seat, line=line_word(pl.line), what=what
         )
     else:
-        text = _counted(
+        text = TN_(
+            "{seat} planted {line} for {n} coin: {what}",
+            "{seat} planted {line} for {n} coins: {what}",
             pl.cost,
-            N_("{seat} planted {line} for {n} coin: {what}"),
-            N_("{seat} planted {line} for {n} coins: {what}"),
             seat=seat,
             line=line_word(pl.line),
             what=what,
@@ -281,10 +284,12 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
     return work, [Event(text, data={"action": "plant", "line": pl.line}), *events]
 
 
-def _taken(pl: Planting, i: int, step: Place | Discard, number: int) -> int:
+def _taken(work: State, seat: str, pl: Planting, i: int, step: Place | Discard, number: int) -> int:
     if pl.line is None:
+        rule = T_("choose a nursery line with 'plant' first")
+        within = instead.plant_line(affordable_lines(work, seat))
         raise _fail(
-            "place.before_plant", T_("choose a nursery line with 'plant' first"), i, step, ACTION_PLANT
+            "place.before_plant", separated([rule, within]) if within else rule, i, step, ACTION_PLANT
         )
     if number > len(pl.taken):
         raise _fail(
@@ -329,10 +334,12 @@ def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> Non
     slots = line_slots(line)
     tiles = [work.nursery[s] for s in slots]
     held = [t for t in tiles if t is not None]
+    within = instead.plant_line(affordable_lines(work, seat))
     if not held:
+        rule = T_("{line} of the nursery holds no tile", line=line_word(line))
         raise _fail(
             "plant.empty_line",
-            T_("{line} of the nursery holds no tile", line=line_word(line)),
+            separated([rule, within]) if within else rule,
             i,
             step,
             ACTION_PLANT,
@@ -340,15 +347,16 @@ def _take_line(work: State, seat: str, pl: Planting, i: int, step: Plant) -> Non
     cost = 0 if pl.discount else len(held)
     p = work.players[seat]
     if cost > p.coins:
+        rule = T_(
+            "{line} costs more than you have (tiles: {n}, cost: {cost}, your coins: {coins})",
+            line=line_word(line),
+            n=len(held),
+            cost=cost,
+            coins=p.coins,
+        )
         raise _fail(
             "plant.cannot_afford",
-            T_(
-                "{line} holds {n} tiles and costs {cost} coins; you have {coins}",
-                line=line_word(line),
-                n=len(held),
-                cost=cost,
-                coins=p.coins,
-            ),
+            separated([rule, within]) if within else rule,
             i,
             step,
             ACTION_PLANT,
@@ -391,7 +399,7 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
     elif kind == "pearl":
         coins = scoring.add_coins(p.coins, ECONOMY.pearl_coins)
         p = replace(p, coins=coins)
-        said = T_("used a pearl (+{coins} coins)", coins=ECONOMY.pearl_coins)
+        said = TN_("used a pearl (+{n} coin)", "used a pearl (+{n} coins)", ECONOMY.pearl_coins)
     elif kind == "free-start":
         pl.free_starts += 1
         said = T_("used a free-start shell")
@@ -432,14 +440,15 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
 
 
 def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Event]:
-    n = _taken(pl, i, step, step.place.tile)
+    n = _taken(work, seat, pl, i, step, step.place.tile)
     tile = pl.taken[n]
     assert tile is not None
     at = step.place.at
     may_start = pl.started == 0 or work.new_reefs == "any"
     how = board.placement(work, seat, tile, at, pl.free_starts, may_start=may_start)
     if isinstance(how, board.Refusal):
-        raise _fail(how.code, how.message, i, step, ACTION_PLANT)
+        fix = instead.for_tile(work, seat, n + 1, tile, pl.free_starts, may_start=may_start)
+        raise _fail(how.code, separated([how.message, fix]), i, step, ACTION_PLANT)
     if how.starts:
         pl.started += 1
     if how.free_start:
@@ -450,11 +459,10 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
     if how.starts:
         notes.append(T_("new reef, free start") if how.free_start else T_("new reef"))
     if len(how.own) > 1:
-        notes.append(T_("merges {n} reefs, a diver goes home", n=len(how.own)))
+        merged = len(how.own)
+        notes.append(TN_("merges {n} reef, a diver goes home", "merges {n} reefs, a diver goes home", merged))
     if how.neutral:
-        notes.append(
-            _counted(len(how.neutral), N_("absorbs {n} neutral reef"), N_("absorbs {n} neutral reefs"))
-        )
+        notes.append(TN_("absorbs {n} neutral reef", "absorbs {n} neutral reefs", len(how.neutral)))
     if not how.starts:
         notes.append(T_("reef of {n}", n=len(reef.cells)))
     if notes:

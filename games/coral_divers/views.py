@@ -13,9 +13,10 @@ from typing import Any
 from pbem.core.i18n import N_, T_, TN_, _, comment, series
 
 from .data import SEA_MAP
+from .hints import some_tile_fits
 from .scoring import reef_points, ring_full, strengths
 from .state import LINES, NURSERY, State, coral, has_clownfish
-from .turn import affordable_lines, line_cost, may_surface_without_reef
+from .turn import affordable_lines, fullest_row, line_cost, may_surface_without_reef
 from .upkeep import free_start_spaces
 from .words import colour_word, coral_word, line_word, shell_word
 
@@ -212,7 +213,7 @@ def template(state: State, seat: str) -> str:
         starts = free_start_spaces(state)
         if starts:
             lines += comment(
-                "free start spaces now: {spaces} ({divers} divers)",
+                "free start spaces now: {spaces} (divers on the board: {divers})",
                 lead="  #   ",
                 spaces=series(starts),
                 divers=state.divers_on_board(seat),
@@ -236,15 +237,35 @@ def template(state: State, seat: str) -> str:
             f"  # - surface: [{', '.join(min(r.cells) for r in mine)}]",
         ]
     elif may_surface_without_reef(state, seat):
-        why = (
-            _("you can place no tile of a line you can afford") if affordable else _("you can afford no line")
-        )
-        lines += [
-            *comment(
-                "You have no reef and {why}: you may surface without closing anything, for income.",
-                lead="  # ",
-                why=why,
-            ),
-            "  - surface: []" if not affordable else "  # - surface: []",
-        ]
+        lines += _surface_without_reef(state, seat, affordable)
     return "\n".join(lines) + "\n"
+
+
+def _surface_without_reef(state: State, seat: str, affordable: bool) -> list[str]:
+    """The hint of a seat with no reef: it may always surface without closing anything (ruling 16).
+    A reason is given only when the engine bears it out (no line within reach, or no tile of one fits
+    anywhere); otherwise the hint says only what the rule allows, since a player told "you cannot
+    plant" surfaces when a Plant was open to them."""
+    row = line_word(fullest_row(state))
+    if not affordable:
+        why: str | None = _("you can afford no line")
+    elif not some_tile_fits(state, seat):
+        why = _("no tile of a line you can afford fits anywhere on the sea floor")
+    else:
+        why = None
+    if why is None:
+        said = comment(
+            "You have no reef: you may surface without closing anything, for income; {row} of the "
+            "nursery then goes out of the game.",
+            lead="  # ",
+            row=row,
+        )
+    else:
+        said = comment(
+            "You have no reef and {why}: you may surface without closing anything, for income; {row} of "
+            "the nursery then goes out of the game.",
+            lead="  # ",
+            why=why,
+            row=row,
+        )
+    return [*said, "  - surface: []" if not affordable else "  # - surface: []"]

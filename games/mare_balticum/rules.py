@@ -14,7 +14,7 @@ from typing import NoReturn
 from pydantic import BaseModel
 
 from pbem.core.game import Chance, Event, RulesError, choice, draw_from_counts, shuffled
-from pbem.core.i18n import T_
+from pbem.core.i18n import T_, separated
 
 from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, GOODS, PORTS, TIME
 from .orders import Contract, Discard, Fish, Sail, Unload, written
@@ -84,7 +84,7 @@ def setup(seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
     demand_supply: dict[str, int] = {}
     if opts["demand"] == "fixed":
         for (port, index), fish in zip(
-            SLOTS, choice(chance, "demand tokens", DEMAND_ARRANGEMENTS), strict=True
+            SLOTS, choice(chance, "demand tokens", DEMAND_ARRANGEMENTS, face=" ".join), strict=True
         ):
             demand[port][index] = fish
     else:
@@ -239,8 +239,13 @@ class _Turn:
         if not self.state.board[at].get(goods):
             self.fail("fish.no_goods", T_("there is no {goods} on {at}", goods=goods_word(goods), at=at))
         if goods != AMBER and total(player.hold) >= COMPONENTS.hold_limit:
+            held = next(kind for kind in FISH if player.hold.get(kind))
             self.fail(
-                "fish.hold_full", T_("your hold is full (5 fish): discard fish first (`discard: [cod]`)")
+                "fish.hold_full",
+                T_(
+                    "your hold is full (5 fish): discard fish first, like `{example}`",
+                    example=f"- discard: [{held}]",
+                ),
             )
         add(self.state.board[at], goods, -1)
         add(player.warehouse if goods == AMBER else player.hold, goods)
@@ -400,15 +405,16 @@ class _Turn:
         counts = Counter(fish)
         for kind, n in counts.items():
             if self.player.hold.get(kind, 0) < n:
-                self.fail(
-                    "discard.not_in_hold",
-                    T_(
-                        "too few {kind} in your hold: it has {held}, you named {n}",
-                        held=self.player.hold.get(kind, 0),
-                        kind=goods_word(kind),
-                        n=n,
-                    ),
+                rule = T_(
+                    "too few {kind} in your hold: it has {held}, you named {n}",
+                    held=self.player.hold.get(kind, 0),
+                    kind=goods_word(kind),
+                    n=n,
                 )
+                # what to write instead: the fish named, as many of each as the hold has
+                kept = [k for k in FISH for _ in range(min(counts[k], self.player.hold.get(k, 0)))]
+                example = T_("write `{example}`", example=f"- discard: [{', '.join(kept)}]")
+                self.fail("discard.not_in_hold", separated([rule, example]) if kept else rule)
         for kind, n in counts.items():
             add(self.player.hold, kind, -n)
             add(self.state.discarded, kind, n)

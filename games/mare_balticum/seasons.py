@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from pbem.core.game import Chance, Event, RulesError, draw_from_counts
-from pbem.core.i18n import T_
+from pbem.core.i18n import T_, TN_
 
 from .board import BOARD, COMPONENTS, FISH, GOODS, TIME
 from .orders import CompanyChoice, written
@@ -71,10 +71,12 @@ def refill(state: State, start: int, owed: int | None, chance: Chance, events: l
                 state.end_after = (last // n + 2) * n
                 events.append(
                     Event(
-                        T_(
+                        TN_(
+                            "the sixth time token is drawn: winter comes; the game ends after {n} more "
+                            "turn (this round, then one full round)",
                             "the sixth time token is drawn: winter comes; the game ends after {n} more "
                             "turns (this round, then one full round)",
-                            n=state.end_after - state.turns_done,
+                            state.end_after - state.turns_done,
                         )
                     )
                 )
@@ -139,7 +141,12 @@ def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
     if len(discard) != due:
         fail(
             "company.tax_discard_count",
-            T_("tax discards {due} goods; you named {n}", due=due, n=len(discard)),
+            TN_(
+                "tax discards {n} good; you named {named}",
+                "tax discards {n} goods; you named {named}",
+                due,
+                named=len(discard),
+            ),
         )
     sources = tax_sources(state, seat, choice)
     for (kind, where), n in Counter(sources).items():
@@ -247,20 +254,25 @@ def resolve_company(
                 fish=fish,
             )
         elif from_hold and n:
-            said = T_(
+            said = TN_(
+                "{seat} played the tax token and discarded {fish} from the hold and {n} good from the "
+                "warehouse",
                 "{seat} played the tax token and discarded {fish} from the hold and {n} goods from the "
                 "warehouse",
+                n,
                 seat=seat,
                 fish=fish,
-                n=n,
             )
         elif from_hold:
             said = T_("{seat} played the tax token and discarded {fish} from the hold", seat=seat, fish=fish)
         elif n == 1:
             said = T_("{seat} played the tax token and discarded 1 good from the warehouse", seat=seat)
         elif n:
-            said = T_(
-                "{seat} played the tax token and discarded {n} goods from the warehouse", seat=seat, n=n
+            said = TN_(
+                "{seat} played the tax token and discarded {n} good from the warehouse",
+                "{seat} played the tax token and discarded {n} goods from the warehouse",
+                n,
+                seat=seat,
             )
         else:
             said = T_("{seat} played the tax token and discarded nothing (no goods left)", seat=seat)

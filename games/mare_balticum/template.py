@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.core.i18n import P_, T_, _, comment, series
+from pbem.core.i18n import P_, T_, TN_, _, comment, series
 
 from .board import AMBER, BOARD, COMPONENTS, FISH, GOODS, PORTS
 from .rules import fleet_breaks
@@ -115,7 +115,8 @@ def _turn(state: State, seat: str) -> list[str]:
         for c in cards:
             lines.append(f"#   {c}: {_(counted_list(COMPONENTS.contracts[c - 1], GOODS))}")
         lines.append(f"# - contract: [{', '.join(str(c) for c in cards[: others + 1])}]")
-    lines.append("[]  # " + _("no action; to act, replace this line by your steps"))
+    # the empty list is the orders as they stand: its comment in the reader's words like every other
+    lines += comment("no action; to act, replace this line by your steps", lead="[]  # ", follow="# ")
     return lines
 
 
@@ -136,10 +137,14 @@ def _company(state: State, seat: str) -> list[str]:
     if "tax" in player.tokens:
         due = tax_due(state, seat)
         lines += comment(
-            "tax discards {due} goods: a bare name comes from the hold while it has one; {example} "
-            "from the warehouse",
-            due=due,
-            example="`{goods: cod, from: warehouse}`",
+            TN_(
+                "tax discards {n} good: a bare name comes from the hold while it has one; {example} "
+                "from the warehouse",
+                "tax discards {n} goods: a bare name comes from the hold while it has one; {example} "
+                "from the warehouse",
+                due,
+                example="`{goods: cod, from: warehouse}`",
+            )
         )
         lines += comment("your hold: {goods}", lead="#   ", goods=_counts(player.hold, FISH))
         lines += comment("your warehouse: {goods}", lead="#   ", goods=_counts(player.warehouse, GOODS))

@@ -114,6 +114,9 @@ class ReefEncounter:
             else:
                 new.phase = "over"
                 events.append(Event(_ends(runner.ended, seat, final_turns=False)))
+            unplayed = runner.unplayed_event()
+            if unplayed is not None:
+                events.append(unplayed)
         else:
             new.active = new.next_seat(seat)
         return new, events

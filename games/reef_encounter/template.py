@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.core.i18n import comment
+from pbem.core.i18n import TN_, comment
 
 from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
 from .reef import coral, face
@@ -42,7 +42,13 @@ def template(state: State, seat: str) -> str:
     elif state.phase == "final":
         lines += [
             *comment("your final feeding turn: feed one coral of 5+ polyps carrying your shrimp"),
-            *comment("({n} polyps go back to the bag), e.g.", n=polyps_back(state, final=True)),
+            *comment(
+                TN_(
+                    "({n} polyp goes back to the bag), e.g.",
+                    "({n} polyps go back to the bag), e.g.",
+                    polyps_back(state, final=True),
+                )
+            ),
             f"# - feed: {_owned_coral_space(state, seat)}",
             *comment("or do nothing:"),
             "- pass",
@@ -60,7 +66,14 @@ def template(state: State, seat: str) -> str:
         lines += [
             *comment("steps run in the order written; action numbers as in the rules."),
             *comment("(1, only first) feed a coral of 5+ polyps carrying your shrimp"),
-            *comment("({n} polyps go back to the bag):", lead="#   ", n=polyps_back(state, final=False)),
+            *comment(
+                TN_(
+                    "({n} polyp goes back to the bag):",
+                    "({n} polyps go back to the bag):",
+                    polyps_back(state, final=False),
+                ),
+                lead="#   ",
+            ),
             f"#   - feed: {own}",
             *comment(
                 "(2, then 3) play a larva cube, then up to 4 polyps of its colour from behind your screen "

@@ -30,6 +30,8 @@ from .state import State
 from .words import colour as w
 
 MAX_SHRIMP_PER_BOARD = 2
+#: end condition 3: met in the middle of a turn, it ends the game there (the ruling of issue 34)
+NO_PLACEMENT = "no polyp can be placed anywhere"
 
 
 class NoChance:
@@ -61,6 +63,8 @@ class TurnRunner:
         self.ended = ""
         #: whether the end came from condition 1 or 2, which grants the others a final feeding turn
         self.final_turns = False
+        #: (index, step) of the orders written after condition 3 ended the game: accepted, not played
+        self.unplayed: list[tuple[int, o.Step]] = []
         self.index = 0
         self.step: o.Step | None = None
 
@@ -136,11 +140,18 @@ class TurnRunner:
         # condition 3 is checked after every step: the turn stops at the step that causes it (no
         # action 10, no final turns)
         if not self.ended and not any_legal_placement(self.state):
-            self.ended = "no polyp can be placed anywhere"
+            self.ended = NO_PLACEMENT
 
     def run(self, steps: Sequence[o.Step]) -> None:
-        """Carry out a whole turn, end-of-turn checks included; raises :class:`RulesError`."""
+        """Carry out a whole turn, end-of-turn checks included; raises :class:`RulesError`.
+
+        The ruling on condition 3: a player cannot know before the turn that a step will leave no polyp
+        placeable, so the steps written after it (the ``take`` every turn ends with among them) are
+        accepted and not played, rather than the orders refused and the turn lost."""
         for i, step in enumerate(steps):
+            if self.ended == NO_PLACEMENT:
+                self.unplayed = list(enumerate(steps))[i:]
+                break
             self.apply(i, step)
         self.step = None
         self.index = len(steps)
@@ -168,7 +179,22 @@ class TurnRunner:
                 action="5",
             )
         if not self.ended and not any_legal_placement(self.state):
-            self.ended = "no polyp can be placed anywhere"
+            self.ended = NO_PLACEMENT
+
+    def unplayed_event(self) -> Event | None:
+        """The public word of which steps the end of the game left unplayed, if any."""
+        if not self.unplayed:
+            return None
+        steps = series([f"orders[{i}] ({step.quote()})" for i, step in self.unplayed])
+        return Event(
+            TN_(
+                "the game ended before {seat}'s last step, which was not played: {steps}",
+                "the game ended before {seat}'s last {n} steps, which were not played: {steps}",
+                len(self.unplayed),
+                seat=self.seat,
+                steps=steps,
+            )
+        )
 
     # ------------------------------------------------------------------------------------- actions
 

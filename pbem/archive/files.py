@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.archive import records
+from pbem.archive import checks, records
 from pbem.archive.replay import GameRecord, TurnEntry, from_database, game_for, replay, undone_entries
 from pbem.archive.store import (
     OPTIONAL_GAME,
@@ -35,11 +35,11 @@ from pbem.core.errors import UserError
 from pbem.core.i18n import _
 from pbem.intake import addresses, passwords
 from pbem.intake.orderfile import OrderFileError, decode, load
-from pbem.play.create import check_game_id, check_languages, check_press, check_seats
+from pbem.play.create import check_game_id, check_languages, check_seats
 from pbem.storage import presslog
 from pbem.storage.cron_models import ClockRow
 from pbem.storage.db import connect
-from pbem.storage.history import TurnRecord, game_row, seat_rows, settle
+from pbem.storage.history import ASSUMED_NOTE, TurnRecord, game_row, seat_rows, settle
 from pbem.storage.models import GameMasterRow, GameOriginRow, GameRow, ObserverRow
 from pbem.storage.presslog import PressEntry
 
@@ -54,7 +54,7 @@ SUFFIXES = (".yaml", ".yml", ".json")
 class Player(BaseModel):
     seat: str
     email: str = ""
-    misses: int = 0
+    misses: int = Field(default=0, ge=0, le=checks.MAX_INT)  # the column holds no more
     abandoned: bool = False
     language: str | None = None
     timezone: str | None = None  # the seat's own zone, when it has one
@@ -94,8 +94,12 @@ class Archive(BaseModel):
                 seats=[p.seat for p in self.players],
                 turns=self.turns,
             )
-        except (KeyError, ValidationError) as exc:
+        except KeyError as exc:
             raise UserError(f"the archive's game section lacks {exc}") from None
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise UserError(f"the archive's game section: {where}: {first['msg']}") from None
 
 
 def is_archive_path(source: str) -> bool:
@@ -222,6 +226,7 @@ def _read_data(path: str) -> Any:
     try:
         if path.lower().endswith(".json"):
             return json.loads(decode(raw, MAX_ARCHIVE_BYTES))
+        records.check_cost(raw, path)  # what is not an archive or a record at a glance costs no reading
         # through the order files' reader: no aliases, no tags, bounded size and depth
         return load(raw, max_bytes=MAX_ARCHIVE_BYTES, max_depth=MAX_ARCHIVE_DEPTH)
     except (OrderFileError, json.JSONDecodeError) as exc:
@@ -274,11 +279,11 @@ def import_game(
 
     data = _read_data(path)
     if records.is_record(data):
-        return Imported(
-            *records.import_record(engine, path, records.parse_record(data, path), game_id=game_id, now=now)
-        )
+        record = records.parse_record(data, path)
+        record.keep_lines(path)
+        return Imported(*records.import_record(engine, path, record, game_id=game_id, now=now))
     archive = read_archive(path, data)
-    master = _game_master(archive.game_master, path)
+    master = checks.game_master(archive.game_master, path)
     record = archive.record()
     new_id = game_id or record.id
     check_game_id(new_id)
@@ -291,8 +296,11 @@ def import_game(
     for p in archive.players:
         if p.timezone:
             zones.check(p.timezone)
+        p.email = addresses.normalise(p.email) if p.email else ""  # valid: check_seats said so
     zones.check(str(archive.game.get("timezone") or "UTC"))
-    check_press(str(archive.game.get("press", "private")))
+    settings = checks.settings(archive.game)
+    observers = checks.observers(archive.observers)
+    clock_row = checks.clock_row(archive.game.get("clock"))
     steps = list(replay(record))
     problems = [p for step in steps for p in step.problems]
     if problems or len(steps) != len(record.turns):
@@ -321,7 +329,15 @@ def import_game(
         stored.append(_stored(game, entry, state, events, True, when))
     last = stored[len(steps) - 1].turn
     row = _game_row(
-        archive, new_id, game.name, record, options, last, when, game.outcome(last.state) is not None
+        archive,
+        new_id,
+        game.name,
+        record,
+        options,
+        last,
+        when,
+        game.outcome(last.state) is not None,
+        settings,
     )
     extra: list[Any] = presslog.imported(new_id, archive.press, [p.seat for p in archive.players])
     if record.recorded_elsewhere or record.seed is None:
@@ -338,32 +354,26 @@ def import_game(
             )
         )
     note = _("This game was recorded elsewhere and imported.") if record.recorded_elsewhere else None
+    # draws a record left unknown keep their mark in the archive (the values assumed in orders do not)
+    assumed = record.recorded_elsewhere and any(d[3:] == ("assumed",) for t in record.turns for d in t.chance)
+    if assumed:
+        note = _(ASSUMED_NOTE)
     try:
         issued = store_imported(
             engine,
             game,
             row,
             [p.model_dump(exclude_none=True) for p in archive.players],
-            archive.observers,
+            observers,
             stored,
-            clock=archive.game.get("clock"),
+            clock=clock_row,
             extra=extra,
             status_note=note,
+            assumed=assumed,
         )
     except UserError as exc:
         raise UserError(f"{exc}; import it under another id (--id)") from None
     return Imported(new_id, issued, master, master_password)
-
-
-def _game_master(email: str | None, path: str) -> str | None:
-    """The archive's game master address as the host stores it; refused by name before anything is
-    stored when it is not an address."""
-    if email is None or not email.strip():
-        return None
-    try:
-        return addresses.normalise(email)
-    except addresses.AddressError as exc:
-        raise UserError(f"{path}: the game master address {email!r}: {exc}") from None
 
 
 def _stored(
@@ -372,19 +382,11 @@ def _stored(
     _state, data, digest = settle(game, state)
     chance = [list(d) for d in entry.chance]
     turn = TurnRecord(entry.number, state, data, digest, entry.orders, entry.by_bot, events, chance)
-    resolved = clock.utc(entry.resolved_at) if entry.resolved_at else when
+    where = (
+        f"the archive's {'undone ' if undone else ''}turn {entry.number} (epoch {entry.epoch}): resolved_at"
+    )
+    resolved = clock.checked(entry.resolved_at, where) if entry.resolved_at else when
     return StoredTurn(turn, entry.epoch, undone, resolved)
-
-
-def _moment(value: Any, default: datetime | None) -> datetime | None:
-    if value is None:
-        return default
-    try:
-        return clock.utc(datetime.fromisoformat(str(value)))
-    except ValueError:
-        raise UserError(
-            f"the archive's time {value!r} is not an ISO time like 2026-03-02T09:00:00+00:00"
-        ) from None
 
 
 def _game_row(
@@ -396,16 +398,11 @@ def _game_row(
     last: TurnRecord,
     when: datetime,
     over: bool,
+    settings: dict[str, Any],
 ) -> GameRow:
     """The game row as the archive says it stood (an archive from before settings were kept: as a new
     game at its last turn)."""
     section = archive.game
-    settings = section.get("settings") or {}
-    unknown = set(settings) - set(SETTINGS)
-    if unknown:
-        raise UserError(
-            f"the archive's settings hold {', '.join(sorted(unknown))}; this host knows {', '.join(SETTINGS)}"
-        )
     if (
         section.get("turn", last.number) != last.number
         or section.get("state_sha256", last.state_sha256) != last.state_sha256
@@ -421,19 +418,20 @@ def _game_row(
         seed=record.seed if record.seed is not None else 0,  # 0 is never read: game_origin.has_seed
         dice=record.dice,
         options_json=canonical_json(options.model_dump(mode="json")),
-        created_at=_moment(section.get("created_at"), when),
+        created_at=checks.moment(section, "created_at", when),
         status=status,
         turn=last.number,
-        epoch=int(section.get("epoch", max(t.epoch for t in record.turns))),
+        epoch=checks.epoch(section.get("epoch", max(t.epoch for t in record.turns))),
         state_z=pack_json(last.state_data),
         state_sha256=last.state_sha256,
-        deadline_at=_moment(section.get("deadline_at"), None),
-        finished_at=_moment(section.get("finished_at"), when if status == "finished" else None),
-        **settings,
+        deadline_at=checks.moment(section, "deadline_at", None),
+        finished_at=checks.moment(section, "finished_at", when if status == "finished" else None),
     )
     for key in OPTIONAL_GAME:
         if key in section and hasattr(row, key):
             setattr(row, key, section[key])
+    for key, value in settings.items():
+        setattr(row, key, value)
     return row
 
 

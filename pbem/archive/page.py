@@ -32,7 +32,7 @@ from pbem.core.i18n import _
 from pbem.render import reports
 from pbem.render.environment import environment
 from pbem.storage import presslog
-from pbem.storage.history import game_of, game_row, recorded_elsewhere, seat_rows
+from pbem.storage.history import game_of, game_row, origin_note, recorded_elsewhere, seat_rows
 from pbem.storage.models import GameRow, TurnRow
 
 #: the marker a page carries of the game as it was drawn, read back by :func:`refresh_pages`
@@ -75,6 +75,7 @@ def page_data(engine: Engine, game_id: str) -> tuple[dict[str, Any], dict[str, A
         mark = _mark(row)
         finished = row.status == "finished"
         elsewhere = recorded_elsewhere(session, game_id)
+        _origin, assumed = origin_note(session, game_id)
         # private press is hidden information until the game is over: a running game's page has none
         press = presslog.archived(session, game_id) if finished else []
     views: list[str | None] = [None, *seats] if finished else [None]
@@ -83,11 +84,15 @@ def page_data(engine: Engine, game_id: str) -> tuple[dict[str, Any], dict[str, A
     events: dict[str, list[list[str]]] = {v or "": [] for v in views}
     outcome = None
     note = _("Recorded elsewhere and imported.") if elsewhere else None
+    if assumed:
+        note = _("Recorded elsewhere and imported; what its record left unknown was assumed, not recorded.")
     for turn in turns:
         state = game.load_state(unpack_json(turn.state_z))
         happened = _events(turn.events_z)
         for seat in views:
-            ctx = reports.context(game, game_id, state, turn.number, seat, happened, status_note=note)
+            ctx = reports.context(
+                game, game_id, state, turn.number, seat, happened, status_note=note, assumed=assumed
+            )
             ctx["order_template"] = None  # a page to watch, not to play from
             pages[seat or ""].append(lines.encode(reports.render(game, "html", ctx)))
             events[seat or ""].append([e["text"] for e in ctx["events"]])
@@ -103,6 +108,7 @@ def page_data(engine: Engine, game_id: str) -> tuple[dict[str, Any], dict[str, A
         "turns": len(turns),
         "finished": finished,
         "elsewhere": elsewhere,
+        "assumed": assumed,
         "outcome": outcome if finished else None,
         "mark": mark,
         "press": press,

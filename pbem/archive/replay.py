@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine
@@ -28,17 +28,18 @@ from pbem.core.game import Event, Game, GameError
 from pbem.render import reports
 from pbem.render.reports import content_digest
 from pbem.storage.history import game_row, seat_rows, settle, turn_events
-from pbem.storage.models import GameOriginRow, ReportRow, TurnRow
+from pbem.storage.models import MAX_INT, MAX_INT64, GameOriginRow, ReportRow, TurnRow
 
 
 class TurnEntry(BaseModel):
     """One recorded turn: number 0 is the setup."""
 
-    number: int = Field(ge=0)
-    epoch: int = 0
+    number: int = Field(ge=0, le=MAX_INT)
+    epoch: int = Field(default=0, ge=0, le=MAX_INT)
     orders: dict[str, Any] = {}
     by_bot: list[str] = []
-    chance: list[tuple[str, int, int]] = []
+    #: [label, n, outcome], with "assumed" fourth where a record left the draw unknown
+    chance: list[tuple[str, int, int] | tuple[str, int, int, Literal["assumed"]]] = []
     state_sha256: str
     resolved_at: datetime | None = None
 
@@ -49,7 +50,7 @@ class GameRecord(BaseModel):
     id: str
     game_type: str
     engine_version: str
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=0, le=MAX_INT64)
     #: the dice derivation (:mod:`pbem.core.dice`): 1 for games created before committed dice
     dice: int = 1
     #: SHA-256 of the dice tag and the seed, published from the start (dice 2 on)

@@ -100,9 +100,11 @@ def store_imported(
     clock: dict[str, Any] | None = None,
     extra: Sequence[SQLModel] = (),
     status_note: str | None = None,
+    assumed: bool = False,
 ) -> dict[str, str]:
     """Write the game row as given, its seats (new passwords; misses and abandonment kept), observers,
-    ``extra`` rows and every turn with its reports, in one transaction. Returns each seat's password."""
+    ``extra`` rows and every turn with its reports, in one transaction. Returns each seat's password.
+    ``assumed``: some of the game was assumed at the import of its record (its reports say so)."""
     issued = {seat["seat"]: passwords.generate() for seat in seats}
     names = list(issued)
     with Session(engine) as session:
@@ -158,6 +160,7 @@ def store_imported(
                     languages={seat["seat"]: seat.get("language") for seat in seats},
                     public_language=getattr(row, "language", None),
                     dice=reports.report_dice(game, row, turn.state),
+                    assumed=assumed,
                 )
                 store_reports(session, reports.report_rows(row.id, stored.epoch, turn.number, rendered))
             session.commit()

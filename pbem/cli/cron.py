@@ -288,7 +288,12 @@ def _mail_parts(engine: Any, now: datetime, settings: Any, maildir: Path | None)
         source = (
             sources.read_maildir(maildir)
             if maildir is not None
-            else sources.read_imap(settings.imap_url, settings.imap_password)
+            else sources.read_imap(
+                settings.imap_url,
+                settings.imap_password,
+                after=settings.imap_after,
+                move_to=settings.imap_move_to,
+            )
         )
         fetch = lambda: mailsteps.fetch(engine, source, settings, now)  # noqa: E731
     deliver = None

@@ -23,7 +23,7 @@ from pbem.play.create import create_game
 from pbem.play.orders import submit, template
 from pbem.play.status import status
 from pbem.play.turns import process
-from pbem.render.screenshots import write_mail_looks
+from pbem.render.screenshots import WIDTHS, write_mail_looks
 from pbem.render.tables import table_slice
 from pbem.storage.db import connect
 from pbem.storage.models import ReportRow
@@ -75,10 +75,10 @@ def run_demo(
         pages[other.title] = _archive_page(engine, other_id, out)
         say(f"{other.title}: game {other_id} played; archive page {pages[other.title]}")
     [entry] = status(engine, game_id)
-    index = _write_reports(engine, game_id, game.title, out, entry, pages)
+    looks = _write_mail_looks(engine, game_id, out / "mail", entry["turns_resolved"])
+    index = _write_reports(engine, game_id, game.title, out, entry, pages, _mail_links(out / "mail", looks))
     ranking = ", ".join(f"{entry['places'][s]}. {s} ({entry['scores'][s]})" for s in entry.get("ranking", []))
     say(f"played {entry['turns_resolved']} turns; {ranking}")
-    looks = _write_mail_looks(engine, game_id, out / "mail", entry["turns_resolved"])
     say(looks if isinstance(looks, str) else f"report mails as a mail client shows them: {out / 'mail'}")
     say(f"reports: {index.resolve()}")
     return index
@@ -136,8 +136,30 @@ def _write_mail_looks(engine: object, game_id: str, folder: Path, last: int) -> 
     return write_mail_looks(looks, folder)
 
 
+def _mail_links(folder: Path, looks: list[Path] | str) -> str:
+    """The index's section on the report mails: each mail as a mail client renders it, and its
+    screenshots at each width; or, without screenshots, why (no Chromium: what installs it)."""
+    shots = {} if isinstance(looks, str) else {shot.name for shot in looks}
+    items = []
+    for page in sorted(folder.glob("*.html")):
+        widths = [
+            f'<a class="shot" href="mail/{page.stem}-{width}.png">{width} px</a>'
+            for width in WIDTHS
+            if f"{page.stem}-{width}.png" in shots
+        ]
+        items.append(f'<a href="mail/{page.name}">{html.escape(page.stem)}</a> {" ".join(widths)}')
+    why = f"<p>{html.escape(looks)}</p>" if isinstance(looks, str) else ""
+    return f"<h2>Report mails</h2>\n<p>As a mail client shows them.</p>\n{why}<p>{' · '.join(items)}</p>"
+
+
 def _write_reports(
-    engine: object, game_id: str, title: str, out: Path, entry: dict, pages: dict[str, str]
+    engine: object,
+    game_id: str,
+    title: str,
+    out: Path,
+    entry: dict,
+    pages: dict[str, str],
+    mail: str,
 ) -> Path:
     with Session(engine) as session:  # type: ignore[arg-type]
         rows = list(
@@ -180,6 +202,7 @@ a{{color:#1f6f8b}} a.txt{{font-size:11px;color:#5b6675}}</style></head>
 <p>Watch a game turn by turn (one self-contained page each): {archives}</p>
 {result}
 {sections}
+{mail}
 </body></html>
 """,
         encoding="utf-8",

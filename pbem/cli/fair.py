@@ -11,9 +11,10 @@ from typing import Annotated
 import typer
 from sqlmodel import Session
 
-from pbem.archive.files import read_archive
+from pbem.archive.files import is_archive_path, read_archive
+from pbem.archive.replay import from_database, verify
 from pbem.archive.verify import check
-from pbem.cli.common import Db, NowOption, parse_now
+from pbem.cli.common import Db, NowOption, example, parse_now
 from pbem.core import clock
 from pbem.core.errors import UserError
 from pbem.intake import away
@@ -24,11 +25,34 @@ from pbem.storage.history import game_row, seat_rows
 
 def verify_command(
     archive_path: Annotated[
-        str, typer.Argument(metavar="ARCHIVE", help="The game's archive (.yaml or .json).")
+        str,
+        typer.Argument(metavar="SOURCE", help="A finished game's id, or its archive (.yaml or .json)."),
     ],
+    db: Db = None,
 ) -> None:
     """Check a finished game's dice: the seed against its commitment, and every draw re-derived."""
-    record = read_archive(archive_path).record()
+    if is_archive_path(archive_path):
+        record = read_archive(archive_path).record()
+    else:
+        with Session(connect(db, create=False)) as session:
+            if game_row(session, archive_path).status != "finished":
+                raise UserError(
+                    f"game {archive_path} is not finished: its dice are checked once it is over, when its "
+                    "seed is revealed (pbem replay --verify checks it now)"
+                )
+        record = from_database(connect(db, create=False), archive_path)
+    if record.recorded_elsewhere and record.seed is None:
+        result = verify(record)
+        for problem in result["problems"]:
+            typer.echo(problem, err=True)
+        if not result["ok"]:
+            typer.echo(f"{archive_path}: replay FAILED after {result['turns']} turns", err=True)
+            raise typer.Exit(1)
+        typer.echo(
+            f"{archive_path}: recorded elsewhere without a seed, so there are no dice to re-derive: its "
+            f"draws are the record's; {result['turns']} turns replayed, every state hash matches"
+        )
+        return
     result = check(record)
     for problem in result.problems:
         typer.echo(problem, err=True)
@@ -88,7 +112,7 @@ def calendar_command(
 def register(app: typer.Typer) -> None:
     app.command(
         "verify",
-        epilog="[bold]Example:[/bold]\n\n  [cyan]pbem verify reef-7.yaml[/cyan]",
+        epilog=example("pbem verify reef-7", "pbem verify reef-7.yaml"),
     )(verify_command)
     app.command(
         "calendar",

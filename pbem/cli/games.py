@@ -6,17 +6,20 @@ from __future__ import annotations
 import json
 import secrets
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from pbem.cli.common import AsJson, Db, NowOption, example, pair, parse_now, said_welcome, welcome
-from pbem.core import registry
+from pbem.core import clock, registry
 from pbem.core.chance import derived_rng
 from pbem.core.dice import commitment
 from pbem.core.errors import UserError
+from pbem.core.i18n import _
 from pbem.cron import deadlines
+from pbem.mail.extract import point_at
 from pbem.mail.gm import check_address, set_game_master
 from pbem.play import create, orders, turns
 from pbem.play import status as status_service
@@ -83,11 +86,13 @@ def new(
     abandon_after: Annotated[
         int | None, typer.Option(help="Missed turns after which a seat is abandoned.")
     ] = None,
+    # single flags, not --x/--no-x pairs (off is the default): a pair's two long names leave no room
+    # in an 80-column --help, which cut them to "--require-from-ma…"
     require_from_match: Annotated[
-        bool, typer.Option(help="Mailed orders must come from the seat's address.")
+        bool, typer.Option("--require-from-match", help="Mailed orders must come from the seat's address.")
     ] = False,
     shuffle_seats: Annotated[
-        bool, typer.Option(help="Seat the players in an order drawn from the seed.")
+        bool, typer.Option("--shuffle-seats", help="Seat the players in an order drawn from the seed.")
     ] = False,
     lang: Annotated[
         list[str] | None,
@@ -234,7 +239,8 @@ def submit(
     rejected = 0
     answers = []
     for path in files:
-        receipt = orders.submit(engine, _read_input(path), source="file")
+        raw = _read_input(path)
+        receipt = orders.submit(engine, raw, source="file")
         rejected += not receipt.accepted
         if as_json:
             answers.append(
@@ -245,6 +251,7 @@ def submit(
                     "seat": receipt.seat,
                     "turn": receipt.turn,
                     "receipt": receipt.receipt,
+                    "replaced": receipt.replaced_at.isoformat() if receipt.replaced_at else None,
                     "errors": receipt.errors,
                 }
             )
@@ -253,10 +260,24 @@ def submit(
                 f"{path}: accepted for {receipt.game_id}, turn {receipt.turn}, {receipt.seat} "
                 f"(receipt {receipt.receipt})"
             )
+            if receipt.replaced_at is not None:
+                typer.echo(
+                    "  "
+                    + _(
+                        "these orders replace {seat}'s orders for turn {turn} that came {when}",
+                        seat=receipt.seat,
+                        turn=receipt.turn,
+                        when=clock.show(receipt.replaced_at),
+                    )
+                )
         else:
             typer.echo(f"{path}: rejected", err=True)
+            text = raw.decode("utf-8", errors="replace")
             for error in receipt.errors:
                 typer.echo(f"  {error}", err=True)
+                pointed = point_at(text, error)  # the line it names, marked, as a mail's answer shows it
+                if pointed:
+                    typer.echo(pointed, err=True)
     if as_json:
         typer.echo(json.dumps(answers, indent=1, ensure_ascii=False))
     if rejected:
@@ -276,7 +297,8 @@ def check(
     your orders do up to the first draw (or the first thing only others can see), then the table as
     it stands, since the rest happens when the turn resolves. A turn that waits for other players'
     orders shows the table as it stands."""
-    result = orders.check(connect(db, create=False), _read_input(file))
+    raw = _read_input(file)
+    result = orders.check(connect(db, create=False), raw)
     if as_json:
         answer = {
             "ok": result.ok,
@@ -289,8 +311,12 @@ def check(
             raise typer.Exit(1)
         return
     if not result.ok:
+        text = raw.decode("utf-8", errors="replace")
         for error in result.errors:
             typer.echo(error, err=True)
+            pointed = point_at(text, error)
+            if pointed:
+                typer.echo(pointed, err=True)
         raise typer.Exit(1)
     typer.echo(result.preview or "", nl=False)
 
@@ -319,10 +345,34 @@ def process(
         done = turns.process(engine, game_id, fill_missing=fill_missing)
         resolved[game_id] = done
         if not as_json:
-            said = f"resolved turn {', '.join(map(str, done))}" if done else "nothing to resolve"
+            said = f"resolved turn {', '.join(map(str, done))}" if done else _waits(engine, game_id)
             typer.echo(f"{game_id}: {said}")
     if as_json:
         typer.echo(json.dumps([{"id": g, "resolved": done} for g, done in resolved.items()], indent=1))
+
+
+def _waits(engine: Any, game_id: str) -> str:
+    """Why a game has nothing to resolve: whom it waits for and by when, or that it is over or paused."""
+    entry = status_service.status(engine, game_id)[0]
+    if entry["finished"]:
+        return _("nothing to resolve: the game is over")
+    if entry["status"] != "active":  # paused by its game master
+        return _("nothing to resolve: the game is paused until its game master resumes it")
+    awaited = ", ".join(entry["awaited"])
+    if not awaited:  # every order is in, and another driver is resolving the turn now
+        return _("nothing to resolve")
+    if entry["deadline"] is None:
+        return _(
+            "nothing to resolve: turn {turn} waits for orders from {seats} (no deadline)",
+            turn=entry["turn"],
+            seats=awaited,
+        )
+    return _(
+        "nothing to resolve: turn {turn} waits for orders from {seats}, due by {deadline}",
+        turn=entry["turn"],
+        seats=awaited,
+        deadline=clock.show(datetime.fromisoformat(entry["deadline"])),
+    )
 
 
 @commands.command(

@@ -14,7 +14,7 @@ import typer
 
 from pbem import outbox as outbox_mod
 from pbem.cli.common import DbOption, guarded
-from pbem.mail import inbound, poison, sources
+from pbem.mail import checkup, inbound, poison, sources
 from pbem.outbox import settings as settings_mod
 from pbem.outbox import transport
 from pbem.storage.db import connect
@@ -54,6 +54,18 @@ def fetch(
             "--imap", help="Read imap[s]://user@host:port/MAILBOX; password in $PBEM_IMAP_PASSWORD."
         ),
     ] = None,
+    after: Annotated[
+        str | None,
+        typer.Option(
+            "--after-read",
+            help="IMAP: what becomes of a message once read: seen (flag it), move, delete "
+            "(default: [mail] imap_after, else seen).",
+        ),
+    ] = None,
+    move_to: Annotated[
+        str | None,
+        typer.Option("--move-to", help="IMAP: the folder --after-read move moves it to (made if missing)."),
+    ] = None,
     send_now: Annotated[
         bool, typer.Option("--send/--no-send", help="Deliver the replies at once when a way to send is set.")
     ] = True,
@@ -68,15 +80,25 @@ def fetch(
     Bounces, auto-replies and our own mail are archived and not answered.
 
     [bold]Example:[/bold] PBEM_IMAP_PASSWORD=… pbem mail fetch --imap imaps://pbem@mail.example.org/INBOX
+    --after-read move --move-to pbem-read
     """
 
     def work() -> int:
         settings = settings_mod.load_settings(
-            config, smtp_url=smtp, outbox_dir=str(outbox) if outbox else None
+            config,
+            smtp_url=smtp,
+            outbox_dir=str(outbox) if outbox else None,
+            imap_after=after,
+            imap_move_to=move_to,
         )
         imap_url = imap or (settings.imap_url if not (maildir or mbox) else None)
         incoming = sources.source_for(
-            str(maildir) if maildir else None, str(mbox) if mbox else None, imap_url, settings.imap_password
+            str(maildir) if maildir else None,
+            str(mbox) if mbox else None,
+            imap_url,
+            settings.imap_password,
+            after=settings.imap_after,
+            move_to=settings.imap_move_to,
         )
         engine = connect(db, create=False)
         handled = inbound.fetch(engine, incoming, settings)
@@ -94,6 +116,48 @@ def fetch(
             "quarantined after a few tries (pbem mail held lists those)",
             err=True,
         )
+        raise typer.Exit(1)
+
+
+@app.command("test")
+def test_setup(
+    to: Annotated[
+        str | None, typer.Option("--to", help="Also send the test mail to this address (yours), to see it.")
+    ] = None,
+    maildir: Annotated[
+        Path | None, typer.Option("--maildir", help="Look for the test mail in this Maildir, not IMAP.")
+    ] = None,
+    imap: Annotated[
+        str | None, typer.Option("--imap", help="Look for it in this imap[s]://user@host/MAILBOX instead.")
+    ] = None,
+    wait: Annotated[
+        float, typer.Option("--wait", min=0, help="Seconds to wait for the test mail to arrive.")
+    ] = 60.0,
+    smtp: SmtpOption = None,
+    outbox: OutboxOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Check a mail setup end to end before the first game, and say what to mend.
+
+    Sends a test mail as every mail will go (SMTP login and all) to the host's own address, and to
+    --to, then looks for it where mail comes in (IMAP, or --maildir) and deletes it there. One line per
+    check; exit 1 if any failed. Needs no database.
+
+    [bold]Example:[/bold] PBEM_SMTP_PASSWORD=… PBEM_IMAP_PASSWORD=… pbem mail test --to you@example.org
+    """
+
+    def work() -> bool:
+        settings = settings_mod.load_settings(
+            config, smtp_url=smtp, outbox_dir=str(outbox) if outbox else None
+        )
+        imap_url = imap or (settings.imap_url if maildir is None else None)
+        checks = checkup.check_mail(settings, to=to, imap_url=imap_url, maildir=maildir, wait=wait)
+        for check in checks:
+            typer.echo(f"{check.outcome:8} {check.what}: {check.said}")
+        return any(check.failed for check in checks)
+
+    if guarded(work):
+        typer.echo("error: the mail setup does not work yet: mend what is marked FAILED above", err=True)
         raise typer.Exit(1)
 
 

@@ -7,12 +7,14 @@ import json
 from typing import Annotated, Any
 
 import typer
+from sqlmodel import Session
 
 from pbem.archive import files as archive
 from pbem.archive import replay, verifying
 from pbem.archive.page import write_page
 from pbem.cli.common import AsJson, Db, example, said_welcome, welcome
 from pbem.storage.db import connect
+from pbem.storage.history import game_row
 
 commands = typer.Typer()
 
@@ -125,9 +127,13 @@ def import_command(
 ) -> None:
     """Replay an archive, checking every hash, and store it; each seat gets a new password, shown once.
     A record of a game played elsewhere (no hashes) is replayed through the rules, every order checked."""
-    done = archive.import_game(connect(db), file, game_id=game_id)
+    engine = connect(db)
+    done = archive.import_game(engine, file, game_id=game_id)
     new_id, issued = done.id, done.seats
-    welcomed = [] if no_welcome else welcome(db, new_id, issued, None)
+    with Session(engine) as session:
+        finished = game_row(session, new_id).status == "finished"
+    # a finished game has no turn to play: a welcome would invite its players to nothing
+    welcomed = [] if no_welcome or finished else welcome(db, new_id, issued, None)
     master = {"gm": {"email": done.game_master, "password": done.game_master_password}}
     if as_json:
         seats = [{"seat": s, "password": p} for s, p in issued.items()]
@@ -141,3 +147,5 @@ def import_command(
             f"game master {done.game_master}; new password, shown this once: {done.game_master_password}"
         )
     said_welcome(welcomed)
+    if finished and issued and not no_welcome:
+        typer.echo("the game is over: no welcome mail queued (its players have no turn to play)")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -92,9 +93,15 @@ def _pybabel(*args: str) -> None:
         raise SystemExit(f"pybabel {args[0]} failed ({code})")
 
 
+_CREATED = re.compile(rb'^"POT-Creation-Date: [^"]*"$', re.MULTILINE)
+
+
 def extract(package: Package, output: Path) -> None:
-    """``pybabel extract`` of ``package``'s sources into the template ``output``."""
+    """``pybabel extract`` of ``package``'s sources into the template ``output``; a template whose
+    messages did not change keeps its bytes (its creation date too, so a run changes no file for
+    nothing and two branches do not conflict over a date)."""
     output.parent.mkdir(parents=True, exist_ok=True)
+    before = output.read_bytes() if output.is_file() else None
     _pybabel(
         "extract",
         "-F",
@@ -115,6 +122,8 @@ def extract(package: Package, output: Path) -> None:
         str(output),
         *package.sources,
     )
+    if before is not None and _CREATED.sub(b"", before) == _CREATED.sub(b"", output.read_bytes()):
+        output.write_bytes(before)
 
 
 def extracted(package: Package) -> Catalog:
@@ -155,7 +164,9 @@ def fill_terms(po: Path, glossary: Glossary, lang: str) -> int:
     if missing:
         raise MissingTerms(f"{po}: the glossary has no word for {', '.join(missing)}")
     with po.open("wb") as handle:
-        write_po(handle, catalog, width=76, include_lineno=False)  # pybabel's own width, so an update and a fill agree
+        write_po(
+            handle, catalog, width=76, include_lineno=False
+        )  # pybabel's own width, so an update and a fill agree
     return filled
 
 

@@ -19,7 +19,7 @@ Everything a game needs from the outside world arrives through its arguments:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
@@ -113,34 +113,57 @@ class Chance(Protocol):
         ...
 
 
-def choice(chance: Chance, label: str, items: Sequence[T]) -> T:
-    """One item of ``items``, drawn by ``chance``."""
-    return items[chance.pick(label, len(items))]
+@runtime_checkable
+class ChanceByFace(Protocol):
+    """A :class:`Chance` that is also told what each outcome *is* (its face: a colour, a tile, a seat):
+    a record written from what came out of the bag answers by face (:class:`pbem.core.chance.Script`)."""
+
+    def pick_face(self, label: str, faces: Sequence[str]) -> int:
+        """An index in ``range(len(faces))``; ``faces[i]`` names outcome ``i`` (equal faces are alike)."""
+        ...
 
 
-def shuffled(chance: Chance, label: str, items: Sequence[T]) -> list[T]:
-    """A new list holding ``items`` in an order drawn by ``chance`` (Fisher-Yates)."""
+def pick_face(chance: Chance, label: str, n: int, faces: Callable[[], Sequence[str]]) -> int:
+    """``chance.pick(label, n)``, telling a chance that reads draws by face what each outcome is. The
+    faces are made only for such a chance, so a game's own draws cost nothing more."""
+    if isinstance(chance, ChanceByFace):
+        return chance.pick_face(label, faces())
+    return chance.pick(label, n)
+
+
+def choice(chance: Chance, label: str, items: Sequence[T], face: Callable[[T], str] = str) -> T:
+    """One item of ``items``, drawn by ``chance``; ``face`` names an item as a record writes it."""
+    return items[pick_face(chance, label, len(items), lambda: [face(x) for x in items])]
+
+
+def shuffled(chance: Chance, label: str, items: Sequence[T], face: Callable[[T], str] = str) -> list[T]:
+    """A new list holding ``items`` in an order drawn by ``chance`` (Fisher-Yates). Each draw picks the
+    item for the last place not yet filled, so a record names the items from the last place to the
+    second (the first place holds the one left)."""
     out = list(items)
     for i in range(len(out) - 1, 0, -1):
-        j = chance.pick(label, i + 1)
+        j = pick_face(chance, label, i + 1, lambda i=i: [face(x) for x in out[: i + 1]])  # type: ignore[misc]
         out[i], out[j] = out[j], out[i]
     return out
 
 
 def coin(chance: Chance, label: str) -> bool:
-    """A fair coin toss."""
-    return chance.pick(label, 2) == 1
+    """A fair coin toss; a record writes it ``yes`` or ``no``."""
+    return pick_face(chance, label, 2, lambda: ["no", "yes"]) == 1
 
 
 def draw_from_counts(chance: Chance, label: str, counts: Mapping[str, int]) -> str:
-    """One item from a bag held as ``{kind: count}``, each physical piece equally likely.
+    """One item from a bag held as ``{kind: count}``, each physical piece equally likely; a record
+    writes the kind drawn.
 
     Kinds are taken in sorted order so the outcome depends only on the counts.
     """
     total = sum(counts.values())
     if total <= 0:
         raise ValueError(f"draw from an empty {label}")
-    k = chance.pick(label, total)
+    k = pick_face(
+        chance, label, total, lambda: [kind for kind in sorted(counts) for _ in range(counts[kind])]
+    )
     for kind in sorted(counts):
         if k < counts[kind]:
             return kind

@@ -10,20 +10,29 @@ from here, so a Hungarian report says *papagájhal* as the Hungarian box does::
     terms:
       parrotfish: {word: papagájhal, from: rulebook}
 
-A game loads and checks its glossary when it is imported (:func:`load_glossary`): a missing term or
-language is a :class:`GlossaryError` naming the file and the term, not a silent English word.
+A term of a language that declines (Czech, Russian) may also give the forms a sentence asks for
+(:mod:`pbem.core.forms`): a noun its ``forms:`` by name, an adjective (a colour) its masculine
+nominative, whose forms are written out by rule::
+
+      salmon: {word: losos, from: translated, forms: {gen: lososa, acc: lososa, pl.acc: lososy}}
+      white: {word: bílá, from: rulebook, adjective: bílý}
+
+A game loads and checks its glossary when it is imported (:func:`load_glossary`), and so lets its
+sentences ask for those forms: a missing term or language, or a form name that is no gender and case,
+is a :class:`GlossaryError` naming the file and the term, not a silent English word.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from pbem.core import forms as term_forms
 from pbem.core.i18n import LANGUAGES
 
 ORIGINS = ("rulebook", "rules", "translated")
@@ -39,6 +48,8 @@ class Term:
     word: str
     origin: str  # rulebook | rules | translated
     note: str = ""
+    #: the forms a sentence may ask of the word (``gen``, ``f.acc``: pbem.core.forms); none: the word
+    forms: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -75,7 +86,31 @@ def _term(path: Path, key: str, entry: Any) -> Term:
         raise GlossaryError(
             f"{path}: term {key!r}: 'from:' must be one of {', '.join(ORIGINS)}, not {origin!r}"
         )
-    return Term(key, entry["word"].strip(), origin, str(entry.get("note") or ""))
+    return Term(key, entry["word"].strip(), origin, str(entry.get("note") or ""), _forms(path, key, entry))
+
+
+def _forms(path: Path, key: str, entry: dict[str, Any]) -> dict[str, str]:
+    lang = path.stem
+    found: dict[str, str] = {}
+    if "adjective" in entry:
+        try:
+            found.update(term_forms.adjective_forms(lang, str(entry["adjective"]).strip()))
+        except term_forms.FormsError as exc:
+            raise GlossaryError(f"{path}: term {key!r}: {exc}") from None
+    given = entry.get("forms") or {}
+    if not isinstance(given, dict):
+        raise GlossaryError(f"{path}: term {key!r}: 'forms:' must map form names to words")
+    for name, form in given.items():
+        parts = str(name).split(".")
+        if parts[-1] not in term_forms.CASES or not set(parts[:-1]) <= set(term_forms.GENDERS):
+            raise GlossaryError(
+                f"{path}: term {key!r}: form {name!r} is not a case ({', '.join(term_forms.CASES)}), "
+                f"led by a gender or number ({', '.join(term_forms.GENDERS)})"
+            )
+        if not isinstance(form, str) or not form.strip():
+            raise GlossaryError(f"{path}: term {key!r}: form {name!r} needs a word")
+        found[str(name)] = form.strip()
+    return found
 
 
 def load_glossary(folder: Path) -> Glossary:
@@ -101,6 +136,9 @@ def load_glossary(folder: Path) -> Glossary:
             raise GlossaryError(f"{path}: lacks the term(s) {', '.join(missing)} (see en.yaml)")
         if extra:
             raise GlossaryError(f"{path}: has term(s) {', '.join(extra)} that en.yaml does not")
+    for lang, words in terms.items():
+        for term in words.values():
+            term_forms.register(lang, term.word, term.forms)
     return Glossary(terms, sources)
 
 

@@ -23,7 +23,9 @@ beside them (a test checks they match the ``.po``), so a wheel and a checkout bo
 catalog with no ``.mo`` is compiled from its ``.po`` when first loaded.
 
 A translation whose placeholders are not the original's (``{turn}``, ``%(turn)s``) is dropped when its
-catalog loads, so the reader gets the English text rather than a crash.
+catalog loads, so the reader gets the English text rather than a crash. A translation may ask a game's
+term for the case and gender its sentence needs (``{colour:gen}``, ``%(colour:f.acc)s``): see
+:mod:`pbem.core.forms`; counts meet nouns only through plural entries (:func:`ngettext`, :func:`TN_`).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from babel.lists import format_list
 from babel.numbers import format_decimal
 from babel.support import Translations
 
-from pbem.core import caches
+from pbem.core import caches, forms
 from pbem.core.clock import utc
 
 log = logging.getLogger(__name__)
@@ -106,7 +108,8 @@ def language(code: str | None) -> Iterator[str]:
 # ------------------------------------------------------------------------------------------- catalogs
 
 _BRACE = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?:[!:][^{}]*)?\}")
-_PERCENT = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)[-#0 +]*\d*(?:\.\d+)?[sdifrxXeEgGc]")
+# a translation may ask a term for a form (``%(colour:gen)s``, see pbem.core.forms): the same placeholder
+_PERCENT = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)(?::[a-z.]+)?\)[-#0 +]*\d*(?:\.\d+)?[sdifrxXeEgGc]")
 
 
 def placeholders(text: str) -> frozenset[str]:
@@ -167,6 +170,10 @@ def compile_po(po: Path) -> bytes:
     return out.getvalue()
 
 
+#: the count's own placeholders, filled in by :func:`ngettext` (``{n}``) and Jinja's ``ngettext`` (``num``)
+COUNT_PLACEHOLDERS = frozenset({"{n}", "%(num)s"})
+
+
 def _drop_unsafe(translations: Translations, where: str) -> None:
     """Remove every translation that names a placeholder its original does not have, or is empty."""
     catalog: dict[Any, str] = translations._catalog  # type: ignore[attr-defined]
@@ -175,8 +182,11 @@ def _drop_unsafe(translations: Translations, where: str) -> None:
         if key == "":
             continue  # the header
         msgid = key[0] if isinstance(key, tuple) else key
-        # a plural entry's msgid is "singular\x00plural"; either form may name the placeholders
-        allowed = originals.setdefault(msgid, placeholders(msgid.replace("\x00", " ")))
+        allowed = originals.setdefault(msgid, placeholders(msgid))
+        if isinstance(key, tuple):
+            # a plural form is keyed by the singular alone ("the last step"), and any form may name the
+            # count, which ngettext always fills in ("the last {n} steps"; Jinja's ``%(num)s``)
+            allowed = allowed | COUNT_PLACEHOLDERS
         if not catalog[key] or not placeholders(catalog[key]) <= allowed:
             log.warning("%s: translation of %r dropped: its placeholders differ", where, msgid)
             del catalog[key]
@@ -231,6 +241,8 @@ def plural(singular: str, plural_form: str, n: int, /) -> str:
 
 def _fill(text: str, original: str, params: dict[str, Any]) -> str:
     try:
+        if forms.asks_forms(text):  # a term asked for its case: {colour:gen} (pbem.core.forms)
+            return forms.format_with_forms(current_language(), text, params)
         return text.format(**params)
     except (KeyError, IndexError, ValueError):  # a translation that slipped past the load-time check
         return original.format(**params)
@@ -402,8 +414,9 @@ def comment(
 ) -> list[str]:
     """``message`` in the current language as comment lines of an order template: wrapped to
     ``width``, the first line led by ``lead``, the others by ``follow`` (default: ``lead``). One
-    message per sentence, so a translator sees it whole (CJK text, without spaces, stays one line)."""
-    text = _(message, **params) if params else gettext(message)
+    message per sentence, so a translator sees it whole (CJK text, without spaces, stays one line).
+    A counted sentence is a :func:`TN_` (``comment(TN_("{n} polyp goes", "{n} polyps go", n))``)."""
+    text = _(message, **params) if params or isinstance(message, Text) else gettext(message)
     follow = lead if follow is None else follow
     lines = _wrapped(text, width - len(lead))
     return [lead + lines[0], *(follow + line for line in lines[1:])]

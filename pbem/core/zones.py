@@ -19,24 +19,36 @@ from pbem.core.errors import UserError
 from pbem.core.i18n import _, babel_locale, format_deadline
 
 DAY = 86400
+#: the longest zone name taken (the zone columns hold 64 characters; the longest IANA name has 32)
+MAX_NAME = 64
 
 
 def zone(name: str) -> ZoneInfo:
     """The zone of an IANA name, or a :class:`UserError` saying what to write instead."""
     cleaned = (name or "").strip()
     try:
-        if not cleaned or cleaned.startswith(("/", ".")) or ".." in cleaned:
+        # no zone's name is longer than a column holds; a longer one is no file name either (OSError)
+        if not cleaned or len(cleaned) > MAX_NAME or cleaned.startswith(("/", ".")) or ".." in cleaned:
             raise ValueError(cleaned)
         return ZoneInfo(cleaned)
-    except (ZoneInfoNotFoundError, ValueError, IsADirectoryError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         near = sorted(z for z in available_timezones() if cleaned and cleaned.lower() in z.lower())[:3]
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        shown = cleaned if len(cleaned) <= MAX_NAME else cleaned[:MAX_NAME] + "…"
+        if near:
+            raise UserError(
+                _(
+                    "unknown time zone {name!r} (did you mean {near}?): write a zone name such as "
+                    "Europe/Budapest, Asia/Shanghai or UTC",
+                    name=shown,
+                    near=", ".join(near),
+                )
+            ) from None
         raise UserError(
             _(
                 "unknown time zone {name!r}{hint}: write a zone name such as Europe/Budapest, "
                 "Asia/Shanghai or UTC",
-                name=cleaned,
-                hint=hint,
+                name=shown,
+                hint="",
             )
         ) from None
 

@@ -23,7 +23,7 @@ from pbem.intake import addresses, passwords
 from pbem.render.reports import write_reports
 from pbem.storage.cron_models import ClockRow, GmActionRow
 from pbem.storage.db import lock_game
-from pbem.storage.history import game_of
+from pbem.storage.history import game_of, intact_state
 from pbem.storage.models import GameRow, ObserverRow, SeatRow, SubmissionRow, TurnRow
 
 
@@ -205,6 +205,12 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
                 TurnRow.undone == False,  # noqa: E712
             )
         ).one()
+        if intact_state(target.state_z, target.state_sha256) is None:  # before anything is changed
+            raise UserError(
+                f"game {game_id}: the stored state of turn {to_turn} does not match its hash: a rollback "
+                f"onto it would go on from a damaged state, so nothing was changed. `pbem replay {game_id} "
+                "--verify` shows what is damaged; restore the database from a backup"
+            )
         undone = session.exec(  # type: ignore[call-overload]
             update(TurnRow)
             .where(TurnRow.game_id == game_id, TurnRow.number > to_turn, TurnRow.undone == False)  # noqa: E712

@@ -7,6 +7,11 @@ pass before a missed deadline counts. A game without ``turn_seconds`` has no dea
 129600
 >>> show_duration(129600)
 '1d 12h'
+>>> say_duration(129600)
+'1 day 12 hours'
+
+``show_duration`` is the operator's short form (``pbem pause``'s answer, logs); a player reads
+:func:`say_duration`, the units as words of the reader's language with their plural forms.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from datetime import datetime, timedelta
 
 from pbem.core.clock import utc
 from pbem.core.errors import UserError
+from pbem.core.i18n import _, ngettext
 from pbem.core.zones import deadline_after
 from pbem.core.zones import show as show_in_zone
 from pbem.storage.models import GameRow
@@ -35,31 +41,56 @@ def parse_duration(text: str) -> int:
     else:
         parts = _PART.findall(raw)
         if not parts or "".join(n + u for n, u in parts) != raw:
-            raise UserError(f"not a duration: {text!r} (write e.g. 48h, 2d, 1d12h, 90m)")
+            raise UserError(_("not a duration: {text} (write e.g. 48h, 2d, 1d12h, 90m)", text=repr(text)))
         seconds = sum(int(n) * _UNITS[u] for n, u in parts)
     if seconds <= 0:
-        raise UserError(f"a duration must be more than zero: {text!r}")
+        raise UserError(_("a duration must be more than zero: {text}", text=repr(text)))
     if seconds > MAX_DURATION:  # no date could hold the deadline; no game waits that long
-        raise UserError(f"a duration of at most 10 years (520w), not {text!r}")
+        raise UserError(_("a duration of at most 10 years (520w), not {text}", text=repr(text)))
     return seconds
 
 
 MAX_DURATION = 10 * 365 * 86400
 
 
-def show_duration(seconds: int) -> str:
-    """``1d 12h``, ``45m``, ``30s``: the two largest units that are not zero."""
-    seconds = int(seconds)
-    if seconds <= 0:
-        return "0s"
-    out = []
+def _counts(seconds: int) -> list[tuple[str, int]]:
+    """The two largest units of ``seconds`` that are not zero, with their counts (weeks said as days)."""
+    left = max(int(seconds), 0)
+    counts = []
     for unit, size in _UNITS.items():
         if unit == "w":
             continue
-        count, seconds = divmod(seconds, size)
+        count, left = divmod(left, size)
         if count:
-            out.append(f"{count}{unit}")
-    return " ".join(out[:2])
+            counts.append((unit, count))
+    return counts[:2]
+
+
+def show_duration(seconds: int) -> str:
+    """``1d 12h``, ``45m``, ``30s``: the two largest units that are not zero."""
+    return " ".join(f"{count}{unit}" for unit, count in _counts(seconds)) or "0s"
+
+
+def _unit(unit: str, count: int) -> str:
+    if unit == "d":
+        return ngettext("{n} day", "{n} days", count)
+    if unit == "h":
+        return ngettext("{n} hour", "{n} hours", count)
+    if unit == "m":
+        return ngettext("{n} minute", "{n} minutes", count)
+    return ngettext("{n} second", "{n} seconds", count)
+
+
+def say_duration(seconds: int) -> str:
+    """``1 day 12 hours``, ``45 minutes``: :func:`show_duration`'s two largest units in the reader's
+    words, each with the form its number takes."""
+    parts = [_unit(unit, count) for unit, count in _counts(seconds)]
+    if not parts:
+        return _unit("s", 0)
+    if len(parts) == 1:
+        return parts[0]
+    # Translators: two parts of a duration, the larger first: "1 day" and "12 hours"
+    return _("{larger} {smaller}", larger=parts[0], smaller=parts[1])
 
 
 def next_deadline(game: GameRow, start: datetime) -> datetime | None:
@@ -110,11 +141,21 @@ def describe(game: GameRow, now: datetime, tz: str = "UTC") -> str | None:
     ``None`` for a game without deadlines.
     """
     if game.status == "paused":
-        return "paused by the game master: no deadline runs"
+        return _("paused by the game master: no deadline runs")
     shown = show_deadline(game.deadline_at, tz)
     if shown is None:
         return None
-    left = (game.deadline_at - utc(now)).total_seconds()  # type: ignore[operator]
-    when = f"in {show_duration(int(left))}" if left > 0 else "passed"
-    grace = f"; {show_duration(game.grace_seconds)} grace" if game.grace_seconds else ""
-    return f"{shown} ({when}{grace})"
+    left = int((game.deadline_at - utc(now)).total_seconds())  # type: ignore[operator]
+    grace = say_duration(game.grace_seconds) if game.grace_seconds else None
+    if left > 0 and grace:
+        return _(
+            "{deadline} (in {left}; a grace of {grace} follows)",
+            deadline=shown,
+            left=say_duration(left),
+            grace=grace,
+        )
+    if left > 0:
+        return _("{deadline} (in {left})", deadline=shown, left=say_duration(left))
+    if grace:
+        return _("{deadline} (passed; a grace of {grace} follows)", deadline=shown, grace=grace)
+    return _("{deadline} (passed)", deadline=shown)

@@ -23,6 +23,7 @@ How the claim itself is made race-free:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 from collections.abc import Sequence
@@ -40,9 +41,22 @@ DEFAULT_LEASE_SECONDS = 600
 FUTURE_SLACK = timedelta(minutes=1)
 
 
+#: the longest name a tick goes by: ``claimed_by`` and ``cron_tick.host`` hold 128 characters, which
+#: PostgreSQL enforces (SQLite does not), and a helper process adds ``/N`` to its tick's name
+MAX_HOST = 120
+
+
 def host_id() -> str:
     """This tick's name in ``claimed_by``: ``$PBEM_HOST_ID``, else ``hostname:pid``."""
-    return os.environ.get("PBEM_HOST_ID") or f"{socket.gethostname()}:{os.getpid()}"
+    return fitted(os.environ.get("PBEM_HOST_ID") or f"{socket.gethostname()}:{os.getpid()}")
+
+
+def fitted(name: str) -> str:
+    """``name`` as a tick's name the database holds: a longer one is cut, and told apart from other
+    names cut alike by a digest of the whole."""
+    if len(name) <= MAX_HOST:
+        return name
+    return f"{name[: MAX_HOST - 17]}~{hashlib.sha256(name.encode()).hexdigest()[:16]}"
 
 
 def _free(now: datetime, me: str, lease_seconds: int = DEFAULT_LEASE_SECONDS) -> Any:

@@ -49,6 +49,9 @@ class TickSettings:
     jobs: int = 1  # processes working on games and mail at once (see pbem.host.jobs)
     trust_clock: bool = False  # a gap since the last tick beyond outage.MAX_PLAUSIBLE_GAP is real
 
+    def __post_init__(self) -> None:  # a name given by --host or $PBEM_HOST_ID, as its columns hold it
+        object.__setattr__(self, "host", claims.fitted(self.host))
+
 
 @dataclass
 class GameResult:

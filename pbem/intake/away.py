@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlmodel import Session, select
@@ -57,7 +57,10 @@ def set_away(session: Session, game: GameRow, seat: SeatRow, until: Any, now: da
     the player. A :class:`UserError` for a past day or one beyond the days left to the seat."""
     day = parse_day(until)
     tz = zones.seat_zone(game.timezone, seat.timezone)
-    ends = back_at(day, tz)
+    try:
+        ends = back_at(day, tz)
+    except OverflowError:  # the last day of year 9999 has no day after it: beyond any time away anyway
+        ends = datetime.max.replace(tzinfo=UTC)
     now = clock.utc(now)
     if ends <= now:
         raise UserError(_("until: {day} has passed already: name a day from today on", day=day.isoformat()))
@@ -67,8 +70,8 @@ def set_away(session: Session, game: GameRow, seat: SeatRow, until: Any, now: da
     if days > left:
         raise UserError(
             _(
-                "until: {day} is {days} days away, and this seat has {left} days of time away left in "
-                "game {game} (at most {cap} in all): name a day up to {last}",
+                "until: {day} is too far away (days until then: {days}; days of time away this seat has "
+                "left in game {game}: {left}, of {cap} in all): name a day up to {last}",
                 day=day.isoformat(),
                 days=days,
                 left=max(left, 0),

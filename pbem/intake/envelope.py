@@ -43,6 +43,13 @@ class Envelope(BaseModel):
 def read_envelope(data: Any, where: Positions | None = None) -> tuple[Envelope | None, list[str]]:
     """The envelope of an order file's data, or the errors that stop it, in a player's words (with the
     line of each field when ``where`` knows it)."""
+    if data is None:
+        return None, [
+            _(
+                "envelope: the orders are empty (nothing but blank lines or comments); write them as the "
+                "template does: game, player, turn, password, then orders [envelope.empty]"
+            )
+        ]
     if not isinstance(data, dict):
         return None, [
             _(

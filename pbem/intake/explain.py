@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from pbem.core.i18n import _
+from pbem.core.i18n import _, ngettext
 from pbem.core.steps import Step, _flow
 from pbem.intake.orderfile import Positions
 
@@ -119,9 +119,15 @@ def _reason(err: dict[str, Any], where: str) -> str:
             bound=bound,
         )
     if kind == "too_short":
-        return _("{where} needs at least {n} item(s)", where=where, n=ctx.get("min_length"))
+        least = int(ctx.get("min_length") or 0)
+        return ngettext(
+            "{where} needs at least {n} item", "{where} needs at least {n} items", least, where=where
+        )
     if kind == "too_long":
-        return _("{where} takes at most {n} item(s)", where=where, n=ctx.get("max_length"))
+        most = int(ctx.get("max_length") or 0)
+        return ngettext(
+            "{where} takes at most {n} item", "{where} takes at most {n} items", most, where=where
+        )
     if kind == "list_type":
         return _("{where} is a list, like [a, b]; not `{value}`", where=where, value=shown(value))
     if kind in ("model_type", "dict_type", "model_attributes_type"):
@@ -269,12 +275,17 @@ def _whole(err: dict[str, Any], names: list[str], where: Positions) -> str:
     kind, ctx = err["type"], err.get("ctx") or {}
     at = where.key("orders")
     if kind == "too_short":
-        return at + _(
-            "orders: give at least {n} step(s), one `- ` line each under orders: [orders.too_few]",
-            n=ctx.get("min_length"),
+        return at + ngettext(
+            "orders: give at least {n} step, one `- ` line each under orders: [orders.too_few]",
+            "orders: give at least {n} steps, one `- ` line each under orders: [orders.too_few]",
+            int(ctx.get("min_length") or 0),
         )
     if kind == "too_long":
-        return at + _("orders: at most {n} step(s) are taken now [orders.too_many]", n=ctx.get("max_length"))
+        return at + ngettext(
+            "orders: at most {n} step is taken now [orders.too_many]",
+            "orders: at most {n} steps are taken now [orders.too_many]",
+            int(ctx.get("max_length") or 0),
+        )
     example = f"- {names[-1]}" if names else "- pass"
     return at + _(
         "orders: write your steps as a list under orders:, one `- ` line each, indented two spaces "
@@ -330,7 +341,10 @@ def envelope_errors(exc: ValidationError, where: Positions) -> list[str]:
         elif kind == "string_too_short":
             text = _("{name} is empty; write it as in the template", name=name)
         elif kind == "string_too_long":
-            text = _("{name} is longer than {n} characters", name=name, n=ctx.get("max_length"))
+            most = int(ctx.get("max_length") or 0)
+            text = ngettext(
+                "{name} is longer than {n} character", "{name} is longer than {n} characters", most, name=name
+            )
         else:
             text = _(
                 "{name}: `{value}` is not a word; write it as in the template", name=name, value=shown(value)

@@ -1,22 +1,21 @@
 """Wrong passwords counted per seat, whatever address they come from: a guesser with many sender
-addresses gets no more tries at one seat than a guesser with one.
+addresses gets no more answers about one seat than a guesser with one.
 
 Every wrong password given by mail for a seat is recorded under the game and seat the mail named
 (whether or not that seat exists, so the limit tells nobody which seats exist). After
-:data:`SEAT_GUESSES` wrong passwords within :data:`WINDOW`, the seat is *held*: mail for it from any
-address but the seat's registered one is refused without its password being checked and without an
-answer (the guesser learns nothing, and nobody is mailed back: backscatter). The hold grows with every
-further wrong password (:data:`FIRST_HOLD` doubled each time, at most :data:`LONGEST_HOLD`) and ends on
-its own; refused tries are not checked, so they do not lengthen it.
+:data:`SEAT_GUESSES` wrong passwords within :data:`WINDOW`, the seat is *held*: a wrong password for it
+from any address but the seat's registered one gets no answer (the guesser learns nothing, and nobody
+is mailed back: backscatter). The hold grows with every further wrong password (:data:`FIRST_HOLD`
+doubled each time, at most :data:`LONGEST_HOLD`) and ends on its own.
 
-Why a hold that the registered address passes, and not a lockout: nobody can lock a player out (the
-principle of the password reset, issue 14). A lockout would let anyone who knows a seat's name shut
-its player out with five mails. Mail from the registered address is always checked: a right password
-works at once; a wrong one is counted, and its answer, like every answer, goes to that address, that is
-to the player, never to a guesser who forged it. A guesser who forges the player's own address gets no
-answer at all; one who does not, a few tries a day at most. The tick never waits: a held try is
-refused at once, and the player is told of the hold, once, at the registered address
-(:func:`pbem.mail.guards.tell_held_seat`).
+The hold throttles wrong guesses, never right ones: every try's password is checked, held or not, and
+the right password is taken from any address. So a hold cannot cost a player anything they sent: not
+mail from their registered address, and not mail from a second address of theirs that gives the right
+password (issue 33: an outsider with five mails used to shut a player's second address out for days).
+What a guesser gets from a hold is silence: no answer to a wrong password, and the player is told of
+the hold, once, at the registered address (:func:`pbem.mail.guards.tell_held_seat`). Guessing a
+password of four words and two digits (some 48 bits) by mail, one scrypt check a try, is no threat the
+hold has to stop; its answers were the oracle worth closing.
 
 The per-sender limit (:func:`pbem.mail.guards.wrong_password`) stays beside this one.
 """
@@ -38,7 +37,6 @@ SEAT_GUESSES = 5
 WINDOW = timedelta(hours=1)
 FIRST_HOLD = timedelta(minutes=15)
 LONGEST_HOLD = timedelta(days=1)
-AUTH_HELD = "[auth.held]"
 
 
 @dataclass(frozen=True)
@@ -85,22 +83,24 @@ def hold(session: Session, game_id: str, seat: str, now: datetime) -> Hold | Non
     return Hold(recent[start], until) if now < until else None
 
 
-def refused(session: Session, game_id: str, seat_name: str, from_address: str | None, now: datetime) -> bool:
-    """Whether a try at the seat's password from ``from_address`` is to be refused unchecked: the seat
-    is held and the address is not the seat's registered one. ``None`` (a file given to ``pbem
-    submit`` by the host's operator) is never refused."""
+def silenced(session: Session, game_id: str, seat_name: str, from_address: str | None, now: datetime) -> bool:
+    """Whether a wrong password for the seat from ``from_address`` goes unanswered: the seat is held
+    and the address is not the seat's registered one (whose answers reach the player, never a guesser).
+    ``None`` (a file given to ``pbem submit`` by the host's operator) is always answered."""
     if from_address is None:
         return False
     found = hold(session, game_id, seat_name, now)
     if found is None:
         return False
-    seat = session.exec(select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)).first()
+    seat = session.exec(
+        select(SeatRow).where(SeatRow.game_id == game_id[:64], SeatRow.name == seat_name[:64])
+    ).first()
     if seat is not None and seat.email and seat.email.strip().lower() == from_address.strip().lower():
-        return False  # the player's own address always gets its password checked
+        return False  # the player's own address is always answered
     log.warning(
-        "game %s seat %s is held after %d wrong passwords: a try from %s refused unchecked, until %s",
-        game_id,
-        seat_name,
+        "game %s seat %s is held after %d wrong passwords: a wrong one from %s is not answered, until %s",
+        game_id[:64],
+        seat_name[:64],
         SEAT_GUESSES,
         from_address,
         f"{found.until:%Y-%m-%d %H:%M} UTC",

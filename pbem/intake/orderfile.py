@@ -30,7 +30,7 @@ from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.resolver import Resolver
 
 from pbem.core import markers
-from pbem.core.i18n import _, format_number
+from pbem.core.i18n import _, format_number, ngettext
 
 #: the largest order file read, in bytes (the biggest any shipped game asks for is under 1.5 KB)
 MAX_BYTES = 16 * 1024
@@ -156,8 +156,10 @@ def decode(raw: str | bytes, max_bytes: int = MAX_BYTES) -> str:
         raise OrderFileError(
             "size",
             "input.too_large",
-            _(
-                "the file is {size} bytes; orders may be at most {limit} bytes",
+            ngettext(
+                "the file has {size} byte; orders may have at most {limit}",
+                "the file has {size} bytes; orders may have at most {limit}",
+                len(data),
                 size=format_number(len(data)),
                 limit=format_number(max_bytes),
             ),
@@ -183,6 +185,7 @@ def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_D
     order file's unless given (an archive is larger, and read the same careful way)."""
     # the template's marker lines, when present, say where the document is (pbem.core.markers)
     text = markers.inside(decode(raw, max_bytes))
+    _refuse_quoted(text)
     control = _NON_PRINTABLE.search(text)
     if control is not None:
         raise OrderFileError(
@@ -204,6 +207,27 @@ def load(raw: str | bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_D
         raise OrderFileError(
             "yaml", "yaml.syntax", _("this is not YAML text; start from the template")
         ) from None
+
+
+#: a line quoted as a reply quotes the mail it answers: ``> game: g``, ``>> orders:``
+_QUOTED = re.compile(r"^[ \t]*>")
+
+
+def _refuse_quoted(text: str) -> None:
+    """Orders filled in inside a quoted mail (``> `` on every line) are not YAML the way they stand
+    (``>`` begins a folded text there): said as what it is, not as a slip on some line."""
+    written = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    if written and all(_QUOTED.match(line) for _n, line in written):
+        raise OrderFileError(
+            "yaml",
+            "yaml.quoted",
+            _(
+                "line {line}: these orders are quoted: each line starts with `>`, as a reply quotes the "
+                "mail it answers, and quoted lines are not read; if they are your orders, remove the `> ` "
+                "at the start of each line",
+                line=written[0][0],
+            ),
+        )
 
 
 def _read(text: str, max_depth: int, *, again: bool = True) -> Any:
@@ -244,6 +268,40 @@ def _at(mark: Any) -> str:
 #: ``key:value`` with no space after the colon: YAML reads it as one word, and then fails a line later
 _NO_SPACE = re.compile(r"^(?P<lead>[ ]*(?:-[ ]+)?)(?P<key>[A-Za-z_][\w-]*):(?P<value>[^\s:/].*)$")
 _TAB_INDENT = re.compile(r"^[ ]*(?:-[ ]*)?\t")
+#: the line an order file begins with, whatever the order of its envelope
+_ENVELOPE_KEY = re.compile(r"^(game|player|turn|password|orders)[ \t]*:(\s|$)")
+#: a line at the margin that YAML could take for part of an order file: a key, a step, a comment,
+#: a flow collection, a quoted value, a document marker
+_YAML_AT_MARGIN = re.compile(r"""^(["']?[\w.-]+["']?[ \t]*:|[-#\[\]{}'"]|\.\.\.)""")
+
+
+def _prose(text: str, reported: int) -> str | None:
+    """The answer for words around the orders (``Hi all,`` above ``game:``, ``Thanks, Ann`` below
+    them), when such a line comes no later than the line the parser gave up on (1-based
+    ``reported``). The parser names the line where it noticed, often a fine one (``game: reef-7``
+    after a greeting); the greeting is the line to change."""
+    lines = text.split("\n")
+    start = next((n for n, line in enumerate(lines) if _ENVELOPE_KEY.match(line)), None)
+    for number, line in enumerate(lines[: reported + 1]):
+        if not line.strip() or line[0] in " \t" or _YAML_AT_MARGIN.match(line):
+            continue
+        written = line.strip() if len(line.strip()) <= 40 else line.strip()[:37] + "..."
+        if start is not None and number < start:
+            return _(
+                "line {line}: `{written}` is not part of the orders, which begin at line {start} (`{key}`): "
+                "delete the lines above that one",
+                line=number + 1,
+                written=written,
+                start=start + 1,
+                key=lines[start].strip(),
+            )
+        return _(
+            "line {line}: `{written}` is not part of the orders: delete it, or put `# ` in front of it to "
+            "keep it as a note",
+            line=number + 1,
+            written=written,
+        )
+    return None
 
 
 def _explain(text: str, exc: yaml.MarkedYAMLError) -> str:
@@ -258,6 +316,9 @@ def _explain(text: str, exc: yaml.MarkedYAMLError) -> str:
     context = exc.context or ""
     lines = text.splitlines()
     last = min(mark.line, len(lines) - 1) if mark is not None else len(lines) - 1
+    prose = _prose(text, last + 1)
+    if prose is not None:
+        return prose
     for number in range(0, last + 1):
         if _TAB_INDENT.match(lines[number]):
             column = lines[number].index("\t") + 1

@@ -283,7 +283,7 @@ def _refused(message: str) -> Answer:
 
 
 class _Held(Exception):
-    """The seat is held against password guessing: its password was not checked (pbem.intake.guessing)."""
+    """A wrong password for a seat held against guessing: not answered (pbem.intake.guessing)."""
 
 
 def _authenticate(
@@ -299,8 +299,6 @@ def _authenticate(
         )
     game_id, seat_name, password = (str(envelope[k]) for k in ("game", "player", "password"))
     with Session(engine) as session:
-        if guessing.refused(session, game_id, seat_name, from_address, now):
-            raise _Held
         game = session.get(GameRow, game_id)
         seat = session.exec(
             select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
@@ -312,6 +310,10 @@ def _authenticate(
         require_from = bool(game and game.require_from_match)
         seat_email = seat.email if seat else ""
         session.commit()  # its first use makes it the seat's password
+        if (not matches or game is None or seat is None) and guessing.silenced(
+            session, game_id, seat_name, from_address, now
+        ):
+            raise _Held
     if not matches or game is None or seat is None:
         raise UserError(
             _(

@@ -23,8 +23,11 @@ counted (:data:`GUESS_ACTION` rows of ``cron_gm_action``); past
 The password is never written anywhere but as its hash: not in the answer, a log line or an error.
 
 Once: the command's record (``cron_gm_action``, written in the command's own transaction) names the
-mail (a digest of its sender, words and the moment it was first read), so a run that died after the
-command and is recovered answers "carried out already" instead of extending twice. The record also
+mail by a digest of its sender and its words (the lines the password authenticates), so a run that
+died after the command and is recovered answers "carried out already" instead of extending twice, and
+a captured game master mail sent again, under a new Message-ID and whenever, is not carried out again
+(issue 33: order mails had this replay guard, game master mails did not). A game master who means the
+same command twice changes anything in it, a comment line will do. The record also
 keeps where the deadline stood before, so that when the run died after the record but before the
 calendar notices were queued, the recovery queues those still missing (each notice is queued once).
 Two identical mails read in the same fetch count as one. A pause, resume, extension or rollback
@@ -38,12 +41,12 @@ from typing import Any
 
 import yaml
 from sqlalchemy import Engine, func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbem.core import clock
 from pbem.core.codec import sha256_hex
 from pbem.core.errors import UserError
-from pbem.core.i18n import _
+from pbem.core.i18n import _, format_deadline
 from pbem.cron import admin, notices
 from pbem.cron.deadlines import parse_duration
 from pbem.intake import addresses, orderfile, passwords
@@ -164,11 +167,21 @@ def run(
                 game=repr(game_id),
             ),
         )
-    # the same mail read again (a run that died after the command, recovered: it gets the same moment)
-    ref = sha256_hex(
-        "|".join([from_address.lower(), command.name, command.envelope_text, moment.isoformat()])
-    )
-    if admin.done_by_mail(engine, game_id, ref[:24]):
+    # the same words carried out before: this mail read again by a run recovering a dead one (it gets
+    # the moment of the first claim), or a copy sent again (a replay)
+    ref = sha256_hex("|".join([from_address.lower(), command.name, command.envelope_text]))
+    done_at = _done_at(engine, game_id, ref[:24])
+    if done_at is not None and done_at != moment:
+        said = _(
+            "game {game}: a mail with these very words had its {command} carried out on {when}; a copy "
+            "is not carried out again. To give the same command again, change anything in the mail (a "
+            "comment line will do) and send it again.",
+            game=game_id,
+            command=command.name,
+            when=format_deadline(done_at),
+        )
+        return Answer(True, subject, said + "\n", game_id=game_id, seat=THREAD)
+    if done_at is not None:
         said = _(
             "game {game}: this mail's {command} was carried out already; nothing was done again",
             game=game_id,
@@ -213,6 +226,18 @@ def _carry_out(
         change = lambda: admin.rollback(engine, game_id, turn, now, ref=ref)  # noqa: E731
     said, told = notices.calendar_updates(engine, game_id, now, change, settings=settings)
     return said + notices.told_line(told)
+
+
+def _done_at(engine: Engine, game_id: str, ref: str) -> datetime | None:
+    """When the command of the mail ``ref`` names was carried out (its record's moment), if it was."""
+    with Session(engine) as session:
+        at = session.exec(
+            select(GmActionRow.at).where(
+                GmActionRow.game_id == game_id,
+                col(GmActionRow.detail).endswith(admin.MAIL_MARK.format(ref=ref)),
+            )
+        ).first()
+    return clock.utc(at) if at is not None else None
 
 
 def _recovered_notices(

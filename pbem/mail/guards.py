@@ -8,9 +8,10 @@ they are taken as usual.) A player who really wants the old orders back changes 
 comment will do.
 
 **Guessing.** Per seat, whatever the sender: :mod:`pbem.intake.guessing` holds a seat after a few wrong
-passwords; a held try is not answered, and :func:`tell_held_seat` tells the seat's player, once a hold,
-at the registered address. Per sender: a wrong password is logged at WARNING with the sender and how
-many this sender got wrong in the last hour. Past :data:`GUESSES_PER_HOUR`, the answers stop: the
+passwords; while it is held a wrong password is not answered (a right one is taken from any address),
+and :func:`tell_held_seat` tells the seat's player, once a hold, at the registered address. Per
+sender: a wrong password is logged at WARNING with the sender and how many this sender got wrong in
+the last hour. Past :data:`GUESSES_PER_HOUR`, the answers stop: the
 guesses are still checked and recorded, but no reply tells the guesser anything, and nothing waits (the
 tick is never slowed for everyone else).
 """
@@ -24,7 +25,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from pbem.core.codec import sha256_hex, unpack
-from pbem.core.i18n import _, format_deadline, language
+from pbem.core.i18n import _, format_deadline, language, ngettext
 from pbem.intake import addresses, guessing
 from pbem.mail import reading
 from pbem.outbox import begin_write, queue
@@ -120,16 +121,18 @@ def tell_held_seat(
             )
         )
         body = [
-            _(
-                "Mail for seat {seat} in game {game} gave a wrong password {count} times within an hour.",
+            ngettext(
+                "Mail for seat {seat} in game {game} gave a wrong password {n} time within an hour.",
+                "Mail for seat {seat} in game {game} gave a wrong password {n} times within an hour.",
+                guessing.SEAT_GUESSES,
                 seat=seat_name,
                 game=game_id,
-                count=guessing.SEAT_GUESSES,
             ),
             "",
             _(
-                "Until {until}, mail for your seat from any address but yours is refused without its "
-                "password being checked. Your own mail works as always: nothing is asked of you.",
+                "Until {until}, a wrong password for your seat from any address but yours gets no "
+                "answer. Mail with the right password is taken from any address, and your own mail "
+                "works as always: nothing is asked of you.",
                 until=format_deadline(held.until),
             ),
             "",

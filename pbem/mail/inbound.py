@@ -24,21 +24,23 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
 import yaml
 from sqlalchemy import Engine, update
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlmodel import Session, select
 
+import pbem.storage.fencing as fencing
 from pbem.core.clock import utc
-from pbem.core.codec import sha256_hex, unpack
+from pbem.core.codec import unpack
 from pbem.core.i18n import _, format_deadline, language
 from pbem.intake import guessing
 from pbem.mail import (
+    answers,
     backscatter,
     bounces,
     commands,
@@ -52,7 +54,6 @@ from pbem.mail import (
 )
 from pbem.mail.sources import Incoming
 from pbem.outbox import begin_write, queue, replies
-from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render.reports import reader_language
@@ -84,7 +85,9 @@ def handle(
 
     A message that raises while it is handled is tried again at the next fetch and quarantined after
     :data:`~pbem.mail.poison.MAX_TRIES` tries (:mod:`pbem.mail.poison`); outcome ``error`` or
-    ``quarantined``. Only a database fault is raised: every message would fail the same way."""
+    ``quarantined``. So does one the database refuses (a value too long for a column, a constraint):
+    that is this message's fault, and the mail behind it must still be read. Only a fault of the
+    database itself (:func:`database_down`) is raised: every message would fail the same way."""
     now = utc(now)
     readable = limits.bounded(raw, settings.max_message_bytes)
     try:
@@ -99,12 +102,19 @@ def handle(
         return Handled(key, claim, frm)
     try:
         return _finish(engine, raw, msg, key, frm, settings, now, claimed_at, claim == "recover", generation)
-    except DBAPIError:
-        raise
     except Exception as exc:
+        if isinstance(exc, DBAPIError) and database_down(exc):
+            raise
         log.debug("mail %s raised", label or key, exc_info=exc)
         quarantined = poison.failed(engine, key, generation, exc, label or key, now)
         return Handled(key, poison.QUARANTINED if quarantined else "error", frm, type(exc).__name__)
+
+
+def database_down(exc: DBAPIError) -> bool:
+    """Whether a database error is the database's own (the connection lost, the server gone, SQLite
+    locked: every message would fail alike, so the run stops) rather than a refusal of what one message
+    made the host write (a value too long, a constraint broken: that message is held as poison)."""
+    return bool(exc.connection_invalidated) or isinstance(exc, (OperationalError, InterfaceError))
 
 
 def _finish(
@@ -121,11 +131,21 @@ def _finish(
 ) -> Handled:
     if not _holds(engine, key, generation):  # taken over while this run was on its way here
         return Handled(key, "busy", frm)
-    plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
-    reply = None
-    if plan.reply_body is not None and frm is not None and not backscatter.suppressed(engine, frm, plan, now):
-        with language(plan.language):
-            reply = _reply(settings, msg, frm, key, plan, now)
+    try:  # the submission is stored only while this run's claim holds (pbem.storage.fencing)
+        with fencing.handling(key, generation):
+            plan = _decide(engine, raw, msg, frm, settings, claimed_at, recovering=recovering)
+    except fencing.MessageTakenOver:  # the run that took it over submits it (or finds this run's)
+        log.warning("mail %s was taken over by another run; this run submitted nothing of it", key)
+        return Handled(key, "busy", frm)
+    reply, reply_key = None, answers.reply_key(key)
+    if plan.reply_body is not None and frm is not None:
+        stranger = backscatter.is_stranger(engine, frm, plan.proven)
+        if not backscatter.suppressed(engine, frm, plan, now, stranger=stranger):
+            reply_key = answers.reply_key(key, backscatter.key_prefix(plan, stranger))
+            with language(plan.language):
+                reply = answers.reply(
+                    settings, msg, frm, reply_key, answers.for_stranger(plan) if stranger else plan, now
+                )
     archived = poison.archive(raw, msg, redaction.secrets_in_message(msg), settings.max_message_bytes * 2)
     with Session(engine) as session:
         begin_write(session)
@@ -146,13 +166,9 @@ def _finish(
         if plan.write is not None:  # what a command writes is recorded with the mail, or not at all
             plan.write(session, key)
         if reply is not None:
-            queue(session, key=_reply_key(key), to=frm or "", message=reply, now=now, game_id=plan.game_id)
+            queue(session, key=reply_key, to=frm or "", message=reply, now=now, game_id=plan.game_id)
         session.commit()
     return Handled(key, plan.outcome, frm, plan.reason, plan.submission_id, reply is not None)
-
-
-def _reply_key(inbound_key: str) -> str:
-    return "reply:" + sha256_hex(inbound_key)
 
 
 Claim = Literal["new", "recover", "duplicate", "busy"]
@@ -195,29 +211,15 @@ def _claim(engine: Engine, key: str, frm: str | None, now: datetime) -> tuple[Cl
 
 
 def _holds(engine: Engine, key: str, generation: int) -> bool:
-    """Whether this run's claim is still the message's latest: checked just before the orders are
-    submitted, so a run that outlived its claim does not submit what the run that took over did."""
+    """Whether this run's claim is still the message's latest: checked before the message is read, so
+    a run that outlived its claim stops early. The check that counts is the one in the submission's own
+    transaction (:func:`pbem.storage.fencing.check_message`): between this one and the submission
+    another run may still take the message over."""
     with Session(engine) as session:
         found = session.exec(
             select(InboundRow.attempts).where(InboundRow.key == key, InboundRow.outcome == "processing")
         ).first()
     return found == generation
-
-
-@dataclass
-class _Plan:
-    outcome: str
-    reason: str = ""
-    reply_subject: str | None = None
-    reply_body: str | None = None
-    reply_html: str | None = None
-    attachment: tuple[str, str] | None = None
-    submission_id: int | None = None
-    game_id: str | None = None
-    language: str | None = None  # the reply's (its reader's); None: English
-    seat: str | None = None  # the seat the message was for, when known: the reply joins its thread
-    #: rows a command writes in the transaction that records the message (press: pbem.mail.press)
-    write: Callable[[Session, str], None] | None = None
 
 
 def _decide(
@@ -229,26 +231,29 @@ def _decide(
     at: datetime,
     *,
     recovering: bool,
-) -> _Plan:
+) -> answers.Plan:
     automated = reading.automated_reason(msg, (settings.from_addr,), settings.loop_tag)
     if automated:
         if not automated.startswith(("our own", "mail from a pbem host", "mailing-list")):
             # a bounce may also say Auto-Submitted or Precedence: what it reports is read either way
             found = bounces.record(engine, msg, at)
             automated += f": {found}" if found else ""
-        return _Plan("ignored", automated)
+        return answers.Plan("ignored", automated)
     if frm is None:
-        return _Plan("ignored", "no single valid From address to answer")
+        return answers.Plan("ignored", "no single valid From address to answer")
     bounces.heard_from(engine, frm)
     if len(raw) > settings.max_message_bytes:
         too_large = replies.too_large_body(len(raw), settings.max_message_bytes)
-        return _Plan("rejected", "too large", _("[pbem] your message is too large"), too_large)
+        return answers.Plan(
+            "rejected", "too large", _("[pbem] your message is too large"), too_large, echo_free=True
+        )
     try:
         found = reading.extract(msg)
     except Exception:  # a message malformed beyond what the email package copes with: answer, don't crash
-        return _Plan("rejected", "unreadable", None, replies.empty_body())
+        return answers.Plan("rejected", "unreadable", None, replies.empty_body(), echo_free=True)
     if found.problem == "empty":
-        return _Plan("rejected", "empty", _("[pbem] no orders found in your message"), replies.empty_body())
+        subject = _("[pbem] no orders found in your message")
+        return answers.Plan("rejected", "empty", subject, replies.empty_body(), echo_free=True)
     command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None and command.name == "press":
         command = press.command_of(msg)  # the whole text: a press message is prose
@@ -257,14 +262,14 @@ def _decide(
         if answer.silent or not answer.ok:
             _tell_if_held(engine, settings, command.envelope_text, at)
         if answer.silent:  # password guessing (a held seat, a sender past its limit): nothing is said
-            return _Plan(
+            return answers.Plan(
                 "command",
                 f"{command.name}: password guessing (seat held or sender past its limit), not answered",
             )
         with language(answer.language):
             # a refusal with a text of its own (a game master's) keeps it
             body = answer.text if answer.ok or answer.text else replies.refused_body(answer.errors)
-        return _Plan(
+        return answers.Plan(
             "command",
             command.name,
             language=answer.language,
@@ -275,11 +280,13 @@ def _decide(
             game_id=answer.game_id,
             seat=answer.seat,
             write=getattr(answer, "write", None),
+            proven=answer.game_id is not None,  # a command names its game once its password matched
+            echo_free=answer.ok and command.name in ("help", "gm"),  # the help texts
         )
-    earlier = _submitted(engine, frm, at, found.text) if recovering else None
+    earlier = _submitted(engine, frm, at, found.as_shown()) if recovering else None
     first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None
     if first_seen is not None:
-        return _Plan(
+        return answers.Plan(
             "rejected",
             "replayed",
             _("[pbem] these orders were not taken again"),
@@ -290,21 +297,24 @@ def _decide(
                 when=format_deadline(utc(first_seen)),
             )
             + "\n",
+            echo_free=True,
         )
     try:
         # the rules' words in the errors, in the language of the seat the orders are for
         with language(_claimed_language(engine, found.text)):
-            receipt = earlier or orders.submit(engine, found.text, source="mail", from_address=frm, now=at)
+            receipt = earlier or orders.submit(
+                engine, found.as_shown(), source="mail", from_address=frm, now=at
+            )
     except yaml.YAMLError as exc:  # the host's reader lets some of these through (control characters)
         why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         errors = [_("orders: the text could not be read as YAML: {why}", why=why)]
-        return _Plan(
+        return answers.Plan(
             "rejected",
             found.origin,
             _("[pbem] your orders were not accepted"),
             replies.rejected_body(errors, found.origin),
         )
-    if any(guards.AUTH_FAILED in e or guessing.AUTH_HELD in e for e in receipt.errors):
+    if _guessed(receipt.errors):
         _tell_if_held(engine, settings, found.text, at)
     # the answer is in the seat's language; a game's own when the seat is not known
     lang = reader_language(engine, receipt.game_id, receipt.seat)
@@ -322,6 +332,22 @@ def _tell_if_held(engine: Engine, settings: MailSettings, text: str, at: datetim
         guards.tell_held_seat(engine, settings, named["game"], named["player"], at)
 
 
+def _guessed(errors: list[str]) -> bool:
+    """Whether a submission's errors are a wrong guess at a seat: a wrong password, or a game that does
+    not exist (counted as a guess too, so that nobody learns which games exist)."""
+    return any(guards.AUTH_FAILED in e or "[game.unknown]" in e for e in errors)
+
+
+def _held_against(engine: Engine, text: str, frm: str, at: datetime) -> bool:
+    """Whether the seat an order file names is held against guessing for ``frm``: its wrong password
+    then goes unanswered (:func:`pbem.intake.guessing.silenced`)."""
+    named = dict(m.groups() for m in _ENVELOPE_LINE.finditer(text))
+    if not (named.get("game") and named.get("player")):
+        return False
+    with Session(engine) as session:
+        return guessing.silenced(session, named["game"], named["player"], frm, at)
+
+
 def _claimed_language(engine: Engine, text: str) -> str:
     """The language of the seat an order file names (before its password is checked: a seat's
     language is no secret), or English."""
@@ -331,10 +357,12 @@ def _claimed_language(engine: Engine, text: str) -> str:
 
 def _receipt_plan(
     engine: Engine, receipt: orders.Receipt, found: reading.Extracted, lang: str, frm: str, at: datetime
-) -> _Plan:
+) -> answers.Plan:
     origin = found.origin
     outcome = "accepted" if receipt.accepted else "rejected"
-    plan = _Plan(outcome, origin, game_id=receipt.game_id, language=lang, seat=receipt.seat)
+    # the seat is named once its password matched: the sender proved it, whatever else was wrong
+    plan = answers.Plan(outcome, origin, game_id=receipt.game_id, language=lang, seat=receipt.seat)
+    plan.proven = receipt.seat is not None
     plan.submission_id = receipt.submission_id
     if receipt.accepted:
         canonical = _canonical(engine, receipt.submission_id)
@@ -352,8 +380,8 @@ def _receipt_plan(
             _as_yaml(canonical),
             orders.receipt_text(receipt.game_id or "", receipt.seat or "", receipt.turn or 0, canonical),
         )
-    elif any(guessing.AUTH_HELD in e for e in receipt.errors):
-        plan.reason = "seat held against password guessing: not answered"
+    elif _guessed(receipt.errors) and _held_against(engine, found.text, frm, at):
+        plan.reason = "wrong password for a seat held against guessing: not answered"
     elif guards.wrong_password(engine, frm, receipt.errors, at):
         plan.reason = "password guessing: not answered"
     else:
@@ -363,7 +391,7 @@ def _receipt_plan(
             else _("[pbem] your orders were not accepted")
         )
         plan.reply_body = replies.rejected_body(receipt.errors, origin) + extract.explain(
-            receipt.errors, found.text, found.how
+            receipt.errors, found.as_shown(), found.how
         )
     return plan
 
@@ -413,43 +441,6 @@ def _as_yaml(canonical: str) -> str:
     )
 
 
-def _reply(
-    settings: MailSettings, msg: reading.EmailMessage, to: str, key: str, plan: _Plan, now: datetime
-) -> reading.EmailMessage:
-    subject = reading.header(msg, "Subject")
-    for secret in reading.passwords_in_message(msg):  # the reply keeps the subject, never a password
-        subject = subject.replace(secret, "[password redacted]") if len(secret) >= 3 else subject
-    threading = [
-        poison.header_safe(h)
-        for h in (subject, *(reading.header(msg, n) for n in ("Message-ID", "References")))
-    ]
-    try:
-        return _compose_reply(settings, threading, to, key, plan, now)
-    except Exception as exc:  # the original's headers are beyond repair: answer without threading
-        log.warning("reply to %s sent unthreaded: %s: %s", to, type(exc).__name__, exc)
-        return _compose_reply(settings, ["", "", ""], to, key, plan, now)
-
-
-def _compose_reply(
-    settings: MailSettings, threading: list[str], to: str, key: str, plan: _Plan, now: datetime
-) -> reading.EmailMessage:
-    subject, message_id, references = threading
-    return replies.reply_message(
-        settings,
-        subject,
-        message_id,
-        references,
-        to=to,
-        key=_reply_key(key),
-        subject=plan.reply_subject,
-        body=plan.reply_body or "",
-        now=now,
-        html=plan.reply_html,
-        attachment=plan.attachment,
-        thread=thread_root(settings, plan.game_id, plan.seat) if plan.game_id and plan.seat else None,
-    )
-
-
 def fetch(
     engine: Engine, incoming: Iterable[Incoming], settings: MailSettings, now: datetime | None = None
 ) -> list[Handled]:
@@ -459,7 +450,7 @@ def fetch(
         try:
             handled = handle(engine, item.raw, settings, now, label=item.label)
         except DBAPIError:
-            raise  # the database is unwell: every message would fail, so stop the run
+            raise  # the database is unwell (handle raises nothing else of it): every message would fail
         except Exception as exc:
             # a bug outside the guarded part must not hold up everyone's orders behind it; logged in
             # one line (the traceback at DEBUG), the message stays unread

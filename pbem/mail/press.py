@@ -40,10 +40,10 @@ from pbem.core import clock
 from pbem.core.clock import utc
 from pbem.core.codec import sha256_hex
 from pbem.core.errors import UserError
-from pbem.core.i18n import _, language
+from pbem.core.i18n import _, language, ngettext
 from pbem.intake import addresses, away, orderfile
 from pbem.mail import commands, extract, reading
-from pbem.outbox import queue
+from pbem.outbox import address_key, queue
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.reports import reader_language
@@ -67,7 +67,8 @@ def command_of(msg: reading.EmailMessage) -> commands.Command:
     first = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     if first < len(lines) and _WORD.match(lines[first]):
         first += 1
-    return commands.Command("press", "\n".join(lines[first:]).strip("\n"))
+    # a NUL is no prose, and PostgreSQL refuses it in a text column where SQLite keeps it
+    return commands.Command("press", "\n".join(lines[first:]).strip("\n").replace("\x00", ""))
 
 
 def split(text: str) -> tuple[list[str], str]:
@@ -131,7 +132,8 @@ class Press:
         )
         away.back(session, self.game_id, self.sender, self.now)  # a seat that writes is back
         for delivery in self.deliveries:
-            mail_key = f"{key}:{delivery.seat or 'observer=' + delivery.address}"
+            # an observer's address as its digest: a 254-character one must not make the key overflow
+            mail_key = f"{key}:{delivery.seat or 'observer=' + address_key(delivery.address)}"
             with language(delivery.language):
                 message = self._message(delivery, mail_key)
             queue(
@@ -301,20 +303,24 @@ def _check(
         raise UserError(_("press: the message is empty: write it below the to: line"))
     if len(text) > MAX_PRESS_CHARS:
         raise UserError(
-            _(
-                "press: the message is {size} characters long; at most {limit} are sent: shorten it or "
+            ngettext(
+                "press: the message is {n} character long; at most {limit} are sent: shorten it or "
                 "send it in parts",
-                size=len(text),
+                "press: the message is {n} characters long; at most {limit} are sent: shorten it or "
+                "send it in parts",
+                len(text),
                 limit=MAX_PRESS_CHARS,
             )
         )
     if sent >= MAX_PER_HOUR:
         raise UserError(
-            _(
-                "press: seat {seat} has sent {count} press messages in the last hour, the most the host "
+            ngettext(
+                "press: seat {seat} has sent {n} press message in the last hour, the most the host "
                 "sends for one seat; send this one later",
+                "press: seat {seat} has sent {n} press messages in the last hour, the most the host "
+                "sends for one seat; send this one later",
+                sent,
                 seat=sender,
-                count=sent,
             )
         )
     by_name = {s.name: s for s in seats}

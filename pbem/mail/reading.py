@@ -7,6 +7,7 @@ their own.
 
 from __future__ import annotations
 
+import codecs
 import email
 import html
 import re
@@ -21,6 +22,10 @@ from pbem.mail import commands
 from pbem.mail import extract as finder
 from pbem.mail.extract import html_text
 
+#: the characters of a part read for orders or a command: an order file is a few KB, and what follows in
+#: a longer text is an earlier message quoted; finding where that begins costs time in proportion to
+#: the text (a 1 MB body took 3 s), so only this much is looked at (the archive keeps the whole)
+MAX_TEXT = 64_000
 #: attachments that may hold orders
 ORDER_SUFFIXES = (".yaml", ".yml", ".txt")
 ORDER_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
@@ -45,12 +50,23 @@ def parse(raw: bytes) -> EmailMessage:
 
 
 def header(msg: Message, name: str) -> str:
-    """A header as text, or ``""`` when absent or too broken to decode."""
+    """A header as text (:func:`valid`), or ``""`` when absent or too broken to decode."""
     try:
         value = msg.get(name)
     except Exception:  # a malformed header must not stop the run: treat it as absent
         return ""
-    return "" if value is None else str(value).strip()
+    return "" if value is None else valid(str(value).strip())
+
+
+#: a lone surrogate: what a byte the email package could not decode becomes (surrogateescape), and what
+#: UTF-7 or UTF-16 may spell; no encoder writes one, so a reply quoting it could never be sent
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD: every text taken from a mail is made valid
+    before any command sees it, so whatever a reply repeats of it can be written out (issue 33)."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def sender(msg: Message) -> str | None:
@@ -136,20 +152,41 @@ def _all(msg: Message, name: str) -> list[str]:
 # ----------------------------------------------------------------------------------------- the text
 
 
-def decode_part(part: Message) -> str:
-    """A text part's content as ``str``, whatever its declared charset says.
+#: the codecs a part's text may be decoded with: text encodings (by the prefix of the name
+#: :func:`codecs.lookup` gives them). Python knows others by a charset's name too: ``punycode`` (its
+#: decoder is quadratic: 300 KB took 36 s), ``rot13``, ``zlib_codec``, ``base64_codec``, ``unicode_escape``…
+#: which are no charset of mail; a part that names one is read as UTF-8.
+_TEXT_CODECS = (
+    "utf-", "ascii", "latin", "iso8859", "cp", "windows", "mac-", "koi8", "kz1048", "ptcp154", "hp-roman",
+    "tis-620", "gb2312", "gbk", "gb18030", "hz", "big5", "shift_jis", "euc", "iso2022", "johab",
+)  # fmt: skip
 
-    An unknown or lying charset falls back to UTF-8 and then Latin-1 (which never fails), so a player
-    whose client mislabels the mail still gets the orders read, or a clear error about their content.
+
+def text_codec(charset: str | None) -> str | None:
+    """The codec to decode a part declared ``charset`` with, or ``None`` when it names no text codec."""
+    try:
+        name = codecs.lookup(charset or "utf-8").name
+    except (LookupError, ValueError, TypeError):
+        return None
+    return name if name.startswith(_TEXT_CODECS) else None
+
+
+def decode_part(part: Message) -> str:
+    """A text part's content as ``str``, whatever its declared charset says; always valid text.
+
+    An unknown, lying or non-text charset (:func:`text_codec`) falls back to UTF-8 and then Latin-1
+    (which never fails), so a player whose client mislabels the mail still gets the orders read, or a
+    clear error about their content.
     """
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         return ""
-    charset = part.get_content_charset() or "utf-8"
-    for candidate in (charset, "utf-8"):
+    for candidate in (text_codec(part.get_content_charset()), "utf-8"):
+        if candidate is None:
+            continue
         try:
-            return _normalise(payload.decode(candidate))
-        except (LookupError, UnicodeError):  # UnicodeError: codecs like punycode raise its base class
+            return valid(_normalise(payload.decode(candidate)))
+        except UnicodeError:
             continue
     return _normalise(payload.decode("latin-1"))
 
@@ -190,6 +227,12 @@ class Extracted:
     origin: str  # "body" | "attachment NAME" | "forwarded message" | ""
     problem: str = ""  # "empty" | ""
     how: str = ""
+    #: the number in the mail of each line of ``text`` (``extract.Found.lines``); empty: its own
+    lines: tuple[int, ...] = ()
+
+    def as_shown(self) -> str:
+        """``text`` with its lines where the mail shows them, so errors count lines as the player does."""
+        return finder.as_shown(self.text, self.lines)
 
 
 def extract(msg: EmailMessage) -> Extracted:
@@ -213,7 +256,7 @@ def extract(msg: EmailMessage) -> Extracted:
             continue
         name = part.get_filename() or ""
         if name.lower().endswith(ORDER_SUFFIXES) or part.get_content_type() in ORDER_TYPES:
-            attachments.append((name or part.get_content_type(), decode_part(part).strip("\n")))
+            attachments.append((name or part.get_content_type(), decode_part(part)[:MAX_TEXT].strip("\n")))
     text = body_text(msg)
     for name, content in attachments:
         if _ENVELOPE_LINE.search(content):
@@ -222,11 +265,11 @@ def extract(msg: EmailMessage) -> Extracted:
     is_forward = finder.FORWARD_SUBJECT.match(header(msg, "Subject")) is not None
     found = finder.find(text, words, forwarded=is_forward)
     if found is not None:
-        return Extracted(found.text, "body", how=found.how)
+        return Extracted(found.text, "body", how=found.how, lines=found.lines)
     for inner in forwarded:  # a message forwarded as an attachment (Thunderbird, Apple Mail, Outlook)
         in_forward = finder.find(body_text(inner), words, forwarded=True)  # type: ignore[arg-type]
         if in_forward is not None:
-            return Extracted(in_forward.text, "forwarded message", how=in_forward.how)
+            return Extracted(in_forward.text, "forwarded message", how=in_forward.how, lines=in_forward.lines)
     rest = finder.own_part(text)  # never the earlier message: it holds the host's own template
     if rest.strip():
         return Extracted(rest, "body")
@@ -240,13 +283,13 @@ def body_text(msg: EmailMessage) -> str:
     """The text of a message's body: its plain-text part, else the text of its HTML part."""
     plain = msg.get_body(preferencelist=("plain",))
     if plain is not None:
-        text = decode_part(plain)
+        text = decode_part(plain)[:MAX_TEXT]
         if plain.get_param("format", "", header="content-type").lower() == "flowed":
             delsp = plain.get_param("delsp", "", header="content-type").lower() == "yes"
             return unflow(text, delsp=delsp)
         return text
     rich = msg.get_body(preferencelist=("html",))
-    return html_text(decode_part(rich)) if rich is not None else ""
+    return html_text(decode_part(rich)[: MAX_TEXT * 2])[:MAX_TEXT] if rich is not None else ""
 
 
 def unflow(text: str, *, delsp: bool = False) -> str:

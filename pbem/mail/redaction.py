@@ -35,12 +35,30 @@ def _texts(msg: reading.EmailMessage) -> list[str]:
     return texts
 
 
+#: a password as the host makes them (:func:`pbem.intake.passwords.generate`): four words and two digits
+_SHAPED = re.compile(r"(?<![\w-])[a-z]+(?:-[a-z]+){3}-[0-9]{2}(?![\w-])")
+#: the value of a ``game:`` or ``player:`` line: a name, which may have a password's shape, and is none
+_NAMED = re.compile(r"(?im)^[ \t]*[\"']?(?:game|player|seat)[\"']?[ \t]*:[ \t]*[\"']?([\w-]+)")
+
+
+def shaped_passwords(text: str) -> list[str]:
+    """The words of ``text`` shaped like the host's passwords, written with no ``password:`` key (a
+    Subject of "orders tulip-frog-lamp-desk-42"); a game's or seat's name given as one is left."""
+    if "-" not in text:
+        return []
+    names = set(_NAMED.findall(text))
+    return [token for token in dict.fromkeys(_SHAPED.findall(text)) if token not in names]
+
+
 def secrets_in_message(msg: reading.EmailMessage) -> list[str]:
-    """Every password the message names: under a ``password`` key in any part or written header."""
+    """Every password the message names: under a ``password`` key in any part or written header, or
+    written bare in the shape of the host's passwords."""
     found = list(reading.passwords_in_message(msg))
-    for written in _texts(msg):
-        for value in redaction.keyed_passwords(written):
-            if value not in found:
+    texts = _texts(msg)
+    names = {name for written in texts for name in _NAMED.findall(written)}
+    for written in texts:
+        for value in [*redaction.keyed_passwords(written), *shaped_passwords(written)]:
+            if value not in found and value not in names:
                 found.append(value)
     return found
 

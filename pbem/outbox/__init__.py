@@ -12,6 +12,7 @@ both, the one name every caller imports.
 """
 
 from pbem.outbox.queueing import (
+    address_key,
     begin_write,
     enqueue_reports,
     message_bytes,
@@ -27,6 +28,7 @@ __all__ = [
     "CLAIM_SECONDS",
     "SECRET_PREFIXES",
     "SendResult",
+    "address_key",
     "backoff",
     "begin_write",
     "enqueue_reports",

@@ -18,7 +18,7 @@ from functools import cache
 from io import BytesIO
 from typing import Any, NamedTuple, Protocol
 
-from sqlalchemy import Connection, Engine, String, and_, bindparam, cast, exists, false, func, literal, update
+from sqlalchemy import Connection, Engine, String, and_, bindparam, cast, exists, false, literal, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -26,7 +26,7 @@ from sqlmodel import Session, select
 
 from pbem.core import fast_zlib
 from pbem.core.clock import utc
-from pbem.core.codec import pack_bytes_fast, pack_bytes_sharing, unpack_fast
+from pbem.core.codec import pack_bytes_fast, pack_bytes_sharing, sha256_hex, unpack_fast
 from pbem.core.errors import UserError
 from pbem.core.i18n import language
 from pbem.core.markers import BEGIN
@@ -99,6 +99,7 @@ def queue(
     tick took the game over meanwhile.
     """
     fencing.check(session, game_id)
+    key = fitted_key(key)
     if session.exec(select(OutboxRow.id).where(OutboxRow.dedupe_key == key)).first() is not None:
         return False
     session.add(
@@ -115,14 +116,34 @@ def queue(
     return True
 
 
+#: the length of ``outbox.dedupe_key`` (PostgreSQL refuses a longer one; SQLite keeps it silently)
+KEY_LENGTH = 300
+
+
+def address_key(address: str) -> str:
+    """An address as a dedupe key names it: a digest, so that a key fits its column whatever the
+    address (one of 254 characters is valid) and no address is spelled out in a key."""
+    return sha256_hex(address.strip().lower())[:40]
+
+
+def fitted_key(key: str) -> str:
+    """``key`` if it fits :data:`KEY_LENGTH`, else its head and a digest of the whole: every key
+    builder digests what may be long, so this only keeps a key built from a value nobody bounded
+    from failing on PostgreSQL and stopping the mail behind it."""
+    if len(key) <= KEY_LENGTH:
+        return key
+    return key[: KEY_LENGTH - 65] + "#" + sha256_hex(key)
+
+
 def report_key(game_id: str, epoch: int, turn: int, seat: str, observer: str | None = None) -> str:
-    """``report:GAME:EPOCH:TURN:SEAT``; an observer's copy of the public report adds ``observer=ADDR``."""
+    """``report:GAME:EPOCH:TURN:SEAT``; an observer's copy of the public report adds ``observer=`` and
+    the digest of the address (:func:`address_key`)."""
     base = f"report:{game_id}:{epoch}:{turn}:{seat}"
-    return base if observer is None else f"{base}observer={observer}"
+    return base if observer is None else f"{base}observer={address_key(observer)}"
 
 
-def _key_expr(observer_email: object = None) -> object:
-    expr = (
+def _key_expr() -> object:
+    return (
         literal("report:")
         + ReportRow.game_id
         + literal(":")
@@ -132,29 +153,29 @@ def _key_expr(observer_email: object = None) -> object:
         + literal(":")
         + ReportRow.seat
     )
-    return expr if observer_email is None else expr + literal("observer=") + observer_email
 
 
 def unmailed_reports(engine: Engine) -> list[tuple[int, str]]:
     """(report id, address) of every report mail not queued yet, oldest report first: of the reports
-    no mail pass has been through (``mail_queued`` false)."""
-    seat_key = _key_expr()
-    observer_key = _key_expr(func.lower(func.trim(ObserverRow.email)))  # as report_key spells it
+    no mail pass has been through (``mail_queued`` false). An observer's key holds a digest of the
+    address, which SQL cannot spell on every backend: those are compared here."""
     with Session(engine) as session:
         for_seats = session.exec(
             select(ReportRow.id, SeatRow.email)
             .join(SeatRow, and_(SeatRow.game_id == ReportRow.game_id, SeatRow.name == ReportRow.seat))
             .where(ReportRow.mail_queued == false(), ReportRow.seat != "", SeatRow.email != "")
-            .where(~exists().where(OutboxRow.dedupe_key == seat_key))
+            .where(~exists().where(OutboxRow.dedupe_key == _key_expr()))
             .order_by(ReportRow.id)
         ).all()
-        for_observers = session.exec(
-            select(ReportRow.id, ObserverRow.email)
+        public = session.exec(
+            select(ReportRow.id, ReportRow.game_id, ReportRow.epoch, ReportRow.turn, ObserverRow.email)
             .join(ObserverRow, ObserverRow.game_id == ReportRow.game_id)
             .where(ReportRow.mail_queued == false(), ReportRow.seat == "")
-            .where(~exists().where(OutboxRow.dedupe_key == observer_key))
             .order_by(ReportRow.id)
         ).all()
+        keys = [report_key(row.game_id, row.epoch, row.turn, "", row.email) for row in public]
+        queued = set(session.exec(select(OutboxRow.dedupe_key).where(OutboxRow.dedupe_key.in_(keys))))  # type: ignore[attr-defined]
+    for_observers = [(row.id, row.email) for row, key in zip(public, keys, strict=True) if key not in queued]
     return [*for_seats, *for_observers]
 
 

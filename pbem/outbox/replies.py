@@ -7,7 +7,7 @@ import re
 from datetime import datetime
 from email.message import EmailMessage
 
-from pbem.core.i18n import N_, _, format_number
+from pbem.core.i18n import N_, _, format_number, ngettext
 from pbem.outbox.message import (
     _add_html,
     _cte,
@@ -172,9 +172,12 @@ def empty_body() -> str:
 
 def too_large_body(size: int, limit: int) -> str:
     return (
-        _(
-            "Your message is {size} bytes; the host reads messages of up to {limit} bytes. "
+        ngettext(
+            "Your message has {size} byte; the host reads messages of at most {limit}. "
             "Nothing was stored. Please send the orders alone, as plain text.",
+            "Your message has {size} bytes; the host reads messages of at most {limit}. "
+            "Nothing was stored. Please send the orders alone, as plain text.",
+            size,
             size=format_number(size),
             limit=format_number(limit),
         )

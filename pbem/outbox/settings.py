@@ -8,6 +8,8 @@
     smtp = "smtp://pbem@mail.example.org:587?starttls=1"   # or smtps://…, or leave out and use outbox
     outbox = "/var/spool/pbem/outbox"   # a Maildir to drop mail into instead of SMTP (optional)
     imap = "imaps://pbem@mail.example.org:993/INBOX"
+    imap_after = "seen"                 # what becomes of mail once read: seen (flag it), move, delete
+    imap_move_to = "pbem-read"          # the folder imap_after = "move" moves it to (made if missing)
     retry_seconds = 60                  # first retry after a refused delivery; doubles each time
     retry_max_seconds = 21600           # the longest wait between two tries
     max_attempts = 8                    # permanent refusals (5xx) give up after this many tries
@@ -42,6 +44,9 @@ class MailSettings:
     smtp_url: str | None = None
     outbox_dir: str | None = None
     imap_url: str | None = None
+    #: what ``pbem mail fetch`` and ``pbem tick`` do with an IMAP message once it is recorded
+    imap_after: str = "seen"
+    imap_move_to: str | None = None
     retry_seconds: int = 60
     retry_max_seconds: int = 6 * 3600
     max_attempts: int = 8
@@ -66,7 +71,11 @@ _STR_KEYS = {
     "smtp": "smtp_url",
     "outbox": "outbox_dir",
     "imap": "imap_url",
+    "imap_after": "imap_after",
+    "imap_move_to": "imap_move_to",
 }
+#: the values of ``imap_after``: flag the message Seen and leave it, move it to ``imap_move_to``, delete it
+IMAP_AFTER = ("seen", "move", "delete")
 _ENV_KEYS = {
     "PBEM_MAIL_FROM": "from_addr",
     "PBEM_SMTP_URL": "smtp_url",
@@ -99,6 +108,11 @@ def load_settings(
         if isinstance(url, str) and urlsplit(url).password is not None:
             what = "PBEM_SMTP_PASSWORD" if key == "smtp_url" else "PBEM_IMAP_PASSWORD"
             raise MailError(f"{key.split('_')[0]} URL holds a password: remove it and set ${what} instead")
+    after = values.get("imap_after", "seen")
+    if after not in IMAP_AFTER:
+        raise MailError(f"imap_after = {after!r} is not understood: write seen, move or delete")
+    if after == "move" and not values.get("imap_move_to"):
+        raise MailError('imap_after = "move" needs the folder to move to: imap_move_to = "pbem-read"')
     return MailSettings(
         **values,  # type: ignore[arg-type]  # keys and types checked by _from_file and above
         smtp_password=env.get(SMTP_PASSWORD_ENV) or None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -118,16 +118,20 @@ def create_game(
     check_seats(game, players)
     players = [(name, addresses.normalise(email) if email else email) for name, email in players]
     game_language, languages = check_languages(language, seat_languages, players)
-    if nmr not in NMR_POLICIES:
-        raise UserError(f"missed-orders policy {nmr!r}: use one of {', '.join(NMR_POLICIES)}")
-    if turn_seconds is not None and turn_seconds <= 0:
-        raise UserError("a turn's duration must be positive")
-    if grace_seconds < 0 or (abandon_after is not None and abandon_after < 1):
-        raise UserError("grace must be zero or more, and abandon-after at least 1")
+    settings = check_settings(
+        {
+            "turn_seconds": turn_seconds,
+            "grace_seconds": grace_seconds,
+            "nmr": nmr,
+            "abandon_after": abandon_after,
+            "require_from_match": require_from_match,
+            "absence": absence,
+            "absence_days": absence_days,
+            "press": press,
+        }
+    )
     opts = parse_options(game, options)
     timezone, seat_tz = check_zones(players, timezone, seat_zones or {})
-    check_absence(absence, absence_days)
-    check_press(press)
     seed = secrets.randbelow(2**63) if seed is None else seed
     when = clock.utc(now)
     seats = [name for name, _ in players]
@@ -147,16 +151,9 @@ def create_game(
         created_at=when,
         state_z=pack_json(data),
         state_sha256=digest,
-        turn_seconds=turn_seconds,
-        grace_seconds=grace_seconds,
-        nmr=nmr,
-        abandon_after=abandon_after,
-        require_from_match=require_from_match,
         language=game_language,
         timezone=timezone,
-        absence=absence,
-        absence_days=absence_days,
-        press=press,
+        **settings,
     )
     setup = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
     return store_game(engine, game, row, players, [(setup, when)], languages=languages, zones=seat_tz)
@@ -177,22 +174,66 @@ def check_zones(
 
 
 ABSENCE_POLICIES = ("bot", "extend")
-
-
-def check_absence(absence: str, days: int) -> None:
-    if absence not in ABSENCE_POLICIES:
-        raise UserError(f"absence policy {absence!r}: use one of {', '.join(ABSENCE_POLICIES)}")
-    if not 0 <= days <= 366:
-        raise UserError(f"--absence-days {days}: write a number of days from 0 to 366")
-
-
 #: what players may write each other through the host (pbem.mail.press), as njudge's press settings
 PRESS_MODES = ("none", "public", "private")
+#: the longest turn or grace: ten years (the CLI's bound too); a deadline date must still fit in a year
+MAX_DURATION = 3650 * 86_400
+#: far beyond any game's length; the column is a 32-bit integer on PostgreSQL
+MAX_ABANDON_AFTER = 10_000
+
+#: the settings a game row keeps beside its state, by kind: a choice, a whole number in a range
+#: (optional: nothing allowed, for "none"), a switch
+_CHOICES = {"nmr": NMR_POLICIES, "absence": ABSENCE_POLICIES, "press": PRESS_MODES}
+_NUMBERS = {
+    "turn_seconds": (1, MAX_DURATION, "seconds", True),
+    "grace_seconds": (0, MAX_DURATION, "seconds", False),
+    "abandon_after": (1, MAX_ABANDON_AFTER, "missed turns", True),
+    "absence_days": (0, 366, "days", False),
+}
+_SWITCHES = ("require_from_match",)
+#: how ``pbem new`` names each setting in its messages (its option, or the policy's name)
+NEW_GAME_NAMES = {
+    "turn_seconds": "--deadline",
+    "grace_seconds": "--grace",
+    "nmr": "missed-orders policy",
+    "abandon_after": "--abandon-after",
+    "require_from_match": "--require-from-match",
+    "absence": "absence policy",
+    "absence_days": "--absence-days",
+    "press": "--press",
+}
 
 
-def check_press(press: str) -> None:
-    if press not in PRESS_MODES:
-        raise UserError(f"--press {press!r}: use one of {', '.join(PRESS_MODES)}")
+def check_settings(values: Mapping[str, Any], names: Mapping[str, str] = NEW_GAME_NAMES) -> dict[str, Any]:
+    """``values``, each setting checked for its type and range, or a :class:`UserError` naming the first
+    bad one (as ``names`` calls it) and what to write instead. One check for a new game and an imported
+    archive, so that a host never stores a game its ticks cannot run."""
+    for key, value in values.items():
+        name = names.get(key, key)
+        if key in _CHOICES:
+            if not isinstance(value, str) or value not in _CHOICES[key]:
+                raise UserError(f"{name} {_shown(value)}: use one of {', '.join(_CHOICES[key])}")
+        elif key in _NUMBERS:
+            low, high, unit, optional = _NUMBERS[key]
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            if not (whole and low <= value <= high) and not (optional and value is None):
+                nothing = " (or nothing, for none)" if optional else ""
+                raise UserError(
+                    f"{name} {_shown(value)}: write a number of {unit} from {low} to {high}{nothing}"
+                )
+        elif key in _SWITCHES:
+            if not isinstance(value, bool):
+                raise UserError(f"{name} {_shown(value)}: write true or false")
+        else:
+            known = ", ".join([*_NUMBERS, *_CHOICES, *_SWITCHES])
+            raise UserError(f"{name}: there is no such setting; the settings are {known}")
+    return dict(values)
+
+
+def _shown(value: object) -> str:
+    """A value as a message quotes it: bounded, as a hostile file may hold a long one."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "…"
 
 
 def store_game(

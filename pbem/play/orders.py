@@ -37,6 +37,7 @@ from pbem.intake.envelope import (
 from pbem.intake.explain import step_errors
 from pbem.intake.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
 from pbem.render.preview import preview
+from pbem.storage import fencing
 from pbem.storage.db import locked_game
 from pbem.storage.history import (
     OF_TURN,
@@ -63,6 +64,8 @@ class Receipt:
     receipt: str | None = None
     errors: list[str] = field(default_factory=list)
     submission_id: int | None = None
+    #: when the seat's orders for the turn that these replace came (the latest of them), if any
+    replaced_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -128,12 +131,6 @@ def _examine(
         ]
         return verdict
     when = clock.utc(now)
-    if guessing.refused(session, envelope.game, envelope.player, from_address, when):
-        # past the seat's guesses: not checked at all, and the mail layer answers nothing
-        verdict.errors = [
-            f"password: not checked, too many wrong passwords for this seat {guessing.AUTH_HELD}"
-        ]
-        return verdict
     row = locked if locked is not None and locked.id == envelope.game else game_facts(session, envelope.game)
     if row is None:
         passwords.verify(envelope.password, None)  # same time as a real check
@@ -289,6 +286,8 @@ _SUPERSEDE = (
         SubmissionRow.seat == bindparam("of_seat"),  # type: ignore[arg-type]
     )
     .values(status="superseded")
+    # when the orders set aside came, for the answer to say which it replaced
+    .returning(SubmissionRow.__table__.c.received_at)  # type: ignore[attr-defined]
 )
 
 
@@ -304,7 +303,9 @@ def submit(
     now: datetime | None = None,
 ) -> Receipt:
     """Check an order file and store it, accepted or rejected (with the password redacted). An
-    accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input."""
+    accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input.
+    Handling an inbound message, the submission is stored only while the mail pass's claim on the
+    message holds (:func:`pbem.storage.fencing.check_message`), or not at all."""
     when = clock.utc(now)
     data, read_error = _parse(text)
     claimed = _claimed(data, "game")
@@ -326,15 +327,17 @@ def submit(
             if accepted and verdict.orders_json and row is not None and envelope is not None
             else None
         )
+        replaced: datetime | None = None
         if accepted and row is not None:
             # orders from a seat away end its absence: only then is the seat read as an object of the
             # session, to be changed (the row read for the password check is a Core row, to read only;
             # it was read in this transaction, under the game's lock, so it tells whether the seat is away)
             if verdict.seat_row is not None and verdict.seat_row.away_until is not None:
                 away.back(session, row.id, verdict.seat or "", when)
-            session.connection().execute(
+            earlier = session.connection().execute(
                 _SUPERSEDE, {**of_turn(row.id, row.epoch, row.turn + 1), "of_seat": verdict.seat}
             )
+            replaced = max((clock.utc(at) for (at,) in earlier), default=None)
         password = envelope.password if envelope else _claimed(data, "password")
         # a Core INSERT on the table, its id returned (SQLite 3.35+, PostgreSQL): the ORM's unit of
         # work for one new row that nothing reads back but its id cost more than the statement
@@ -359,6 +362,7 @@ def submit(
             )
             .scalar_one()
         )
+        fencing.check_message(session)
         session.commit()
         return Receipt(
             accepted=accepted,
@@ -368,6 +372,7 @@ def submit(
             receipt=receipt,
             errors=list(verdict.errors),
             submission_id=submission_id,
+            replaced_at=replaced,
         )
 
 

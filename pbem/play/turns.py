@@ -39,7 +39,7 @@ from pbem.storage.history import (
     TurnConflict,
     TurnRecord,
     after_turn_values,
-    current_state,
+    checked_state,
     game_facts,
     game_of,
     of_turn,
@@ -127,7 +127,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         if row.status != "active":
             return None
         game = game_of(row)
-        state = current_state(game, row)
+        state = checked_state(conn, game, row)  # never a turn resolved from a damaged cache
         pending = game.pending(state)
         if not pending:
             return None

@@ -22,7 +22,7 @@ from sqlmodel import Session
 
 from pbem.core import clock, zones
 from pbem.core.errors import UserError
-from pbem.core.i18n import _
+from pbem.core.i18n import _, language
 from pbem.core.registry import games
 from pbem.storage.history import game_row, seat_rows
 from pbem.storage.models import GameRow, SeatRow
@@ -134,10 +134,12 @@ def report_parts(
     and the next turn's deadline when the game stands at that turn with one (an older report, mailed
     late, sets nothing). A game without deadlines has none."""
     parts = []
-    if turn >= 1 and game.turn_seconds:  # a game with deadlines: the resolved turn had one
-        parts.append(cancel_part(game, seat, turn, now, organizer))
-    if game.status == "active" and game.turn == turn and game.deadline_at is not None:
-        parts.append(deadline_part(game, seat, turn + 1, game.deadline_at, now, organizer))
+    # the events' words are the seat's, as its report's are: the mail is composed outside any language
+    with language(seat.language or game.language):
+        if turn >= 1 and game.turn_seconds:  # a game with deadlines: the resolved turn had one
+            parts.append(cancel_part(game, seat, turn, now, organizer))
+        if game.status == "active" and game.turn == turn and game.deadline_at is not None:
+            parts.append(deadline_part(game, seat, turn + 1, game.deadline_at, now, organizer))
     return parts
 
 
@@ -176,7 +178,14 @@ def feed(engine: Engine, game_id: str, seat_name: str, now: datetime | None = No
     found = [s for s in seats if s.name == seat_name]
     if not found:
         names = ", ".join(s.name for s in seats)
-        raise UserError(f"game {game_id} has no seat {seat_name!r}; its seats are {names}")
+        raise UserError(
+            _(
+                "game {game} has no seat {seat}; its seats are {seats}",
+                game=game_id,
+                seat=repr(seat_name),
+                seats=names,
+            )
+        )
     if game.status == "active" and game.deadline_at is not None:
         return deadline_part(game, found[0], game.turn + 1, game.deadline_at, moment)
     return _calendar("PUBLISH").to_ical().decode("utf-8")

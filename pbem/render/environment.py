@@ -17,6 +17,8 @@ The context of a report (what a template may use):
 - ``order_template``: the YAML to send next (envelope filled in), or ``None``
 - ``deadline``: the next deadline as text with its time zone, or ``None``
 - ``status_note``: a line from the host ("paused by the game master"), or ``None``
+- ``assumed``: some of what the view shows was assumed, not recorded (a record's ``unknown``, filled at its
+  import): what reveals hidden things says so
 - ``outcome``: ``{reason, scores, places, ranking, tie_breaks}`` once the game is over, else ``None``
 - ``language``: the reader's language code (``en``, ``hu``, ``cs``, ``zh``, ``ru``; for ``<html lang>``);
   every ``_()`` of the template answers in it
@@ -39,13 +41,15 @@ from jinja2 import (
     Environment,
     FileSystemLoader,
     StrictUndefined,
+    pass_environment,
     pass_eval_context,
     select_autoescape,
 )
+from jinja2.filters import do_wordwrap
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
-from pbem.core import caches, i18n
+from pbem.core import caches, forms, i18n
 from pbem.render.jinja_context import EscapingCodeGenerator, QuickAttributes, QuickContext, escaped
 
 #: the pbem package (an installed wheel carries the templates inside it)
@@ -142,9 +146,25 @@ def environment() -> Environment:
     env.filters["pad"] = pad
     # a board's one-character marks in the reader's letters: ``initials(_("G O P W Y"), colours)``
     env.globals["initials"] = initials
+    # Jinja's wordwrap breaks at hyphens: a space id (``landsort-deep``), a tile (``white-yellow``) or a
+    # game id would be cut in two across lines, and a reader (or a copy into orders) gets half of it
+    env.filters["wordwrap"] = wordwrap
     # a piece of a report drawn once a process for its arguments (pbem.render.environment.piece)
     env.globals["piece"] = piece
     return env
+
+
+@pass_environment
+def wordwrap(
+    env: Environment,
+    text: str,
+    width: int = 79,
+    break_long_words: bool = True,
+    wrapstring: str | None = None,
+    break_on_hyphens: bool = False,
+) -> str:
+    """Jinja's ``wordwrap``, except that a word is not broken at its hyphens unless a template asks."""
+    return do_wordwrap(env, text, width, break_long_words, wrapstring, break_on_hyphens)
 
 
 def grid_items(grid: Iterable[Iterable[Any]], key: Any) -> list[list[Any]]:
@@ -234,6 +254,7 @@ class _Said(NamedTuple):
     found: str  # the catalog's text
     safe: Markup | None  # ``Markup(found)`` when it has no ``%`` (what ``_()`` without values gives)
     named: bool  # every ``%`` a ``%%`` or a ``%(name)s`` (see :func:`_named_only`)
+    declines: bool  # asks a term for a form: ``%(colour:gen)s`` (pbem.core.forms)
 
 
 #: a language's messages as the reports' ``_()`` writes them, each looked up once: by the function
@@ -255,7 +276,7 @@ def _learn(string: str) -> _Said:
     if said is None:
         said = _said[table] = {}
     found = lookup(string)
-    entry = _Said(found, None if "%" in found else Markup(found), _named_only(found))
+    entry = _Said(found, None if "%" in found else Markup(found), _named_only(found), forms.asks_forms(found))
     if len(said) >= SAID_LIMIT:
         del said[next(iter(said))]  # the oldest
     said[string] = entry
@@ -268,7 +289,9 @@ def _gettext(eval_ctx: EvalContext, string: str, /, **variables: Any) -> str:
     template is, and always a format string (``%%`` is ``%``)."""
     said = _said.get((i18n.gettext, i18n.current_language()))
     entry = said.get(string) if said is not None else None
-    found, safe, named = _learn(string) if entry is None else entry
+    found, safe, named, declines = _learn(string) if entry is None else entry
+    if declines:
+        variables = forms.with_forms(i18n.current_language(), found, variables)
     if not variables and safe is not None:
         # what ``% {}`` would give (it changes only ``%%``), without markupsafe's formatting (4 us)
         return safe if eval_ctx.autoescape else found
@@ -295,6 +318,8 @@ def _ngettext(eval_ctx: EvalContext, singular: str, plural: str, num: int, /, **
     """jinja2.ext's newstyle ``ngettext`` (``num`` is a variable too unless given)."""
     variables.setdefault("num", num)
     found = i18n.plural(singular, plural, num)
+    if forms.asks_forms(found):
+        variables = forms.with_forms(i18n.current_language(), found, variables)
     return (Markup(found) if eval_ctx.autoescape else found) % variables
 
 

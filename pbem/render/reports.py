@@ -22,12 +22,11 @@ from pbem.core.codec import pack_text_fast, unpack, unpack_json
 from pbem.core.dice import report_data
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game
-from pbem.core.i18n import N_
 from pbem.intake.away import away_notes
 from pbem.intake.envelope import order_template
 from pbem.render import tables
 from pbem.render.tables import TableAt, render, table_at_text
-from pbem.storage.history import game_of, game_row, load_event, recorded_elsewhere, seat_rows, store_reports
+from pbem.storage.history import game_of, game_row, load_event, origin_note, seat_rows, store_reports
 from pbem.storage.models import GameRow, ReportRow, SeatRow, TurnRow
 
 FORMATS = {"txt": "txt", "text": "txt", "html": "html"}
@@ -64,14 +63,18 @@ def context(
     dice: dict[str, Any] | None = None,
     away: Sequence[dict[str, str]] = (),
     said: dict[tuple[str, int], str] | None = None,
+    assumed: bool = False,
 ) -> dict[str, Any]:
     """The report context documented in :mod:`pbem.render.environment`, for the state after turn ``turn``, in
     the current language (:func:`pbem.core.i18n.language`): events and a ``deadline`` given as a moment are
     put in its words. ``order_text`` replaces the template of what to send next (a preview shows the
     checked orders). ``dice``: :func:`pbem.core.dice.report_data`; ``away``: ``{seat, day}`` of the seats
     away (each reader sees the others'). ``said``: the words of ``events`` by (language, index), kept
-    for the next reader of the turn (an event's words depend on nothing else)."""
+    for the next reader of the turn (an event's words depend on nothing else). ``assumed``: some of what
+    the view shows was assumed, not recorded (a record's unknowns), which what reveals it says."""
     view = game.view(state, seat)
+    if assumed and isinstance(view, dict):  # the table sees only the view: what reveals says "assumed"
+        view = {**view, "assumed": True}
     decision = game.pending(state).get(seat) if seat else None
     if decision is not None and order_text is None:
         order_text = template_for(game, state, game_id, seat or "", turn + 1)
@@ -99,6 +102,7 @@ def context(
         "deadline": i18n.format_deadline(deadline) if isinstance(deadline, datetime) else deadline,
         "language": i18n.current_language(),
         "status_note": status_note,
+        "assumed": assumed,
         "outcome": outcome,
         "dice": dice,
         "away": [{"seat": a["seat"], "until": zones.show_day(a["day"])} for a in away if a["seat"] != seat],
@@ -156,6 +160,7 @@ def render_reports(
     dice: dict[str, Any] | None = None,
     away: Sequence[dict[str, Any]] = (),
     zones_for: Mapping[str, str] | None = None,
+    assumed: bool = False,
 ) -> list[Rendered]:
     """(seat, plain text, HTML, where the HTML holds its table: :class:`Rendered`) of every seat's
     report and the public one (seat ``""``), after ``turn``, each in its reader's language:
@@ -184,6 +189,7 @@ def render_reports(
                 dice=dice,
                 away=away,
                 said=said,
+                assumed=assumed,
             )
             text, page, table_at = render_located(game, ctx)
         rendered.append(Rendered(seat or "", text, page, table_at))
@@ -274,9 +280,7 @@ def write_reports(
     game row stands now."""
     languages = seat_languages(session, row.id)
     seat_list = seat_rows(session, row.id)
-    note = (
-        N_("This game was recorded elsewhere and imported.") if recorded_elsewhere(session, row.id) else None
-    )
+    note, assumed = origin_note(session, row.id)
     rendered = render_reports(
         game,
         row.id,
@@ -291,6 +295,7 @@ def write_reports(
         dice=report_dice(game, row, state),
         zones_for=seat_zones(row, seat_list),
         away=away_notes(row, seat_list),
+        assumed=assumed,
     )
     store_reports(session, report_rows(row.id, row.epoch, turn, rendered))
 
@@ -306,7 +311,9 @@ def report_format(fmt: str) -> str:
     try:
         return FORMATS[fmt]
     except KeyError:
-        raise UserError(f"unknown report format {fmt!r}; use text or html") from None
+        raise UserError(
+            i18n._("unknown report format {format}; use text or html", format=repr(fmt))
+        ) from None
 
 
 def report(
@@ -392,14 +399,26 @@ def _rendered_in(session: Session, row: GameRow, number: int, wanted: list[str],
         .order_by(TurnRow.epoch.desc())  # type: ignore[attr-defined]
     ).first()
     if stored is None:
-        raise UserError(f"game {row.id} has no stored turn {number}")
+        raise UserError(i18n._("game {game} has no stored turn {turn}", game=row.id, turn=number))
     state = game.load_state(unpack_json(stored.state_z))
     events = [load_event(entry) for entry in unpack_json(stored.events_z)]
     deadline = shown_deadline(row.status, row.deadline_at) if number == row.turn else None
+    origin, assumed = origin_note(session, row.id)
     with i18n.language(code):
         rendered = []
+        note = i18n._(origin) if origin else None
         for seat in wanted:
-            ctx = context(game, row.id, state, number, seat or None, events, deadline=deadline)
+            ctx = context(
+                game,
+                row.id,
+                state,
+                number,
+                seat or None,
+                events,
+                deadline=deadline,
+                status_note=note,
+                assumed=assumed,
+            )
             text, page = render_pair(game, ctx)
             rendered.append((seat or None, page if kind == "html" else text))
     return combine(rendered, kind)

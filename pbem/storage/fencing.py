@@ -14,6 +14,9 @@ claim_generation = …``: a compare-and-set that takes the game row's write lock
 in between the check and the commit (on PostgreSQL the row lock; on SQLite the database's write lock).
 
 Outside :func:`holding` (``pbem process``, ``pbem submit``, tests) nothing is checked: there is no claim.
+
+An inbound message's claim (``InboundRow.attempts``, :mod:`pbem.mail.inbound`) is fenced the same way:
+the submission a message makes checks it in its own transaction (:func:`handling`, :func:`check_message`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from sqlalchemy import Connection, bindparam, update
 from sqlmodel import Session
 
 from pbem.storage.db import connection_of
-from pbem.storage.models import GameRow
+from pbem.storage.models import GameRow, InboundRow
 
 _held: ContextVar[tuple[str, int] | None] = ContextVar("pbem_claim", default=None)
 
@@ -70,4 +73,55 @@ _CHECK = (
     update(_TABLE)
     .where(_TABLE.c.id == bindparam("of_game"), _TABLE.c.claim_generation == bindparam("generation"))
     .values(claim_generation=_TABLE.c.claim_generation)
+)
+
+
+class MessageTakenOver(Exception):
+    """Another run took over the claim on an inbound message: this run must write nothing of it."""
+
+    def __init__(self, key: str, generation: int) -> None:
+        super().__init__(f"mail {key}: claim {generation} was taken over by another run")
+        self.key, self.generation = key, generation
+
+
+@contextmanager
+def handling(key: str, generation: int) -> Iterator[None]:
+    """Handle inbound message ``key`` under the claim of ``generation``: the submission it makes is
+    checked (:func:`check_message`)."""
+    token = _message.set((key, generation))
+    try:
+        yield
+    finally:
+        _message.reset(token)
+
+
+def check_message(session: Session | Connection) -> None:
+    """In the transaction that writes what an inbound message brought (its submission), before its
+    commit: raise :class:`MessageTakenOver` unless the message's claim is still the one this work
+    handles it under (``InboundRow.attempts``), so the transaction rolls back. A check made in a
+    transaction of its own, before the write, leaves a gap in which a run with a clock ahead, or one that
+    finds this run's claim stale, takes the message over and submits it too: one mail, two submissions.
+
+    Like :func:`check`, a compare-and-set that takes the message row's write lock: a takeover waits for
+    this commit (and then finds the submission: :func:`pbem.mail.inbound._submitted`) or wins first.
+    Outside :func:`handling` nothing is checked."""
+    held = _message.get()
+    if held is None:
+        return
+    key, generation = held
+    found = connection_of(session).execute(_CHECK_MESSAGE, {"of_key": key, "generation": generation})
+    if found.rowcount != 1:
+        raise MessageTakenOver(key, generation)
+
+
+_message: ContextVar[tuple[str, int] | None] = ContextVar("pbem_message_claim", default=None)
+_INBOUND = InboundRow.__table__  # type: ignore[attr-defined]
+_CHECK_MESSAGE = (
+    update(_INBOUND)
+    .where(
+        _INBOUND.c.key == bindparam("of_key"),
+        _INBOUND.c.outcome == "processing",
+        _INBOUND.c.attempts == bindparam("generation"),
+    )
+    .values(attempts=_INBOUND.c.attempts)
 )

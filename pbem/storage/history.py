@@ -8,26 +8,30 @@ public. The caller commits; a second writer of the same turn fails on the unique
 from __future__ import annotations
 
 import json
+import logging
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Row, Update, and_, bindparam, insert, update
+from sqlalchemy import ColumnElement, Connection, Row, Update, and_, bindparam, false, insert, update
 from sqlalchemy import select as core_select
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from pbem.core import registry
-from pbem.core.codec import canonical_json, pack, pack_json, sha256_hex, unpack_json
+from pbem.core.codec import canonical_json, pack, pack_json, sha256_hex, unpack, unpack_json
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game
-from pbem.core.i18n import N_, Text
+from pbem.core.i18n import N_, Text, _
 from pbem.core.zones import deadline_after
 from pbem.storage import fencing
 from pbem.storage.db import connection_of
 from pbem.storage.models import GameOriginRow, GameRow, ReportRow, SeatRow, SubmissionRow, TurnRow
+
+log = logging.getLogger(__name__)
 
 
 class TurnConflict(Exception):
@@ -37,7 +41,7 @@ class TurnConflict(Exception):
 def game_row(session: Session, game_id: str) -> GameRow:
     row = session.get(GameRow, game_id)
     if row is None:
-        raise UserError(f"there is no game {game_id!r}")
+        raise UserError(_("there is no game {game}", game=repr(game_id)))
     return row
 
 
@@ -66,6 +70,28 @@ def recorded_elsewhere(session: Session, game_id: str) -> bool:
     """Whether ``game_id`` came in from a record made elsewhere (:mod:`pbem.archive.records`)."""
     origin = session.get(GameOriginRow, game_id)
     return origin is not None and origin.recorded_elsewhere
+
+
+def origin_note(session: Session, game_id: str) -> tuple[str | None, bool]:
+    """The note every report and page of ``game_id`` carries about where it came from (a message, to
+    translate for each reader), and whether some of what they show was assumed: a record's unknowns,
+    filled at its import (:mod:`pbem.archive.unknowns`), marked in the turns' draws and events."""
+    if not recorded_elsewhere(session, game_id):
+        return None, False
+    turns = list(session.exec(select(TurnRow).where(TurnRow.game_id == game_id, TurnRow.undone == False)))  # noqa: E712 - SQL
+    assumed = any('"assumed"' in t.chance_json for t in turns) or any(
+        "assumed" in (event.get("data") or {}) for t in turns for event in unpack_json(t.events_z)
+    )
+    if assumed:
+        return ASSUMED_NOTE, True
+    return RECORDED_NOTE, False
+
+
+RECORDED_NOTE = N_("This game was recorded elsewhere and imported.")
+ASSUMED_NOTE = N_(
+    "This game was recorded elsewhere and imported. What its record left unknown was assumed: "
+    "what is shown of it here is assumed, not recorded."
+)
 
 
 def accepted_orders(game_id: Any, epoch: Any, turn: Any) -> ColumnElement[bool]:
@@ -127,7 +153,64 @@ def of_turn(game_id: str, epoch: int, turn: int) -> dict[str, Any]:
 
 
 def current_state(game: Game, row: GameRow) -> Any:
+    """The game's cached state, unchecked: to show or to check orders against. A turn is resolved only
+    from :func:`checked_state`."""
     return game.load_state(unpack_json(row.state_z))
+
+
+class DamagedState(UserError):
+    """A stored state that does not match its hash, and no intact copy to take instead: the operator's
+    to repair; nothing is resolved from it."""
+
+
+def checked_state(db: Session | Connection, game: Game, row: Any) -> Any:
+    """The state a turn is resolved from: the game's cached state (``game.state_z``) once it is seen to
+    match ``game.state_sha256``. A turn resolved from a damaged cache would become history, every later
+    turn built on it, and only a later verify would notice. A cache that does not match is replaced by
+    the history it caches (the state of the game's last live turn row, when that one matches its own
+    hash, which a replay checks); with neither intact, :class:`DamagedState` says so and how to repair.
+    ``row``: the game's row (an entity, or a Core row of the table)."""
+    text = intact_state(row.state_z, row.state_sha256)
+    if text is None:
+        turn = connection_of(db).execute(_LIVE_TURN_STATE, {"of_game": row.id, "of_turn": row.turn}).first()
+        text = intact_state(turn.state_z, turn.state_sha256) if turn is not None else None
+        if text is None:
+            raise DamagedState(
+                f"game {row.id}: its cached state (game.state_z) does not match its hash, nor does the "
+                f"stored state of turn {row.turn}: no turn is resolved from a damaged state. `pbem replay "
+                f"{row.id} --verify` shows what is damaged; restore the database from a backup, or rebuild "
+                f"the game from its turns: `pbem export {row.id} --include-secrets -o {row.id}.yaml`, then "
+                f"`pbem import {row.id}.yaml --id NEW-ID`"
+            )
+        log.warning(
+            "game %s: its cached state does not match its hash; the stored state of turn %d is used",
+            row.id,
+            row.turn,
+        )
+    return game.load_state(json.loads(text))
+
+
+def intact_state(packed: bytes, digest: str) -> str | None:
+    """The canonical JSON a stored state (``state_z``) holds when its SHA-256 is ``digest``; ``None``
+    when it differs or the blob cannot be read."""
+    try:
+        text = unpack(packed)
+    except (zlib.error, UnicodeDecodeError):
+        return None
+    if sha256_hex(text) == digest:
+        return text
+    try:  # the same data written another way (spacing, key order) is no damage: the hash is of its form
+        return text if sha256_hex(canonical_json(json.loads(text))) == digest else None
+    except ValueError:
+        return None
+
+
+_TURN_TABLE = TurnRow.__table__  # type: ignore[attr-defined]
+_LIVE_TURN_STATE = core_select(_TURN_TABLE.c.state_z, _TURN_TABLE.c.state_sha256).where(
+    _TURN_TABLE.c.game_id == bindparam("of_game"),
+    _TURN_TABLE.c.number == bindparam("of_turn"),
+    _TURN_TABLE.c.undone == false(),
+)
 
 
 def settle(game: Game, state: Any) -> tuple[Any, Any, str]:

@@ -34,6 +34,13 @@ from sqlmodel import Field, SQLModel
 Int64 = BigInteger().with_variant(Integer(), "sqlite")
 
 
+#: the largest value of a plain ``int`` column (``INTEGER``: 32-bit on PostgreSQL); what a file brings in
+#: (an archive's turn numbers, epochs, misses) is checked against it, not left to the database to refuse
+MAX_INT = 2**31 - 1
+#: the largest value of an :data:`Int64` column (a seed, a duration)
+MAX_INT64 = 2**63 - 1
+
+
 def _id64() -> Column:  # type: ignore[type-arg]
     return Column(Int64, primary_key=True, autoincrement=True)
 

@@ -9,16 +9,15 @@ archive unless the game master moves it to another host (``--include-secrets``).
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlmodel import Session, func, select
 
 from pbem.core import clock
 from pbem.core.codec import canonical_json, sha256_hex
 from pbem.core.errors import UserError
-from pbem.storage.models import PressRow
+from pbem.storage.models import MAX_INT, PressRow
 
 
 class PressEntry(BaseModel):
@@ -27,8 +26,8 @@ class PressEntry(BaseModel):
     sender: str
     to: str | list[str]  # "all", or the seats it went to
     recipients: list[str] = []
-    epoch: int = 0
-    turn: int
+    epoch: int = Field(default=0, ge=0, le=MAX_INT)
+    turn: int = Field(ge=0, le=MAX_INT)
     sent_at: str
     text: str
 
@@ -71,13 +70,7 @@ def imported(game_id: str, entries: list[PressEntry], seats: list[str]) -> list[
                 f"the archive's press[{at}] names {', '.join(unknown) or repr(entry.to)}, which is no seat "
                 f"of the game; seats: {', '.join(seats)}"
             )
-        try:
-            sent_at = clock.utc(datetime.fromisoformat(entry.sent_at))
-        except ValueError:
-            raise UserError(
-                f"the archive's press[{at}].sent_at {entry.sent_at!r} is not an ISO time like "
-                "2026-03-02T09:00:00+00:00"
-            ) from None
+        sent_at = clock.checked(entry.sent_at, f"the archive's press[{at}].sent_at")
         recipients = entry.recipients or (entry.to if isinstance(entry.to, list) else [])
         rows.append(
             PressRow(

@@ -27,7 +27,7 @@ def test_a_line_you_cannot_afford_cannot_be_chosen() -> None:
     state = position(nursery=line(["brain", "brain", "fan"]), reefs=MINE, coins=2)
     err = refused(state, {"plant": {"line": "row 1"}}, {"discard": {"tile": 1}})
     assert (err.code, err.step) == ("plant.cannot_afford", 0)
-    assert "costs 3 coins; you have 2" in err.message
+    assert "costs more than you have (tiles: 3, cost: 3, your coins: 2)" in err.message
 
 
 def test_a_line_must_hold_a_tile() -> None:

@@ -76,7 +76,9 @@ def test_html_report_draws_the_map_as_inline_svg() -> None:
     assert "#ff7f1f" in cell  # the clownfish
     assert ">B<" in cell
     assert 'data-at="f5"' in html and ">6/3<" in html
-    assert ">cave<" in html
+    cave = html.split('data-at="e2"')[1].split("</g>")[0]
+    assert "<title>cave</title>" in cave and "<path" in cave
+    assert "<text" not in cave  # drawn, not written: no word in any language can outgrow the square
     assert "Nursery" in html and "staghorn" in html
 
 

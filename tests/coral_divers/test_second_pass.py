@@ -144,7 +144,7 @@ def test_with_no_reef_and_no_placeable_tile_a_player_surfaces_for_income() -> No
     state = position(nursery=line(["brain"]), reefs=blue, coins=3)
     after, events = play(state, {"surface": []})
     assert after.players["red"].coins == 11
-    assert "closed nothing; 5 divers home, income 8 coins" in events[0]
+    assert "closed nothing; divers home: 5; income: 8" in events[0]
 
 
 def test_a_player_with_a_reef_must_close_one_to_surface() -> None:

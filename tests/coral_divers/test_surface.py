@@ -41,7 +41,7 @@ def test_income_follows_the_divers_on_the_board(reefs_left: int, income: int) ->
 def test_income_stops_at_twelve_coins() -> None:
     after, events = play(position(reefs=TWO, coins=9), {"surface": ["f4", "e5"]})
     assert after.players["red"].coins == 12
-    assert "income 3 coins (now 12)" in events[0]
+    assert "income: 3 (coins now: 12)" in events[0]
 
 
 def test_surfacing_closes_at_least_one_reef() -> None:

@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from pbem import outbox
 from pbem.archive.replay import from_database, verify
 from pbem.core.codec import unpack
 from pbem.core.errors import UserError
@@ -124,7 +125,7 @@ def test_observer_gets_the_public_report_until_removed(engine: Engine) -> None:
         "kibitz@example.org now observes"
     )
     play_turn(engine, "g", pw, START + H)
-    assert "report:g:0:1:observer=kibitz@example.org" in keys(engine, "report:g:0:1:")
+    assert outbox.report_key("g", 0, 1, "", "kibitz@example.org") in keys(engine, "report:g:0:1:")
     admin.observe(engine, "g", "kibitz@example.org", START + 2 * H, remove=True)
     with pytest.raises(UserError, match="does not observe"):
         admin.observe(engine, "g", "kibitz@example.org", START + 2 * H, remove=True)

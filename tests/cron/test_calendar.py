@@ -168,3 +168,21 @@ def test_the_game_masters_pause_resume_extend_and_rollback_on_the_cli_reach_ever
             ("PUBLISH", uid("g", 1, 1, seat)),
         ]
         assert last[1][1].decoded("DTSTART") == game(engine, "g").deadline_at == START + 31 * H
+
+
+def test_a_reports_calendar_events_are_in_the_seats_language() -> None:
+    from pbem.render.calendar import report_parts
+
+    now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    row = GameRow(
+        id="g", game_type="coral-divers", seed="s", turn=1, turn_seconds=86400, language="en", status="active"
+    )
+    row.deadline_at = now + timedelta(days=1)
+    seat = SeatRow(game_id="g", name="red", position=0, password_hash="x", language="ru")
+    cancelled, due = (icalendar.Calendar.from_ical(part) for part in report_parts(row, seat, 1, now))
+    [event] = due.walk("VEVENT")
+    assert "ход" in str(event["summary"]) and "ход" in str(event["description"])
+    assert "orders" not in str(event["summary"]) + str(event["description"])
+    [alarm] = due.walk("VALARM")
+    assert "orders" not in str(alarm["description"]).lower()
+    assert "orders" not in str(cancelled.walk("VEVENT")[0]["summary"])

@@ -7,7 +7,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from pbem.core.errors import UserError
-from pbem.cron.deadlines import describe, has_passed, parse_duration, show_deadline, show_duration
+from pbem.core.i18n import language
+from pbem.cron.deadlines import (
+    describe,
+    has_passed,
+    parse_duration,
+    say_duration,
+    show_deadline,
+    show_duration,
+)
 from pbem.storage.models import GameRow
 
 NOON = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -64,8 +72,42 @@ def test_deadline_passes_only_after_the_grace() -> None:
 
 def test_report_line_says_when_how_long_and_grace() -> None:
     game = _game(turn_seconds=86400, deadline_at=NOON, grace_seconds=7200)
-    assert describe(game, NOON - timedelta(hours=26)) == "Mar 2, 2026 12:00 UTC (in 1d 2h; 2h grace)"
-    assert describe(game, NOON + timedelta(hours=1)) == "Mar 2, 2026 12:00 UTC (passed; 2h grace)"
+    assert describe(game, NOON - timedelta(hours=26)) == (
+        "Mar 2, 2026 12:00 UTC (in 1 day 2 hours; a grace of 2 hours follows)"
+    )
+    assert describe(game, NOON + timedelta(hours=1)) == (
+        "Mar 2, 2026 12:00 UTC (passed; a grace of 2 hours follows)"
+    )
     game.status = "paused"
     assert describe(game, NOON) == "paused by the game master: no deadline runs"
     assert describe(_game(), NOON) is None
+
+
+#: a duration a player reads with 0, 1, 2, 5, 21 and 101 in it, in each language: cs and ru take the
+#: forms of 1, 2-4 and 5+ (ru 21 and 101 as 1; cs 21 as 5), in the accusative the deadline line's
+#: "za"/"через" needs; hu keeps the noun singular after a number; zh puts its measure after the number
+SAID = {
+    "en": ["0 seconds", "1 second", "2 minutes", "5 hours", "21 days 1 hour", "101 days"],
+    "hu": ["0 másodperc", "1 másodperc", "2 perc", "5 óra", "21 nap 1 óra", "101 nap"],
+    "cs": ["0 sekund", "1 sekundu", "2 minuty", "5 hodin", "21 dní 1 hodinu", "101 dní"],
+    "zh": ["0 秒", "1 秒", "2 分钟", "5 小时", "21 天 1 小时", "101 天"],
+    "ru": ["0 секунд", "1 секунду", "2 минуты", "5 часов", "21 день 1 час", "101 день"],
+}
+
+
+@pytest.mark.parametrize("lang", list(SAID))
+def test_a_player_reads_a_duration_in_words_with_the_form_of_its_number(lang: str) -> None:
+    with language(lang):
+        said = [say_duration(s) for s in (0, 1, 2 * 60, 5 * 3600, 21 * 86400 + 3600, 101 * 86400)]
+    assert said == SAID[lang]
+
+
+def test_the_deadline_line_is_in_the_readers_language_with_no_unit_letters() -> None:
+    game = _game(turn_seconds=86400, deadline_at=NOON, grace_seconds=7200)
+    with language("ru"):
+        line = describe(game, NOON - timedelta(hours=26))
+    assert line is not None and line.endswith("(через 1 день 2 часа; затем отсрочка на 2 часа)")
+    with language("hu"):
+        assert describe(game, NOON + timedelta(hours=1), "UTC").endswith(
+            "(lejárt; utána még 2 óra türelmi idő jár)"
+        )  # type: ignore[union-attr]

@@ -1,6 +1,7 @@
 """Password guessing limited per seat, end to end on SQLite and on PostgreSQL: guesses from many
-addresses hold the seat, a right password from a stranger is then refused unchecked and unanswered,
-the player is told once and their own address still gets in (pbem.intake.guessing)."""
+addresses hold the seat, a wrong password from another address is then unanswered, the right one is
+taken from any address (the hold never costs the player a mail, issue 33), and the player is told
+once (pbem.intake.guessing)."""
 
 from __future__ import annotations
 
@@ -31,9 +32,13 @@ def test_guesses_from_many_addresses_hold_the_seat_but_not_its_player(engine: En
     with Session(engine) as session:
         assert len(session.exec(select(PasswordFailureRow)).all()) == guessing.SEAT_GUESSES
     soon = START + timedelta(minutes=1)
-    stranger = inbound.handle(engine, mail(right, frm="g99@guess.example").as_bytes(), SETTINGS, soon)
-    assert stranger.outcome == "rejected" and not stranger.replied
-    player = inbound.handle(engine, mail(right, frm="red@example.org").as_bytes(), SETTINGS, soon)
+    guesser = inbound.handle(engine, mail(wrong, frm="g99@guess.example").as_bytes(), SETTINGS, soon)
+    assert guesser.outcome == "rejected" and not guesser.replied
+    second = inbound.handle(engine, mail(right, frm="red@home.example").as_bytes(), SETTINGS, soon)
+    assert second.outcome == "accepted" and second.replied  # the player's second address
+    player = inbound.handle(
+        engine, mail(right + "# again\n", frm="red@example.org").as_bytes(), SETTINGS, soon
+    )
     assert player.outcome == "accepted"
     with Session(engine) as session:
         told = session.exec(select(OutboxRow).where(OutboxRow.dedupe_key.startswith("held:"))).all()  # type: ignore[attr-defined]

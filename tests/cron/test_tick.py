@@ -82,7 +82,7 @@ def test_reminder_goes_once_to_each_seat_whose_orders_are_missing(engine: Engine
         mail = session.exec(select(OutboxRow).where(OutboxRow.dedupe_key == "reminder:g:0:1:blue")).one()
     text = read_mail_text(unpack_message(mail.message_z))
     assert mail.to_addr == "blue@example.org"
-    assert "due by Mar 3, 2026 09:00 UTC (in 11h)" in text
+    assert "due by Mar 3, 2026 09:00 UTC (in 11 hours)" in text
     assert "password: YOUR-PASSWORD" in text and pw["blue"] not in text and pw["red"] not in text
 
 

@@ -25,6 +25,12 @@ from pbem.storage.models import GameRow
 
 Pbem = Callable[..., Ran]
 MAX_SEED = 2**63 - 1
+# the longest values the host takes (issue 33): PostgreSQL refuses a value longer than its column, SQLite
+# stores it, so only a test at the limits on PostgreSQL sees a column or a key too short for them
+GAME = "cd" + "-1" * 31  # 64 characters, the most a game id may have
+COPY = "cd-copy" + "_" * 57
+SEATS = ("ann" + "-" * 28 + "x", "bo" + "0" * 30)  # 32 characters each
+EMAILS = {seat: f"{seat[0]}{'x' * 63}@{'a' * 63}.{'b' * 63}.{'c' * 57}.org" for seat in SEATS}  # 254 each
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -65,17 +71,19 @@ def test_the_command_line_from_new_to_replay(
     pbem: Pbem, db_url: str, other_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no pbem.toml: the tick's defaults
-    args = ["new", "coral-divers", "--id", "cd-1", "--player", "ann=ann@example.org"]
-    args += ["--player", "bo=bo@example.org", "--deadline", "1h", "--nmr", "bot", "--json"]
+    assert len(GAME) == len(COPY) == 64 and {len(s) for s in SEATS} == {32}
+    assert {len(e) for e in EMAILS.values()} == {254}
+    args = ["new", "coral-divers", "--id", GAME, *(f"--player={s}={e}" for s, e in EMAILS.items())]
+    args += ["--deadline", "1h", "--nmr", "bot", "--json"]
     args += ["--now", T0.isoformat()]
     ran = pbem(*args)  # no --seed: a drawn one, almost surely beyond 32 bits
     assert ran.code == 0, ran.err
     passwords = {s["seat"]: s["password"] for s in json.loads(ran.out)["seats"]}
-    stored = _seed(db_url, "cd-1")
+    stored = _seed(db_url, GAME)
     assert 0 <= stored <= MAX_SEED
 
-    first = json.loads(pbem("status", "cd-1", "--json").out)
-    ann = _orders(pbem, tmp_path, "cd-1", first["awaited"][0], passwords[first["awaited"][0]])
+    first = json.loads(pbem("status", GAME, "--json").out)
+    ann = _orders(pbem, tmp_path, GAME, first["awaited"][0], passwords[first["awaited"][0]])
     assert pbem("check", str(ann)).code == 0
     submitted = pbem("submit", str(ann))
     assert submitted.code == 0 and "accepted" in submitted.out, submitted.err
@@ -84,24 +92,24 @@ def test_the_command_line_from_new_to_replay(
     later = (T0 + timedelta(hours=2)).isoformat()
     ticked = pbem("tick", "--no-mail", "-q", "-j", "1", "--now", later)
     assert ticked.code == 0, ticked.err + ticked.out
-    after = json.loads(pbem("status", "cd-1", "--json").out)
+    after = json.loads(pbem("status", GAME, "--json").out)
     assert after["turn"] > first["turn"]
 
     # then two more turns where every seat submits and `process` resolves
     for _ in range(2):
-        entry = json.loads(pbem("status", "cd-1", "--json").out)
+        entry = json.loads(pbem("status", GAME, "--json").out)
         for seat in entry["awaited"]:
-            assert pbem("submit", str(_orders(pbem, tmp_path, "cd-1", seat, passwords[seat]))).code == 0
-        resolved = pbem("process", "cd-1")
+            assert pbem("submit", str(_orders(pbem, tmp_path, GAME, seat, passwords[seat]))).code == 0
+        resolved = pbem("process", GAME)
         assert resolved.code == 0 and "resolved turn" in resolved.out
-    assert "Report for ann" in pbem("report", "cd-1", "--player", "ann").out
+    assert f"Report for {SEATS[0]}" in pbem("report", GAME, "--player", SEATS[0]).out
 
-    archive = tmp_path / "cd-1.yaml"
-    assert pbem("export", "cd-1", "-o", str(archive), "--include-secrets").code == 0
-    imported = run_pbem("import", str(archive), "--id", "cd-copy", "--json", "--db", other_url)
+    archive = tmp_path / "cd.yaml"
+    assert pbem("export", GAME, "-o", str(archive), "--include-secrets").code == 0
+    imported = run_pbem("import", str(archive), "--id", COPY, "--json", "--db", other_url)
     assert imported.returncode == 0, imported.stderr
-    assert _seed(other_url, "cd-copy") == stored
-    for url, game_id in ((db_url, "cd-1"), (other_url, "cd-copy")):
+    assert _seed(other_url, COPY) == stored
+    for url, game_id in ((db_url, GAME), (other_url, COPY)):
         verified = run_pbem("replay", game_id, "--verify", "--db", url)
         assert verified.returncode == 0 and "every state hash matches" in verified.stdout, verified.stderr
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from host.conftest import run_pbem
 from pbem.archive.replay import from_database, verify
 from pbem.cli.demo import run_demo
+from pbem.render import screenshots
 from pbem.storage.db import connect
 
 
@@ -31,6 +34,8 @@ def test_demo_plays_to_the_end_and_writes_every_report(tmp_path: Path) -> None:
             for width in (600, 375):
                 shot = (mail / f"{seat}-turn-{turn:04d}-{width}.png").read_bytes()
                 assert shot.startswith(b"\x89PNG") and int.from_bytes(shot[16:20], "big") == width
+                assert f'href="mail/{seat}-turn-{turn:04d}-{width}.png"' in page  # linked from the index
+            assert f'href="mail/{seat}-turn-{turn:04d}.html"' in page
     engine = connect(f"sqlite:///{tmp_path / 'out' / 'demo.sqlite'}")
     assert verify(from_database(engine, "demo-9"))["ok"]
 
@@ -44,3 +49,13 @@ def test_demo_refuses_a_player_count_the_game_does_not_take(tmp_path: Path) -> N
     ran = run_pbem("demo", "--game", "pearl-dive", "--players", "9", "--out", str(tmp_path))
     assert ran.returncode == 1
     assert ran.stderr.strip() == "pbem: Pearl Dive takes 2 to 4 players, not 9"
+
+
+def test_without_chromium_the_index_says_why_there_are_no_mail_screenshots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(screenshots, "CHROMIUM", tmp_path / "no-chromium")
+    index = run_demo(game_type="pearl-dive", players=2, seed=2, out=tmp_path / "out", say=lambda _line: None)
+    page = index.read_text()
+    assert "scripts/system-deps.sh installs it" in page
+    assert 'href="mail/alice-turn-0006.html"' in page and ".png" not in page

@@ -160,3 +160,9 @@ def test_report_rows_keep_the_table_s_place_of_each_page() -> None:
         [Rendered("red", "t", "<p>page</p>", (3, 7)), Rendered("", "t", "<p>x</p>"), ("blue", "t", "p")],
     )
     assert [row["table_at"] for row in rows] == ["3:7", None, None]
+
+
+@pytest.mark.parametrize("lang", ["en", "hu", "zh"])
+def test_an_html_report_declares_the_language_it_is_written_in(table: Table, lang: str) -> None:
+    page = report(table.engine, table.game_id, "red", fmt="html", lang=lang)
+    assert f'<html lang="{lang}">' in page

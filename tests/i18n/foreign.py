@@ -177,7 +177,8 @@ def latin_in_chinese(text: str, allowed: Iterable[str] = ()) -> list[str]:
 
 
 _MARKS = {
-    "hu": (set("őűáéíóöúü"), {"a", "az", "és", "nem", "hogy", "egy", "vagy", "meg", "van", "ez"}),
+    # only the letters one of the two has: á é í ó ú are Czech as much as Hungarian
+    "hu": (set("őűöü"), {"a", "az", "és", "nem", "hogy", "egy", "vagy", "meg", "van", "ez"}),
     "cs": (set("ěščřžůňťď"), {"a", "je", "se", "na", "že", "nebo", "ve", "do", "jste", "tah"}),
     "en": (set(), {"the", "and", "your", "you", "is", "are", "of", "to", "was", "not"}),
 }
@@ -185,6 +186,7 @@ _MARKS = {
 
 def language_of(text: str) -> str:
     """The language ``text`` is mostly written in (en, hu, cs, zh or ru), by its letters and small words."""
+    text = _prose(text)  # ids, sea areas and order lines are Latin in every language: not its words
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return "en"

@@ -46,6 +46,9 @@ def test_latin_inside_chinese_is_found_line_by_line_and_code_is_not() -> None:
         ("Vaše rozkazy na tah 3 jsme přijali a nic dalšího není třeba.", "cs"),
         ("你第 3 回合的指令已被接受。", "zh"),
         ("Ваши приказы на ход 3 приняты.", "ru"),
+        # á and í are Czech as much as Hungarian; ids in Latin letters are no language's words
+        ("Vaše hlášení je na konci, tah 3 a další místa", "cs"),
+        ("Ваш корабль: gdansk-deep, gulf-of-riga; ход 3.", "ru"),
     ],
 )
 def test_the_language_of_a_text_is_told_by_its_letters_and_small_words(text: str, lang: str) -> None:

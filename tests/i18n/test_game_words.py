@@ -43,9 +43,9 @@ HUNGARIAN_TERMS = {
     ("colour", "red"): "piros",
 }
 RUSSIAN = {
-    "{seat} surfaced: closed {reefs}; {divers} divers home, income {income} coins (now {coins})": (
+    "{seat} surfaced: closed {reefs}; divers home: {divers}; income: {income} (coins now: {coins})": (
         "{seat} всплывает: закрыто — {reefs}; водолазов вернулось: {divers}; доход в монетах: {income} "
-        "(теперь {coins})"
+        "(монет теперь: {coins})"
     ),
     "{coral} reef at {diver} (tiles: {tiles}, points: {points})": (
         "риф ({coral}) у {diver} (жетонов: {tiles}, очков: {points})"

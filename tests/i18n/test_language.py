@@ -47,7 +47,18 @@ def catalogs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     )
     write_catalog(game, "reef", "hu", {"parrotfish": "papagájhal", "Scores": "Pontszámok"})
     write_catalog(
-        host, "pbem", "ru", {("{n} polyp", "{n} polyps"): ("{n} полип", "{n} полипа", "{n} полипов")}
+        host,
+        "pbem",
+        "ru",
+        {
+            ("{n} polyp", "{n} polyps"): ("{n} полип", "{n} полипа", "{n} полипов"),
+            # the singular names no count; the reader's forms all do (Russian says "1 шаг" as "21 шаг")
+            ("the last step", "the last {n} steps"): (
+                "{n} последний шаг",
+                "{n} последних шага",
+                "{n} последних шагов",
+            ),
+        },
     )
     monkeypatch.setattr(i18n, "catalog_dirs", lambda: [(host, "pbem"), (game, "reef")])
     i18n.reload()
@@ -85,6 +96,15 @@ def test_plural_forms_follow_the_language(catalogs: Path) -> None:
         ]
     with language("cs"):  # no catalog: English
         assert ngettext("{n} polyp", "{n} polyps", 1) == "1 polyp"
+
+
+def test_a_form_may_name_the_count_its_singular_does_not(catalogs: Path) -> None:
+    with language("ru"):
+        assert [ngettext("the last step", "the last {n} steps", n) for n in (1, 2, 5)] == [
+            "1 последний шаг",
+            "2 последних шага",
+            "5 последних шагов",
+        ]
 
 
 def test_templates_answer_in_the_current_language(catalogs: Path) -> None:

@@ -3,9 +3,9 @@ English as before (state hashes and recorded games compare the English)."""
 
 from __future__ import annotations
 
-from games.coral_divers.turn import _counted, _reef_closed
+from games.coral_divers.turn import _reef_closed
 from games.reef_encounter.engine import _ends
-from pbem.core.i18n import N_, Text, placeholders
+from pbem.core.i18n import TN_, Text, placeholders
 from pbem.outbox import replies
 
 
@@ -26,10 +26,10 @@ def test_a_closed_reef_is_one_message_for_every_count() -> None:
 
 
 def test_a_counted_text_picks_its_form_and_fills_n() -> None:
-    one, many = N_("absorbs {n} neutral reef"), N_("absorbs {n} neutral reefs")
-    assert str(_counted(1, one, many)) == "absorbs 1 neutral reef"
-    assert str(_counted(2, one, many)) == "absorbs 2 neutral reefs"
-    assert _counted(2, one, many).params == {"n": 2}
+    one, many = "absorbs {n} neutral reef", "absorbs {n} neutral reefs"
+    assert str(TN_(one, many, 1)) == "absorbs 1 neutral reef"
+    assert str(TN_(one, many, 2)) == "absorbs 2 neutral reefs"
+    assert TN_(one, many, 2).params == {"n": 2}
 
 
 def test_the_game_ends_is_a_whole_sentence_for_each_reason_with_the_same_english() -> None:
@@ -49,7 +49,7 @@ def test_a_rejection_names_where_the_orders_were_read_from_as_before() -> None:
     )
     assert replies.rejected_body(["x"], "").startswith("Your orders were NOT accepted:")
     assert replies.too_large_body(123456, 100000).startswith(
-        "Your message is 123,456 bytes; the host reads messages of up to 100,000 bytes."
+        "Your message has 123,456 bytes; the host reads messages of at most 100,000."
     )
     assert replies.refused_body(["y"]).endswith(replies.HOW_TO)
 

@@ -59,6 +59,34 @@ def engine(db_path: Path) -> Iterator[Engine]:
     engine.dispose()
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def both_engines(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Engine]:
+    """The database of an end-to-end mail test, on SQLite and on PostgreSQL (which enforces every
+    column's length: a value only SQLite keeps fails there). A module takes it as its ``engine`` with
+    ``engine = on_both_databases()``."""
+    from tests.cron.conftest import fresh_pg_database
+
+    if request.param == "sqlite":
+        eng = connect(f"sqlite:///{db_path}")
+        yield eng
+        eng.dispose()
+        return
+    with fresh_pg_database() as url:
+        eng = connect(url)
+        yield eng
+        eng.dispose()
+
+
+def on_both_databases() -> Any:
+    """The ``engine`` fixture of a module whose tests run on SQLite and on PostgreSQL."""
+
+    @pytest.fixture
+    def engine(both_engines: Engine) -> Engine:
+        return both_engines
+
+    return engine
+
+
 @pytest.fixture
 def settings() -> MailSettings:
     return MailSettings(from_addr=HOST, from_name="pbem test host", retry_seconds=60, max_attempts=3)
@@ -183,8 +211,10 @@ def _start_smtp(handler: Recorder, **kwargs: Any) -> tuple[Controller, SmtpServe
     def authenticator(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
         if isinstance(data, LoginPassword):
             logins.append((data.login.decode(), data.password.decode()))
-            return AuthResult(success=data.password == b"smtp-secret-9")
-        return AuthResult(success=False)
+            # handled=False: aiosmtpd then answers a wrong password 535 itself (handled=True, the
+            # default, means "already answered", and the client would wait for a reply that never comes)
+            return AuthResult(success=data.password == b"smtp-secret-9", handled=False)
+        return AuthResult(success=False, handled=False)
 
     port = free_port()
     options: dict[str, Any] = {"auth_require_tls": False, **kwargs}  # plain test servers offer AUTH in clear

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
+from pbem.cli.cron import app as cron_app
 from pbem.cli.mail import app
 from tests.mail.conftest import HOST, Dovecot, Game, SmtpServer, bot_orders, mail, stored_bytes
 
@@ -23,7 +24,7 @@ def env(tmp_path: Path, db_path: Path) -> dict[str, str]:
     return {"PBEM_DB": f"sqlite:///{db_path}", "PBEM_CONFIG": str(config)}
 
 
-@pytest.mark.parametrize("command", ["fetch", "send"])
+@pytest.mark.parametrize("command", ["fetch", "send", "test"])
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0
@@ -131,3 +132,33 @@ def test_fetch_reads_a_mailbox_with_a_non_ascii_name(
     assert result.exit_code == 0, result.output
     assert result.output == "command   ann@example.org (help)\n"
     assert dovecot.unseen(HOST, wire) == 0
+
+
+def test_fetch_moves_what_it_read_out_of_the_inbox_when_asked(
+    engine: Engine, game: Game, env: dict[str, str], dovecot: Dovecot
+) -> None:
+    dovecot.clear(HOST)
+    dovecot.clear(HOST, "pbem-read-cli")
+    dovecot.append(HOST, mail("help").as_bytes(policy=policy.SMTP))
+    env = {**env, "PBEM_IMAP_PASSWORD": dovecot.passwords[HOST]}
+    args = ["fetch", "--imap", dovecot.url(HOST), "--after-read", "move", "--move-to", "pbem-read-cli"]
+    result = runner.invoke(app, [*args, "--no-send"], env=env)
+    assert result.exit_code == 0, result.output
+    assert dovecot.messages(HOST) == [] and len(dovecot.messages(HOST, "pbem-read-cli")) == 1
+
+
+def test_tick_moves_what_it_read_as_the_settings_say(
+    engine: Engine, game: Game, dovecot: Dovecot, tmp_path: Path, db_path: Path
+) -> None:
+    dovecot.clear(HOST)
+    dovecot.clear(HOST, "pbem-read-tick")
+    dovecot.append(HOST, mail("help").as_bytes(policy=policy.SMTP))
+    config = tmp_path / "tick.toml"
+    config.write_text(
+        f'[mail]\nfrom = "{HOST}"\nimap = "{dovecot.url(HOST)}"\nimap_after = "move"\n'
+        f'imap_move_to = "pbem-read-tick"\noutbox = "{tmp_path / "out"}"\n'
+    )
+    env = {"PBEM_CONFIG": str(config), "PBEM_IMAP_PASSWORD": dovecot.passwords[HOST]}
+    result = runner.invoke(cron_app, ["tick", "--db", f"sqlite:///{db_path}", "--jobs", "1"], env=env)
+    assert result.exit_code == 0, result.output
+    assert dovecot.messages(HOST) == [] and len(dovecot.messages(HOST, "pbem-read-tick")) == 1

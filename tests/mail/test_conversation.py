@@ -22,7 +22,9 @@ from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.play.create import create_game
 from tests.host.pearl_dive import GAME as PEARL_DIVE
-from tests.mail.conftest import HOST, START, Dovecot, Received, Recorder, _start_smtp
+from tests.mail.conftest import HOST, START, Dovecot, Received, Recorder, _start_smtp, on_both_databases
+
+engine = on_both_databases()
 
 ANN = "ann@example.org"
 

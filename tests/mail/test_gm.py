@@ -29,7 +29,7 @@ from pbem.core.registry import register
 from pbem.host import mailsteps
 from pbem.host.tick import TickSettings, tick
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
-from pbem.mail import commands, guards, inbound, reading, sources
+from pbem.mail import backscatter, commands, guards, inbound, reading, sources
 from pbem.mail.gm import help_text, set_game_master
 from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
@@ -290,8 +290,10 @@ def test_only_the_registered_address_with_the_password_is_obeyed(
     no_gm = send(db, command("pause", password, game_id="nope"))
     assert status(db) == "active"  # nothing changed
     assert "do not match" in wrong_password and "not carried out" in wrong_password
-    for other in (wrong_sender, wrong_line, a_seat):
+    for other in (wrong_line, a_seat):
         assert other == wrong_password  # the same answer whatever is wrong
+    # to a stranger, the host's own words only: nothing of what the mail said, not even the game
+    assert wrong_sender == backscatter.stranger_body() and "gm-1" not in wrong_sender
     assert no_gm == wrong_password.replace("'gm-1'", "'nope'")
     assert "pause stops the clock" in wrong_password  # the game master's help comes with it
     assert "wrong game master password or address in mail from dee@example.org" in caplog.text
@@ -410,8 +412,23 @@ def test_a_run_that_died_after_the_command_is_finished_without_doing_it_twice(
     with Session(db) as session:
         row = session.get(GameRow, "gm-1")
         assert row is not None and row.deadline_at.replace(tzinfo=UTC) == START + 48 * H  # type: ignore[union-attr]
-    # the same words in a new mail, later, are a new request
-    assert "deadline extended by 1d" in send(db, command("extend", password, "by: 1d"), at=START + H)
+    # the same words in a new mail, later, are a copy (see the replay test); changed, a new request
+    changed = command("extend", password, "by: 1d") + "# once more\n"
+    assert "deadline extended by 1d" in send(db, changed, at=START + H)
+
+
+def test_a_captured_game_master_mail_sent_again_is_not_carried_out_again(
+    db: Engine, game: tuple[dict[str, str], str]
+) -> None:
+    _issued, password = game
+    pause = command("pause", password)
+    assert send(db, pause).startswith("game gm-1 paused")
+    assert send(db, command("resume", password), at=START + H).startswith("game gm-1 resumed")
+    # an eavesdropper sends the pause again, under a new Message-ID, a day later
+    replayed = send(db, pause, at=START + 24 * H)
+    assert "a copy is not carried out again" in replayed and "change anything" in replayed
+    assert status(db) == "active"
+    assert send(db, pause + "# pause again\n", at=START + 25 * H).startswith("game gm-1 paused")
 
 
 # ------------------------------------------------------------------------------------------ the CLI

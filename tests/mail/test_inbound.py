@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.core.codec import sha256_hex
-from pbem.mail import inbound, reading
+from pbem.mail import backscatter, inbound, reading
 from pbem.outbox import unpack_message
 from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
@@ -337,7 +337,10 @@ def test_a_command_must_come_from_the_seat_s_address_when_the_game_says_so(
     inbound.handle(
         engine, raw(mail("report\n" + envelope(strict, "red"), frm="cy@example.org")), settings, START
     )
-    assert "own address" in body(replies(engine)[0])
+    # cy's address is no seat's and a refused command proves nothing: the stranger's answer, which
+    # says to write from the seat's registered address
+    assert body(replies(engine)[0]) == backscatter.stranger_body()
+    assert "registered" in backscatter.stranger_body()
 
 
 def test_help_command_explains_how_to_play_by_mail(engine: Engine, settings: MailSettings) -> None:

@@ -136,7 +136,9 @@ def test_a_pass_queues_every_game_with_each_seat_s_language_zone_and_calendar(
         session.add(ObserverRow(game_id="pz-2", email=" Kibitz@Example.org"))
         session.commit()
     assert outbox.enqueue_reports(engine, START, settings=settings) == 7
-    assert [k for k in keys(engine) if "observer=" in k] == ["report:pz-2:0:0:observer=kibitz@example.org"]
+    assert [k for k in keys(engine) if "observer=" in k] == [
+        outbox.report_key("pz-2", 0, 0, "", "kibitz@example.org")
+    ]
     with Session(engine) as session:
         assert all(session.exec(select(ReportRow.mail_queued)))  # the unwatched games' public ones too
         reports = list(session.exec(select(ReportRow).where(ReportRow.seat != "")))

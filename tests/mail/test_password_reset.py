@@ -12,12 +12,14 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem import outbox
-from pbem.mail import inbound, reading
+from pbem.mail import backscatter, inbound, reading
 from pbem.outbox.message import thread_root
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import SmtpTransport
 from pbem.storage.models import OutboxRow
-from tests.mail.conftest import HOST, START, Game, SmtpServer, bot_orders, mail
+from tests.mail.conftest import HOST, START, Game, SmtpServer, bot_orders, mail, on_both_databases
+
+engine = on_both_databases()
 
 
 def queued(engine: Engine) -> list[tuple[str, EmailMessage]]:
@@ -62,7 +64,9 @@ def test_the_new_password_goes_to_the_registered_address_never_to_the_sender(
     assert reset["To"] == "ann@example.org"  # the seat's own address, not the sender's nor Reply-To
     assert reset["References"].split()[0] == thread_root(settings, "pd-1", "red")
     (reply,) = [m for k, m in mails if k.startswith("reply:")]
-    assert reply["To"] == "mallory@evil.example" and reply["Subject"] == "Re: lost it"
+    # a stranger's answer repeats nothing of the mail: not its Subject, not the game or seat it named
+    assert reply["To"] == "mallory@evil.example" and reply["Subject"] == backscatter.stranger_subject()
+    assert text(reply) == backscatter.stranger_body() and "In-Reply-To" not in reply
     password = new_password(engine)
     assert password not in reply.as_string() and "registered address" in answer
     # the answer is the same for a seat that does not exist: nobody learns which seats there are

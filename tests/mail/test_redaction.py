@@ -14,8 +14,9 @@ from sqlmodel import Session, select
 from pbem.core.codec import unpack
 from pbem.intake.redaction import keyed_passwords, redact_text
 from pbem.mail import inbound
+from pbem.outbox import unpack_message
 from pbem.outbox.settings import MailSettings
-from pbem.storage.models import InboundRow, SubmissionRow
+from pbem.storage.models import InboundRow, OutboxRow, SubmissionRow
 from tests.mail.conftest import START, Game, mail
 
 
@@ -101,3 +102,17 @@ def test_the_text_redactor_finds_the_key_anywhere_and_reads_escapes() -> None:
         == "password: '[redacted]' # c\nsubject [redacted]"
     )
     assert redact_text("x" * 100_000 + "password: " + "y" * 100_000).endswith("password: [redacted]")
+
+
+@pytest.mark.parametrize("body", ["help", "report\ngame: pd-1\nplayer: red\n"])
+def test_a_password_shaped_word_without_a_password_key_is_redacted_in_the_archive_and_the_reply(
+    engine: Engine, game: Game, settings: MailSettings, body: str
+) -> None:
+    pw = game.passwords["red"]
+    inbound.handle(engine, mail(body, subject=f"orders {pw}").as_bytes(policy=policy.SMTP), settings, START)
+    (archived,) = stored(engine)
+    assert pw.encode() not in archived and b"[password redacted]" in archived
+    with Session(engine) as session:
+        (reply,) = session.exec(select(OutboxRow)).all()
+    assert pw not in reply.subject and pw.encode() not in unpack_message(reply.message_z)
+    assert reply.subject == "Re: orders [password redacted]"

@@ -60,7 +60,7 @@ def test_each_seat_gets_its_own_report_and_observers_the_public_one(
     assert {k: to for k, (to, _) in mails.items()} == {
         f"report:{game.id}:0:0:red": "ann@example.org",
         f"report:{game.id}:0:0:blue": "bob@example.org",
-        f"report:{game.id}:0:0:observer=kibitz@example.org": "kibitz@example.org",
+        outbox.report_key(game.id, 0, 0, "", "kibitz@example.org"): "kibitz@example.org",
     }
     _, red = mails[f"report:{game.id}:0:0:red"]
     assert red["Subject"] == f"[pbem] {game.id} · turn 0 · your move"
@@ -80,7 +80,7 @@ def test_each_seat_gets_its_own_report_and_observers_the_public_one(
         html.get_content().replace("\r\n", "\n")
         == mail_page(unpack(row.html_z), table_slice(row.table_at)).html
     )
-    _, public = mails[f"report:{game.id}:0:0:observer=kibitz@example.org"]
+    _, public = mails[outbox.report_key(game.id, 0, 0, "", "kibitz@example.org")]
     assert public["Subject"] == f"[pbem] {game.id} · turn 0 · public report"
     assert "In-Reply-To" not in public  # observers have no seat thread
     assert outbox.unmailed_reports(engine) == []  # nothing left to look at, whatever the case of an address

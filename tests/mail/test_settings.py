@@ -95,3 +95,23 @@ def test_a_bad_config_file_is_a_clear_error(tmp_path: Path, text: str, problem: 
 def test_a_missing_config_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(MailError, match="cannot read"):
         load_settings(tmp_path / "none.toml", env={})
+
+
+def test_what_becomes_of_read_imap_mail_is_a_setting_the_options_override(tmp_path: Path) -> None:
+    path = write(tmp_path, '[mail]\nimap_after = "move"\nimap_move_to = "Feldolgozott"\n')
+    settings = load_settings(path, env={})
+    assert (settings.imap_after, settings.imap_move_to) == ("move", "Feldolgozott")
+    assert load_settings(path, env={}, imap_after="delete").imap_after == "delete"
+    assert load_settings(write(tmp_path, "[mail]\n"), env={}).imap_after == "seen"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('imap_after = "archive"', "imap_after = .archive. is not understood: write seen, move or delete"),
+        ('imap_after = "move"', 'needs the folder to move to: imap_move_to = "pbem-read"'),
+    ],
+)
+def test_a_wrong_imap_after_says_what_to_write(tmp_path: Path, text: str, problem: str) -> None:
+    with pytest.raises(MailError, match=problem):
+        load_settings(write(tmp_path, f"[mail]\n{text}\n"), env={})

@@ -9,10 +9,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from imapclient import IMAPClient
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.mail import inbound, sources
+from pbem.mail import inbound, reading, sources
 from pbem.outbox.errors import MailError
 from pbem.outbox.settings import MailSettings
 from pbem.storage.models import InboundRow, SubmissionRow
@@ -223,3 +224,72 @@ def test_imap_over_tls_verifies_the_server_with_the_given_ca(
     url = base + query + str(certificate.cert)
     handled = inbound.fetch(engine, sources.read_imap(url, dovecot.passwords[HOST]), settings, START)
     assert [h.outcome for h in handled] == ["command"]
+
+
+# ---------------------------------------------------------------- what becomes of mail once read (IMAP)
+
+
+def _fetch(engine: Engine, dovecot: Dovecot, settings: MailSettings, **after: str) -> list[str]:
+    incoming = sources.read_imap(dovecot.url(HOST), dovecot.passwords[HOST], **after)
+    return [h.outcome for h in inbound.fetch(engine, incoming, settings, START)]
+
+
+def test_imap_mail_once_read_can_be_moved_to_a_folder_made_for_it(
+    engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot
+) -> None:
+    dovecot.clear(HOST)
+    dovecot.clear(HOST, "pbem-read-1")
+    dovecot.append(HOST, mail("help", subject="one").as_bytes(policy=policy.SMTP))
+    dovecot.append(HOST, mail("help", subject="two").as_bytes(policy=policy.SMTP))
+    assert _fetch(engine, dovecot, settings, after="move", move_to="pbem-read-1") == ["command", "command"]
+    assert dovecot.messages(HOST) == []
+    moved = [message_from_bytes(m)["Subject"] for m in dovecot.messages(HOST, "pbem-read-1")]
+    assert moved == ["one", "two"]
+    assert dovecot.unseen(HOST, "pbem-read-1") == 0
+
+
+def test_without_move_the_server_copies_and_deletes_only_the_message_read(
+    engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = IMAPClient.has_capability
+    monkeypatch.setattr(IMAPClient, "has_capability", lambda self, name: name != "MOVE" and real(self, name))
+    dovecot.clear(HOST)
+    dovecot.clear(HOST, "pbem-read-2")
+    dovecot.append(HOST, mail("help", subject="read").as_bytes(policy=policy.SMTP))
+    holder = mail(bot_orders(engine, game, "red"), subject="held").as_bytes(policy=policy.SMTP)
+    dovecot.append(HOST, holder)
+    with Session(engine) as session:  # another run is handling this one: it must stay where it is
+        stored = dovecot.messages(HOST)[1]
+        key = reading.message_key(stored, reading.parse(stored))
+        session.add(InboundRow(key=key, received_at=START, raw_z=b"", outcome="processing"))
+        session.commit()
+    assert _fetch(engine, dovecot, settings, after="move", move_to="pbem-read-2") == ["command", "busy"]
+    assert [message_from_bytes(m)["Subject"] for m in dovecot.messages(HOST)] == ["held"]
+    assert [message_from_bytes(m)["Subject"] for m in dovecot.messages(HOST, "pbem-read-2")] == ["read"]
+
+
+def test_imap_mail_once_read_can_be_deleted(
+    engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot
+) -> None:
+    dovecot.clear(HOST)
+    dovecot.append(HOST, mail("help").as_bytes(policy=policy.SMTP))
+    assert _fetch(engine, dovecot, settings, after="delete") == ["command"]
+    assert dovecot.messages(HOST) == []
+
+
+def test_read_mail_is_moved_to_a_folder_with_a_non_ascii_name(
+    engine: Engine, game: Game, settings: MailSettings, dovecot: Dovecot
+) -> None:
+    dovecot.clear(HOST)
+    dovecot.append(HOST, mail("help").as_bytes(policy=policy.SMTP))
+    assert _fetch(engine, dovecot, settings, after="move", move_to="Feldolgozott/Прочитано") == ["command"]
+    wire = "Feldolgozott/&BB8EQAQ+BEcEOARCBDAEPQQ+-"  # modified UTF-7, as another client writes it
+    assert len(dovecot.messages(HOST, wire)) == 1
+    assert dovecot.messages(HOST) == []
+
+
+def test_a_mailbox_that_is_not_there_is_named_with_those_that_are(dovecot: Dovecot) -> None:
+    dovecot.append(HOST, mail("help").as_bytes(policy=policy.SMTP), INCOMING_WIRE)
+    with pytest.raises(MailError, match="no mailbox 'Beérkezett'; the mailboxes there are: ") as caught:
+        list(sources.read_imap(dovecot.url(HOST, quote("Beérkezett")), dovecot.passwords[HOST]))
+    assert "INBOX/Входящие" in str(caught.value) and "&" not in str(caught.value)

@@ -70,7 +70,7 @@ def test_the_report_shows_ones_own_screen_and_parrotfish_only(position: State) -
     assert "Behind your screen: polyps white 3" in mine and "Your parrotfish: pink 2 (6 points now)" in mine
     assert "orange 7" not in mine and "grey 4" not in mine
     html = render("reef-encounter", "html", context(position, "purple"))
-    assert "3 white" in html and "7 orange" not in html and "4 grey" not in html
+    assert "white 3" in html and "orange 7" not in html and "grey 4" not in html
     public = render("reef-encounter", "txt", context(position, None))
     assert "YOURS ALONE" not in public and "Behind your screen" not in public
 

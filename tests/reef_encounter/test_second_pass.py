@@ -47,11 +47,31 @@ def test_condition_3_ends_the_game_at_the_step_that_causes_it() -> None:
     check_invariants(after)
 
 
-def test_nothing_may_follow_the_step_that_causes_condition_3() -> None:
-    err = rejected(nearly_full(), [{"larva": "grey"}, {"place": "Ba2"}, TAKE])
-    assert (err.code, err.step) == ("turn.game_over", 2)
-    err = rejected(nearly_full(), [{"larva": "grey"}, {"place": "Ba2"}, "pass"])
-    assert (err.code, err.step) == ("turn.game_over", 2)
+def test_steps_after_condition_3_are_accepted_and_not_played() -> None:
+    # the ruling (issue 34): the player could not know the end would come mid-turn; refusing the orders
+    # would cost the turn, so what follows the step that ends the game is accepted and left unplayed
+    state = nearly_full()
+    GAME.check(
+        state,
+        "purple",
+        GAME.order_model(GAME.pending(state)["purple"]).model_validate(
+            [{"larva": "grey"}, {"place": "Ba2"}, TAKE]
+        ),
+    )
+    after, events = turn(state, [{"larva": "grey"}, {"place": "Ba2"}, "pass", TAKE])
+    assert after.phase == "over" and after.end_reason == "no polyp can be placed anywhere"
+    assert all(sp.larva for sp in after.sea.values())  # the take was not played
+    assert events[-2:] == [
+        "the game ends: no polyp can be placed anywhere",
+        "the game ended before purple's last 2 steps, which were not played: orders[2] (pass), "
+        "orders[3] (take: white)",
+    ]
+    check_invariants(after)
+    after, events = turn(state, [{"larva": "grey"}, {"place": "Ba2"}, TAKE])
+    assert (
+        events[-1]
+        == "the game ended before purple's last step, which was not played: orders[2] (take: white)"
+    )
 
 
 def test_a_turn_that_leaves_a_space_free_still_needs_action_10() -> None:

@@ -1,0 +1,185 @@
+"""A whole bot game of each game, read in every language as its players read it: no English word outside
+code, ids and the order grammar; no Latin inside Chinese; ``<html lang>`` and ``Content-Language``
+matching the words.
+
+The games are bench/digest.py's (fixed seeds, the host's clock passed in): the seats between them
+speak all five languages, and the public report is in a sixth seat's place, the game's own language.
+Every stored report page (text and HTML, each seat's in its language, the public one in the game's),
+every order template a seat was sent (the bot's filled one, in the seat's language) and every report
+mail queued (each in its reader's language) is scanned with tests/i18n/foreign.py. A finding is
+reported by word, with how often and one place it stands, so one test run shows a language's whole
+list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import default
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+import bench.digest
+import bench.play
+from bench.digest import GAMES
+from bench.play import cheap_passwords
+from pbem import outbox
+from pbem.core.codec import unpack
+from pbem.storage.db import connect
+from pbem.storage.models import GameRow, OutboxRow, ReportRow, SeatRow
+from tests.i18n.foreign import english_words, latin_in_chinese, misdeclared, text_parts
+
+LANGUAGES = ("hu", "cs", "zh", "ru")
+#: what a page may hold in Latin letters whatever its language: the seats' names, the games' ids, the
+#: host's address (the order grammar and code-shaped tokens foreign.py sets aside itself)
+NAMES = ("ann", "bob", "cy", "dee", "eve", *(game_id for _, game_id, *_ in GAMES), "pbem")
+_HTML_LANG = re.compile(r"<html[^>]*\blang=\"([^\"]*)\"")
+_MARKUP = re.compile(r"(?s)<(style|script)\b.*?</\1>|<!--.*?-->|<[^>]+>")
+
+
+def _calendar_words(ics: str) -> str:
+    """What a calendar program shows of an event: its SUMMARY and DESCRIPTIONs (the rest is keys)."""
+    unfolded = re.sub(r"\r?\n[ \t]", "", ics)
+    shown = re.findall(r"(?m)^(?:SUMMARY|DESCRIPTION)(?:;[^:]*)?:(.*)$", unfolded)
+    return "\n".join(line.replace("\\,", ",").replace("\\;", ";").strip() for line in shown)
+
+
+def _mail_text(mail: EmailMessage) -> str:
+    """The subject and every text a reader of ``mail`` sees: its text parts (HTML without its markup)
+    and its calendar events' words."""
+    texts = [str(mail["Subject"])]
+    for part in mail.walk():
+        if part.get_content_type() == "text/calendar":
+            texts.append(_calendar_words(part.get_content()))
+        elif part.get_content_maintype() == "text":
+            texts += text_parts(part)
+    return "\n".join(texts)
+
+
+@dataclass
+class Reading:
+    """What one language's readers were given, and what a reader of that language stumbled on."""
+
+    texts: list[tuple[str, str]] = field(default_factory=list)  # (where, text)
+    declared: list[str] = field(default_factory=list)  # a page's or mail's language that is not its words'
+
+
+_PLAYER_LINE = re.compile(r"(?m)^player: (\S+)")
+
+
+def _recording(sent: list[tuple[str, str]]) -> Callable[[Engine, str, dict[str, str]], list[str]]:
+    """bench.play.order_files, keeping every order template it makes (the bot's, filled) with its seat."""
+
+    def order_files(engine: Engine, game_id: str, issued: dict[str, str]) -> list[str]:
+        files = bench.play.order_files(engine, game_id, issued)
+        sent.extend((game_id, text) for text in files)
+        return files
+
+    return order_files
+
+
+def _pages(engine: Engine, readings: dict[str, Reading]) -> None:
+    """Every stored report page and queued mail, each under the language of its reader: a seat's own
+    (else the game's), the game's for the public report and the observer's mail."""
+    with Session(engine) as session:
+        games = {g.id: g.language or "en" for g in session.exec(select(GameRow)).all()}
+        seat_rows = session.exec(select(SeatRow)).all()
+        by_name = {(s.game_id, s.name): s.language or games[s.game_id] for s in seat_rows}
+        by_address = {(s.game_id, s.email): s.language or games[s.game_id] for s in seat_rows}
+        for row in session.exec(select(ReportRow)).all():
+            lang = by_name[(row.game_id, row.seat)] if row.seat else games[row.game_id]
+            where = f"{row.game_id} turn {row.turn} report for {row.seat or 'the public'}"
+            readings[lang].texts.append((where + " (text)", unpack(row.text_z)))
+            html = unpack(row.html_z)
+            declared = _HTML_LANG.search(html)
+            if declared is None or declared.group(1)[:2] != lang:
+                readings[lang].declared.append(f"{where}: <html lang={declared and declared.group(1)!r}>")
+            readings[lang].texts.append((where + " (html)", _MARKUP.sub(" ", html)))
+        for row in session.exec(select(OutboxRow)).all():
+            lang = by_address.get((row.game_id, row.to_addr), games.get(row.game_id or "", "en"))
+            mail = message_from_bytes(outbox.unpack_message(row.message_z), policy=default)
+            assert isinstance(mail, EmailMessage)
+            wrong = misdeclared(mail)
+            said = (mail.get("Content-Language") or "")[:2]
+            if wrong is not None or said != lang:
+                readings[lang].declared.append(
+                    f"mail {row.dedupe_key}: {wrong or f'Content-Language {said}'}"
+                )
+            readings[lang].texts.append((f"mail {row.dedupe_key}", _mail_text(mail)))
+
+
+def _templates(engine: Engine, sent: list[tuple[str, str]], readings: dict[str, Reading]) -> None:
+    """The order templates each seat was sent, under the seat's language."""
+    with Session(engine) as session:
+        games = {g.id: g.language or "en" for g in session.exec(select(GameRow)).all()}
+        by_name = {(s.game_id, s.name): s.language or games[s.game_id] for s in session.exec(select(SeatRow))}
+    for at, (game_id, text) in enumerate(sent):
+        seat = _PLAYER_LINE.search(text)
+        assert seat is not None, text
+        readings[by_name[(game_id, seat.group(1))]].texts.append(
+            (f"{game_id} template {at} for {seat.group(1)}", text)
+        )
+
+
+@pytest.fixture(scope="module")
+def readings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Reading]]:
+    """The three games played to their end; every text they gave a reader, by the reader's language."""
+    found: dict[str, Reading] = defaultdict(Reading)
+    folder: Path = tmp_path_factory.mktemp("whole-games")
+    with cheap_passwords():
+        engine = connect(f"sqlite:///{folder / 'games.sqlite'}")
+        try:
+            sent: list[tuple[str, str]] = []
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(bench.digest, "order_files", _recording(sent))
+                for game in GAMES:
+                    bench.digest.play(engine, *game)
+            _pages(engine, found)
+            _templates(engine, sent, found)
+            yield found
+        finally:
+            engine.dispose()
+
+
+def _summary(hits: dict[str, list[str]]) -> str:
+    counted = sorted(hits.items(), key=lambda item: -len(item[1]))
+    return "\n".join(f"  {word!r} x{len(places)}, e.g. in {places[0]}" for word, places in counted)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_whole_game_of_each_game_has_no_english_for_its_readers(
+    readings: dict[str, Reading], lang: str
+) -> None:
+    hits: dict[str, list[str]] = defaultdict(list)
+    for where, text in readings[lang].texts:
+        for word in english_words(text, lang, allowed=NAMES):
+            hits[word].append(where)
+    assert readings[lang].texts, f"no {lang} reader was given anything"
+    assert not hits, (
+        f"English words in what {lang} readers got ({sum(map(len, hits.values()))}):\n" + _summary(hits)
+    )
+
+
+def test_a_whole_game_of_each_game_has_no_latin_inside_chinese(readings: dict[str, Reading]) -> None:
+    hits: dict[str, list[str]] = defaultdict(list)
+    for where, text in readings["zh"].texts:
+        for word in latin_in_chinese(text, allowed=NAMES):
+            hits[word].append(where)
+    assert not hits, "Latin inside Chinese lines:\n" + _summary(hits)
+
+
+@pytest.mark.parametrize("lang", ("en", *LANGUAGES))
+def test_every_page_and_mail_says_the_language_it_is_written_in(
+    readings: dict[str, Reading], lang: str
+) -> None:
+    wrong = readings[lang].declared
+    assert not wrong, f"{len(wrong)} pages or mails in {lang} declared otherwise:\n  " + "\n  ".join(
+        sorted(Counter(wrong))[:20]
+    )
