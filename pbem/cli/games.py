@@ -221,7 +221,7 @@ def _read_input(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
+        raise UserError(_("cannot read {path}: {why}", path=path, why=exc.strerror)) from None
 
 
 @commands.command(epilog=example("pbem submit red-turn12.yaml", "cat orders.yaml | pbem submit -"))
@@ -257,8 +257,14 @@ def submit(
             )
         elif receipt.accepted:
             typer.echo(
-                f"{path}: accepted for {receipt.game_id}, turn {receipt.turn}, {receipt.seat} "
-                f"(receipt {receipt.receipt})"
+                _(
+                    "{file}: accepted for {game}, turn {turn}, {seat} (receipt {receipt})",
+                    file=path,
+                    game=receipt.game_id,
+                    turn=receipt.turn,
+                    seat=receipt.seat,
+                    receipt=receipt.receipt,
+                )
             )
             if receipt.replaced_at is not None:
                 typer.echo(
@@ -271,7 +277,7 @@ def submit(
                     )
                 )
         else:
-            typer.echo(f"{path}: rejected", err=True)
+            typer.echo(_("{file}: rejected", file=path), err=True)
             text = raw.decode("utf-8", errors="replace")
             for error in receipt.errors:
                 typer.echo(f"  {error}", err=True)
@@ -410,6 +416,6 @@ def status(
         typer.echo(json.dumps(entries if game_id is None else entries[0], indent=1))
         return
     if not entries:
-        typer.echo("no games")
+        typer.echo(_("no games"))
     for entry in entries:
         typer.echo(status_service.describe(entry))

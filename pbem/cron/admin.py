@@ -18,6 +18,7 @@ from pbem.core.clock import utc
 from pbem.core.codec import unpack_json
 from pbem.core.errors import UserError
 from pbem.core.game import Event
+from pbem.core.i18n import N_, T_, _, ngettext
 from pbem.cron.deadlines import show_duration
 from pbem.intake import addresses, passwords
 from pbem.render.reports import write_reports
@@ -29,7 +30,7 @@ from pbem.storage.models import GameRow, ObserverRow, SeatRow, SubmissionRow, Tu
 
 def _game(session: Session, game_id: str) -> GameRow:
     if not lock_game(session, game_id):
-        raise UserError(f"there is no game {game_id!r}")
+        raise UserError(_("there is no game {game}", game=repr(game_id)))
     game = session.get(GameRow, game_id)
     assert game is not None
     return game
@@ -92,6 +93,18 @@ def done_by_mail(engine: Engine, game_id: str, ref: str) -> bool:
     return found is not None
 
 
+#: why a game that is not active cannot be paused, by its status
+NOT_ACTIVE = {
+    "paused": N_("game {game} is paused, not active: only an active game can be paused"),
+    "finished": N_("game {game} is finished, not active: only an active game can be paused"),
+}
+#: why a game that is not paused cannot be resumed, by its status
+NOT_PAUSED = {
+    "active": N_("game {game} is active, not paused"),
+    "finished": N_("game {game} is finished, not paused"),
+}
+
+
 def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
     """Stop the game's clock: no deadline runs, no turn resolves, orders are refused until ``resume``.
     The time left on the deadline is kept and given back on resume."""
@@ -99,7 +112,7 @@ def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
         game = _game(session, game_id)
         was = _was(game)
         if game.status != "active":
-            raise UserError(f"game {game_id} is {game.status}, not active: only an active game can be paused")
+            raise UserError(_(NOT_ACTIVE.get(game.status, NOT_ACTIVE["finished"]), game=game_id))
         clock = _clock(session, game)
         left = None
         if game.deadline_at is not None:
@@ -107,10 +120,15 @@ def pause(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
         clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, left
         game.status, game.deadline_at = "paused", None
         session.add_all([game, clock])
-        said = f"paused with {show_duration(left)} left" if left is not None else "paused"
-        _note(session, game_id, "pause", said, now, ref, was)
+        # the record keeps the English (a Text is its English string); the answer is the reader's
+        said = (
+            T_("game {game} paused with {time} left", game=game_id, time=show_duration(left))
+            if left is not None
+            else T_("game {game} paused", game=game_id)
+        )
+        _note(session, game_id, "pause", said.removeprefix(f"game {game_id} "), now, ref, was)
         session.commit()
-    return f"game {game_id} {said}"
+    return _(said)
 
 
 def resume(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str:
@@ -119,7 +137,7 @@ def resume(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str
         game = _game(session, game_id)
         was = _was(game)
         if game.status != "paused":
-            raise UserError(f"game {game_id} is {game.status}, not paused")
+            raise UserError(_(NOT_PAUSED.get(game.status, NOT_PAUSED["finished"]), game=game_id))
         clock = _clock(session, game)
         left = clock.paused_left
         if left is None and game.turn_seconds:
@@ -128,34 +146,44 @@ def resume(engine: Engine, game_id: str, now: datetime, *, ref: str = "") -> str
         game.deadline_at = utc(now) + timedelta(seconds=left) if left is not None else None  # type: ignore[operator]
         clock.epoch, clock.turn, clock.paused_left = game.epoch, game.turn, None
         session.add_all([game, clock])
-        said = f"resumed; deadline in {show_duration(left)}" if left is not None else "resumed"
-        _note(session, game_id, "resume", said, now, ref, was)
+        said = (
+            T_("game {game} resumed; deadline in {time}", game=game_id, time=show_duration(left))
+            if left is not None
+            else T_("game {game} resumed", game=game_id)
+        )
+        _note(session, game_id, "resume", said.removeprefix(f"game {game_id} "), now, ref, was)
         session.commit()
-    return f"game {game_id} {said}"
+    return _(said)
 
 
 def extend(engine: Engine, game_id: str, seconds: int, now: datetime, *, ref: str = "") -> str:
     """Move the current deadline later by ``seconds`` (counted from now if it has passed already)."""
     if seconds <= 0:
-        raise UserError("an extension must be more than zero")
+        raise UserError(_("an extension must be more than zero"))
     with Session(engine) as session:
         game = _game(session, game_id)
         was = _was(game)
         if game.status == "finished":
-            raise UserError(f"game {game_id} is finished: there is no deadline to extend")
+            raise UserError(_("game {game} is finished: there is no deadline to extend", game=game_id))
         clock = _clock(session, game)
         if game.status == "paused":
             clock.paused_left = (clock.paused_left or 0) + seconds
-            said = f"deadline extended by {show_duration(seconds)} (paused: it runs again on resume)"
+            said = T_(
+                "deadline extended by {by} (paused: it runs again on resume)", by=show_duration(seconds)
+            )
         else:
             base = max(game.deadline_at or utc(now), utc(now))  # type: ignore[type-var]
             game.deadline_at = base + timedelta(seconds=seconds)  # type: ignore[operator]
             clock.epoch, clock.turn = game.epoch, game.turn
-            said = f"deadline extended by {show_duration(seconds)} to {game.deadline_at:%Y-%m-%d %H:%M} UTC"
+            said = T_(
+                "deadline extended by {by} to {deadline} UTC",
+                by=show_duration(seconds),
+                deadline=f"{game.deadline_at:%Y-%m-%d %H:%M}",
+            )
         session.add_all([game, clock])
         _note(session, game_id, "extend", said, now, ref, was)
         session.commit()
-    return f"game {game_id}: {said}"
+    return _("game {game}: {said}", game=game_id, said=said)
 
 
 def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datetime, *, ref: str = "") -> str:
@@ -165,7 +193,7 @@ def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datet
     with Session(engine) as session:
         game = _game(session, game_id)
         if game.status == "finished":
-            raise UserError(f"game {game_id} is finished: its seats cannot change hands")
+            raise UserError(_("game {game} is finished: its seats cannot change hands", game=game_id))
         seat = session.exec(
             select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat_name)
         ).first()
@@ -173,7 +201,14 @@ def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datet
             names = session.exec(
                 select(SeatRow.name).where(SeatRow.game_id == game_id).order_by(SeatRow.position)
             ).all()
-            raise UserError(f"game {game_id} has no seat {seat_name!r}; its seats are {', '.join(names)}")
+            raise UserError(
+                _(
+                    "game {game} has no seat {seat}; its seats are {seats}",
+                    game=game_id,
+                    seat=repr(seat_name),
+                    seats=", ".join(names),
+                )
+            )
         password = passwords.generate()
         seat.email, seat.password_hash = email, passwords.hash_password(password)
         seat.misses, seat.abandoned = 0, False
@@ -196,7 +231,12 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
         was = _was(game)
         if not 0 <= to_turn < game.turn:
             raise UserError(
-                f"game {game_id} is at turn {game.turn}: roll back to a turn from 0 to {game.turn - 1}"
+                _(
+                    "game {game} is at turn {turn}: roll back to a turn from 0 to {last}",
+                    game=game_id,
+                    turn=game.turn,
+                    last=game.turn - 1,
+                )
             )
         target = session.exec(
             select(TurnRow).where(
@@ -207,9 +247,13 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
         ).one()
         if intact_state(target.state_z, target.state_sha256) is None:  # before anything is changed
             raise UserError(
-                f"game {game_id}: the stored state of turn {to_turn} does not match its hash: a rollback "
-                f"onto it would go on from a damaged state, so nothing was changed. `pbem replay {game_id} "
-                "--verify` shows what is damaged; restore the database from a backup"
+                _(
+                    "game {game}: the stored state of turn {turn} does not match its hash: a rollback onto "
+                    "it would go on from a damaged state, so nothing was changed. `pbem replay {game} "
+                    "--verify` shows what is damaged; restore the database from a backup",
+                    game=game_id,
+                    turn=to_turn,
+                )
             )
         undone = session.exec(  # type: ignore[call-overload]
             update(TurnRow)
@@ -237,9 +281,13 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
             game.deadline_at = utc(now) + timedelta(seconds=game.turn_seconds) if game.turn_seconds else None  # type: ignore[operator]
         session.add_all([game, clock])
         session.flush()
-        said = (
-            f"The game master rolled the game back to turn {to_turn}: turns {to_turn + 1} to {turn_was} are "
-            "undone (kept in the archive). Orders for them are set aside: send orders for the turn below."
+        # every seat reads it in their own language: a Text, translated when each report is written
+        said = T_(
+            "The game master rolled the game back to turn {turn}: turns {first} to {last} are undone (kept "
+            "in the archive). Orders for them are set aside: send orders for the turn below.",
+            turn=to_turn,
+            first=to_turn + 1,
+            last=turn_was,
         )
         write_reports(session, rules, game, state, to_turn, [Event(said)])
         _note(
@@ -253,8 +301,14 @@ def rollback(engine: Engine, game_id: str, to_turn: int, now: datetime, *, ref: 
         )
         epoch = game.epoch
         session.commit()
-    kept = "1 turn" if undone == 1 else f"{undone} turns"
-    return f"game {game_id} rolled back to turn {to_turn} (epoch {epoch}); {kept} kept as undone"
+    return ngettext(
+        "game {game} rolled back to turn {turn} (epoch {epoch}); {n} turn kept as undone",
+        "game {game} rolled back to turn {turn} (epoch {epoch}); {n} turns kept as undone",
+        undone,
+        game=game_id,
+        turn=to_turn,
+        epoch=epoch,
+    )
 
 
 def observe(
@@ -269,17 +323,21 @@ def observe(
         ).first()
         if remove:
             if found is None:
-                raise UserError(f"{address} does not observe game {game_id}")
+                raise UserError(_("{address} does not observe game {game}", address=address, game=game_id))
             session.delete(found)
-            said = f"{address} no longer observes game {game_id}"
+            said = T_("{address} no longer observes game {game}", address=address, game=game_id)
         else:
             if found is not None:
-                return f"{address} observes game {game_id} already"
+                return _("{address} observes game {game} already", address=address, game=game_id)
             session.add(ObserverRow(game_id=game_id, email=address))
-            said = f"{address} now observes game {game_id} and gets its public reports"
+            said = T_(
+                "{address} now observes game {game} and gets its public reports",
+                address=address,
+                game=game_id,
+            )
         _note(session, game_id, "unobserve" if remove else "observe", said, now, ref)
         session.commit()
-    return said
+    return _(said)
 
 
 def _address(email: str) -> str:

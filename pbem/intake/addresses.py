@@ -20,6 +20,8 @@ from __future__ import annotations
 import email_validator
 from email_validator import EmailNotValidError, validate_email
 
+from pbem.core.i18n import _, ngettext
+
 #: RFC 5321 4.5.3.1: a path of at most 256 octets with its brackets (the local part's 64 is the library's)
 MAX_ADDRESS = 254
 _GOOD_LOCAL, _GOOD_DOMAIN = "a", "example.org"  # to tell which half of a refused address is at fault
@@ -40,35 +42,58 @@ def normalise(address: str) -> str:
     text = address.strip()
     shown = _shown(text)
     if not text:
-        raise AddressError("the mail address is empty: write it as name@example.org")
+        raise AddressError(_("the mail address is empty: write it as name@example.org"))
     if any(c in text for c in "<>"):
         raise AddressError(
-            f"{shown} is not a mail address: write the bare address, without angle brackets or a name"
+            _(
+                "{address} is not a mail address: write the bare address, without angle brackets or a name",
+                address=shown,
+            )
         )
     if any(c in text for c in ",;"):
-        raise AddressError(f"{shown} is not a mail address: write one address only (no commas or semicolons)")
+        raise AddressError(
+            _(
+                "{address} is not a mail address: write one address only (no commas or semicolons)",
+                address=shown,
+            )
+        )
     if any(c.isspace() for c in text) or any(ord(c) < 32 or ord(c) == 127 for c in text):
         raise AddressError(
-            f"{shown} is not a mail address: a mail address has no spaces or control characters"
+            _(
+                "{address} is not a mail address: a mail address has no spaces or control characters",
+                address=shown,
+            )
         )
     if text.count("@") != 1:
         raise AddressError(
-            f"{shown} is not a mail address: a mail address has exactly one @, as in name@example.org"
+            _(
+                "{address} is not a mail address: a mail address has exactly one @, as in name@example.org",
+                address=shown,
+            )
         )
     local, domain = text.split("@")
     if not local or not domain:
         raise AddressError(
-            f"{shown} is not a mail address: a mail address needs a name before the @ and a domain after it"
+            _(
+                "{address} is not a mail address: a mail address needs a name before the @ and a domain "
+                "after it",
+                address=shown,
+            )
         )
     if not local.isascii():
         raise AddressError(
-            f"{shown} is not a mail address: the part before the @ must be plain ASCII letters, "
-            "digits or . _ - + (this host cannot send to non-ASCII names)"
+            _(
+                "{address} is not a mail address: the part before the @ must be plain ASCII letters, "
+                "digits or . _ - + (this host cannot send to non-ASCII names)",
+                address=shown,
+            )
         )
     domain = domain.rstrip(".")  # the root's dot ("example.org.") names the same domain
     checked = _checked(f"{local}@{domain}")
     if checked is None:
-        raise AddressError(f"{shown} is not a mail address: {_why(local, domain)}")
+        raise AddressError(
+            _("{address} is not a mail address: {why}", address=shown, why=_why(local, domain))
+        )
     return f"{checked.ascii_local_part.lower()}@{checked.ascii_domain}"
 
 
@@ -91,20 +116,30 @@ def _checked(address: str) -> email_validator.ValidatedEmail | None:
 def _why(local: str, domain: str) -> str:
     """Which half of a refused address is wrong, in pbem's words (the library's name the library)."""
     if _checked(f"{local}@{_GOOD_DOMAIN}") is None:
-        return (
+        return _(
             "the part before the @ may hold letters, digits and . _ - +, "
             "with no dot at its start or end and no two dots together"
         )
     if _checked(f"{_GOOD_LOCAL}@{domain}") is None:
         last = domain.lower().rsplit(".", 1)[-1]
         if "." not in domain.replace("。", "."):
-            return "the domain needs a dot, as in example.org (a bare host name is local)"
+            return _("the domain needs a dot, as in example.org (a bare host name is local)")
         if last in email_validator.SPECIAL_USE_DOMAIN_NAMES:
-            return f"{_shown(domain)} is a name reserved for local or special use, which no mail reaches"
+            return _(
+                "{domain} is a name reserved for local or special use, which no mail reaches",
+                domain=_shown(domain),
+            )
         if not domain.isascii() or "xn--" in domain.lower():  # an IDNA name: the hint below is not its rule
-            return f"{_shown(domain)} is not a valid domain name"
-        return f"{_shown(domain)} is not a valid domain name (letters, digits and dashes between dots)"
-    return f"the address is too long (at most {MAX_ADDRESS} characters)"
+            return _("{domain} is not a valid domain name", domain=_shown(domain))
+        return _(
+            "{domain} is not a valid domain name (letters, digits and dashes between dots)",
+            domain=_shown(domain),
+        )
+    return ngettext(
+        "the address is too long (at most {n} character)",
+        "the address is too long (at most {n} characters)",
+        MAX_ADDRESS,
+    )
 
 
 def _shown(text: str) -> str:

@@ -349,5 +349,7 @@ def envelope_errors(exc: ValidationError, where: Positions) -> list[str]:
             text = _(
                 "{name}: `{value}` is not a word; write it as in the template", name=name, value=shown(value)
             )
-        out.append(f"envelope: {at}{text} [envelope.{kind}]")
+        # Translators: an error in the lines game:, player:, turn:, password: above orders:; {at} is
+        # "line 3: " or nothing, {error} the error; keep [envelope.{kind}], a tag for tools
+        out.append(_("the order file's head: {at}{error} [envelope.{kind}]", at=at, error=text, kind=kind))
     return out

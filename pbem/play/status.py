@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 from pbem.core import clock
 from pbem.core.dice import report_data
 from pbem.core.errors import UserError
+from pbem.core.i18n import N_, _, ngettext
 from pbem.storage import presslog
 from pbem.storage.history import accepted_orders, current_state, game_of, recorded_elsewhere, seat_rows
 from pbem.storage.models import GameMasterRow, GameRow, SubmissionRow
@@ -79,35 +80,53 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
     return entry
 
 
+#: the first line of a game that is not over, by its status
+HEADS = {
+    "active": N_("{game}  {title}  turn {turn}  active"),
+    "paused": N_("{game}  {title}  turn {turn}  paused"),
+}
+
+
 def describe(entry: dict[str, Any]) -> str:
     """One game's status as a line or two for people."""
-    head = f"{entry['id']}  {entry['title']}  turn {entry['turn']}  {entry['status']}"
+    game, title = entry["id"], entry["title"]
+    head = _(HEADS.get(entry["status"], HEADS["active"]), game=game, title=title, turn=entry["turn"])
     if entry["finished"]:
-        head = f"{entry['id']}  {entry['title']}  {entry['turns_resolved']} turns  finished"
+        head = ngettext(
+            "{game}  {title}  {n} turn  finished",
+            "{game}  {title}  {n} turns  finished",
+            entry["turns_resolved"],
+            game=game,
+            title=title,
+        )
     if entry.get("recorded_elsewhere"):
-        head += "  (recorded elsewhere)"
+        head += "  " + _("(recorded elsewhere)")
     if entry["finished"]:
         ranking = ", ".join(f"{entry['places'][s]}. {s} {entry['scores'][s]}" for s in entry["ranking"])
-        over = f"{head}\n  over: {entry['reason']}; {ranking}"
+        over = head + "\n  " + _("over: {reason}; {ranking}", reason=entry["reason"], ranking=ranking)
         if "seed" in entry:
-            over += f"\n  dice: seed {entry['seed']}, committed as {entry['dice_commitment']}"
+            over += "\n  " + _(
+                "draws: seed {seed}, committed as {commitment}",
+                seed=entry["seed"],
+                commitment=entry["dice_commitment"],
+            )
         return over
-    master = "\n  game master by mail: yes" if entry.get("game_master") else ""
+    master = "\n  " + _("game master by mail: yes") if entry.get("game_master") else ""
     if entry["status"] == "paused":
-        return (
-            f"{head}\n  paused by the game master: no orders are taken and no deadline runs until it resumes"
-            + master
-        )
-    lines = [head, f"  awaiting orders from: {', '.join(entry['awaited']) or 'nobody'}"]
+        paused = _("paused by the game master: no orders are taken and no deadline runs until it resumes")
+        return f"{head}\n  {paused}{master}"
+    awaited = ", ".join(entry["awaited"]) or _("nobody")
+    lines = [head, "  " + _("awaiting orders from: {seats}", seats=awaited)]
     if entry["orders_in"]:
-        lines.append(f"  orders in from: {', '.join(entry['orders_in'])}")
+        lines.append("  " + _("orders in from: {seats}", seats=", ".join(entry["orders_in"])))
     if entry["deadline"]:
-        lines.append(f"  deadline: {clock.show(datetime.fromisoformat(entry['deadline']))}")
+        deadline = clock.show(datetime.fromisoformat(entry["deadline"]))
+        lines.append("  " + _("deadline: {deadline}", deadline=deadline))
     if entry.get("dice_commitment"):
-        lines.append(f"  dice commitment: {entry['dice_commitment']}")
+        lines.append("  " + _("commitment to the draws: {commitment}", commitment=entry["dice_commitment"]))
     if entry.get("press_sent"):
         sent = ", ".join(f"{seat} {n}" for seat, n in sorted(entry["press_sent"].items()))
-        lines.append(f"  press ({entry['press']}) sent: {sent}")
+        lines.append("  " + _("press ({press}) sent: {counts}", press=entry["press"], counts=sent))
     if entry.get("unreachable"):
-        lines.append(f"  unreachable (mail bounces): {', '.join(entry['unreachable'])}")
+        lines.append("  " + _("unreachable (mail bounces): {seats}", seats=", ".join(entry["unreachable"])))
     return "\n".join(lines) + master

@@ -9,6 +9,7 @@ import yaml
 
 from games.coral_divers import GAME
 from games.coral_divers.state import State
+from pbem.core.i18n import current_language
 from pbem.render.tables import render
 
 from .conftest import line, position
@@ -28,6 +29,7 @@ def context(state: State, seat: str | None) -> dict[str, Any]:
     if decision is not None and seat is not None:
         template = f"game: cd-1\nplayer: {seat}\nturn: 4\npassword: x\norders:\n{GAME.template(state, seat)}"
     return {
+        "language": current_language(),  # <html lang>, as pbem.render.reports gives it
         "game": {"id": "cd-1", "title": GAME.title, "type": GAME.name, "turn": 4},
         "seat": seat,
         "colour": view["colours"].get(seat) if seat else None,

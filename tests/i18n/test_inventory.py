@@ -176,26 +176,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 
 #: what the scan finds on main in files other helpers own: allowed here only so the test passes until
 #: their branches land, each marked with the owner who fixes it (see the reply to the coordinator)
-TODO: dict[tuple[str, str], str] = {
-    ("pbem/cron/admin.py", "rollback"): "TODO(storeguard): the rollback event every player reads is English",
-    **{
-        ("pbem/cron/admin.py", f): "TODO(storeguard): the game master's mail commands answer in English"
-        for f in ("_game", "extend", "observe", "pause", "replace", "resume")
-    },
-    ("pbem/play/status.py", "describe"): "TODO(storeguard): pbem status, for a seat too, is English",
-    ("pbem/cli/games.py", "submit"): "TODO(intake): pbem submit's answer is English",
-    ("pbem/cli/games.py", "status"): "TODO(intake): pbem status's 'no games'",
-    ("pbem/cli/games.py", "_read_input"): "TODO(intake): pbem submit/check: a file that cannot be read",
-    ("pbem/intake/explain.py", "envelope_errors"): "TODO(intake): the word 'envelope' before each error",
-    ("games/coral_divers/views.py", "<module>"): "TODO(intake): the shells' comments of the order template",
-    (
-        "games/reef_encounter/engine.py",
-        "ReefEncounter",
-    ): "TODO(wordsmith): the title, where rulebooks name it",
-    ("pbem/intake/addresses.py", "normalise"): (
-        "TODO(inventory): a game master's address errors (pbem replace by mail) are English; not done in time"
-    ),
-}
+TODO: dict[tuple[str, str], str] = {}
 
 
 def _allowed(finding: Finding) -> bool:
