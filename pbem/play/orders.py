@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine, Row, bindparam, insert, update
 from sqlmodel import Session
 
-from pbem.core import clock
+from pbem.core import clock, i18n
 from pbem.core.chance import Recorder
 from pbem.core.codec import canonical_json, pack, sha256_hex
 from pbem.core.errors import UserError
@@ -409,7 +409,10 @@ def template(engine: Engine, game_id: str, seat: str, *, suggest: bool = False) 
     nothing is asked of ``seat``."""
     with Session(engine) as session:
         row = game_row(session, game_id)
-        names = [s.name for s in seat_rows(session, game_id)]
+        seats = seat_rows(session, game_id)
+        names = [s.name for s in seats]
+        # the order file is the seat's whoever asks: its comments in the seat's language, as its reports
+        reader = next((s.language for s in seats if s.name == seat), None) or row.language
     if seat not in names:
         raise UserError(
             _(
@@ -437,17 +440,18 @@ def template(engine: Engine, game_id: str, seat: str, *, suggest: bool = False) 
     decision = game.pending(state).get(seat)
     if decision is None:
         raise UserError(_("nothing is asked of {seat} in game {game} now", seat=seat, game=game_id))
-    if suggest:
-        chance = Recorder.for_turn(row.seed, row.epoch, row.turn + 1, f"bot:{seat}")
-        orders_text = orders_yaml(game.bot(state, seat, chance))
-    else:
-        orders_text = game.template(state, seat)
-    return order_template(
-        title=game.title,
-        game_id=game_id,
-        seat=seat,
-        turn=row.turn + 1,
-        decision=decision,
-        orders_text=orders_text,
-        game_name=game.name,
-    )
+    with i18n.language(reader):
+        if suggest:
+            chance = Recorder.for_turn(row.seed, row.epoch, row.turn + 1, f"bot:{seat}")
+            orders_text = orders_yaml(game.bot(state, seat, chance))
+        else:
+            orders_text = game.template(state, seat)
+        return order_template(
+            title=game.title,
+            game_id=game_id,
+            seat=seat,
+            turn=row.turn + 1,
+            decision=replace(decision, prompt=i18n._(decision.prompt)),
+            orders_text=orders_text,
+            game_name=game.name,
+        )
