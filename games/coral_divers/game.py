@@ -23,7 +23,7 @@ from pbem.core.game import (
     pick_face,
     shuffled,
 )
-from pbem.core.i18n import N_, T_
+from pbem.core.i18n import N_, P_, T_
 
 from . import bot, scoring, turn, upkeep, views
 from . import state as st
@@ -50,7 +50,8 @@ class Options(BaseModel):
 
 class CoralDivers:
     name = "coral-divers"
-    title = "Coral Divers"
+    #: the title in the reader's language where a rulebook gives one (the glossary's word)
+    title = P_("game", "Coral Divers")
     version = "1.0.0"
     min_players = 2
     max_players = 4

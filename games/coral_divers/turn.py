@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from pbem.core.game import Event, RulesError
-from pbem.core.i18n import T_, TN_, Text
+from pbem.core.i18n import P_, T_, TN_, Text
 
 from . import board, instead, scoring
 from .data import ECONOMY
@@ -20,8 +20,9 @@ from .orders import Discard, Place, Plant, Shell, Surface
 from .state import NURSERY, State, coral, has_clownfish, line_slots
 from .words import coral_word, line_word, listed, separated, shell_word, slot_word
 
-ACTION_PLANT = "Plant"
-ACTION_SURFACE = "Surface"
+#: the two actions as a rules error names them, in the reader's words (the glossary's terms: «Посадка»)
+ACTION_PLANT = P_("action", "plant")
+ACTION_SURFACE = P_("action", "surface")
 
 
 def describe(tile: str) -> str:
@@ -373,7 +374,7 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
             "shell.not_held",
             T_(
                 "you have no unused {kind} shell (a shell taken this turn can be used from your next turn)",
-                kind=kind,
+                kind=shell_word(kind),
             ),
             i,
             step,

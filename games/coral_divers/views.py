@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pbem.core.i18n import T_, _, comment
+from pbem.core.i18n import N_, T_, TN_, _, comment, series
 
 from .data import SEA_MAP
 from .hints import some_tile_fits
@@ -22,11 +22,15 @@ from .words import colour_word, coral_word, line_word, shell_word
 
 TERRAIN = {".": "sea", "#": "cave", "S": "station"}
 
+#: each shell's example step, and what it does (a message: the comment is in the reader's words)
 SHELL_EXAMPLES = {
-    "pearl": "  # - shell: pearl        # +2 coins, any time in a Plant",
-    "discount": "  # - shell: discount     # before 'plant': the line costs nothing",
-    "free-start": "  # - shell: free-start   # your next new reef may start on any open space",
-    "extra-tile": "  # - shell: {kind: extra-tile, row: 3, column: 1}   # +1 tile, numbered after the line's",
+    "pearl": ("  # - shell: pearl        # ", N_("+2 coins, at any time while planting")),
+    "discount": ("  # - shell: discount     # ", N_("before `plant`: the line costs nothing")),
+    "free-start": ("  # - shell: free-start   # ", N_("your next new reef may start on any open space")),
+    "extra-tile": (
+        "  # - shell: {kind: extra-tile, row: 3, column: 1}   # ",
+        N_("one tile more, numbered after the line's"),
+    ),
 }
 
 
@@ -180,7 +184,13 @@ def template(state: State, seat: str) -> str:
     within = affordable_lines(state, seat)
     affordable = bool(within)
     if affordable:
-        costs = ", ".join(f"{line} {line_cost(state, line)}" for line in within)
+        # Translators: a nursery line and what it costs ("row 2: 4 coins"), in a list of them
+        costs = series(
+            [
+                TN_("{line}: {n} coin", "{line}: {n} coins", line_cost(state, line), line=line_word(line))
+                for line in within
+            ]
+        )
         # the example takes a line that holds tiles and that the player can afford: the one with most
         suggested = max(within, key=lambda line: (line_cost(state, line), -within.index(line)))
         lines += [
@@ -192,7 +202,7 @@ def template(state: State, seat: str) -> str:
             *comment("lines you can afford and their costs: {costs}", lead="  #   ", costs=costs),
             "  # - plant: {line: " + suggested + "}",
             *comment(
-                "then place or discard every taken tile (tile = its place in the line, 1-4):", lead="  # "
+                "then place or discard every taken tile (`tile` = its place in the line, 1-4):", lead="  # "
             ),
             "  # - place: {tile: 1, at: e4}   # "
             + _("extend your reef, or start one on a station's start space"),
@@ -205,13 +215,20 @@ def template(state: State, seat: str) -> str:
             lines += comment(
                 "free start spaces now: {spaces} (divers on the board: {divers})",
                 lead="  #   ",
-                spaces=", ".join(starts),
+                spaces=series(starts),
                 divers=state.divers_on_board(seat),
             )
         for kind in sorted(set(p.shells)):
-            lines.append(SHELL_EXAMPLES[kind])
+            example, says = SHELL_EXAMPLES[kind]
+            lines.append(example + _(says))
     if mine:
-        spaces = ", ".join(f"{min(r.cells)} ({_(coral_word(r.coral))}, {len(r.cells)})" for r in mine)
+        # Translators: one of the player's reefs in the template: a space of it, its coral, its tiles
+        spaces = series(
+            [
+                T_("{space} ({coral}, {n})", space=min(r.cells), coral=coral_word(r.coral), n=len(r.cells))
+                for r in mine
+            ]
+        )
         lines += [
             *comment(
                 "SURFACE instead: close reefs (one space of each) for points, then income.", lead="  # "

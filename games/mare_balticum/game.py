@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from pbem.core.game import Chance, Decision, Event, Outcome, Resolution, RulesError
-from pbem.core.i18n import N_, T_
+from pbem.core.i18n import N_, P_, T_
 
 from . import bot as _bot
 from . import template as _template
@@ -47,7 +47,8 @@ class MareBalticum:
     """Mare Balticum for 3 to 5 players (rules: shared/rules/mare-balticum.md)."""
 
     name = "mare-balticum"
-    title = "Mare Balticum"
+    #: the title in the reader's language where a rulebook gives one (the glossary's word)
+    title = P_("game", "Mare Balticum")
     version = "1.0.0"
     min_players = 3
     max_players = 5

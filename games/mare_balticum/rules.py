@@ -129,6 +129,17 @@ def fleet_breaks(ships: Sequence[str], moved: str | None = None) -> str | None:
     return None
 
 
+#: each step as a rules error names it, in the reader's words (the Hungarian rulebook's hajózás,
+#: halászat, kirakodás); the order keeps the English keyword, quoted beside it
+ACTIONS = {
+    "sail": T_("sailing"),
+    "fish": T_("fishing"),
+    "unload": T_("unloading"),
+    "discard": T_("discarding"),
+    "contract": T_("taking a contract"),
+}
+
+
 class _Turn:
     """One turn's steps applied in order; ``fail`` raises for the step being applied."""
 
@@ -147,7 +158,7 @@ class _Turn:
             code,
             message,
             step=self.index,
-            action=getattr(step, "keyword", None),
+            action=ACTIONS.get(getattr(step, "keyword", None) or "", getattr(step, "keyword", None)),
             quote=written(step) if step is not None else None,
         )
 

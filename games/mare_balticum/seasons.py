@@ -115,7 +115,7 @@ def check_company(state: State, seat: str, choice: CompanyChoice) -> None:
     quote = "company: " + written(choice)
 
     def fail(code: str, message: str) -> None:
-        raise RulesError(code, message, step=0, action="company", quote=quote)
+        raise RulesError(code, message, step=0, action=T_("choosing a company token"), quote=quote)
 
     if token not in player.tokens:
         fail("company.token_used", T_("you have played your {token} token already", token=token))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.core.i18n import T_, TN_, _, comment
+from pbem.core.i18n import P_, T_, TN_, _, comment, series
 
 from .board import AMBER, BOARD, COMPONENTS, FISH, GOODS, PORTS
 from .rules import fleet_breaks
@@ -127,11 +127,13 @@ def _company(state: State, seat: str) -> list[str]:
     lines = comment(
         "Time token {time}: play one company token: {tokens}",
         time=state.time_track,
-        tokens=", ".join(player.tokens),
+        tokens=series([f"`{t}`" for t in player.tokens]),
     )
     if numbers:
         lines += comment("a number token goes face down on a free market slot:")
-        lines.append(f"#   {', '.join(free)}")
+        # Translators: a value to write, in backticks, and the reader's word for it ("`cod` (tőkehal)")
+        slots = [T_("`{keyword}` ({word})", keyword=f, word=P_("goods", f)) for f in free]
+        lines.append("#   " + _(series(slots)))
     if "tax" in player.tokens:
         due = tax_due(state, seat)
         lines += comment(
@@ -141,7 +143,7 @@ def _company(state: State, seat: str) -> list[str]:
                 "tax discards {n} goods: a bare name comes from the hold while it has one; {example} "
                 "from the warehouse",
                 due,
-                example="{goods: cod, from: warehouse}",
+                example="`{goods: cod, from: warehouse}`",
             )
         )
         lines += comment("your hold: {goods}", lead="#   ", goods=_counts(player.hold, FISH))

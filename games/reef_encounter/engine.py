@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pbem.core.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
-from pbem.core.i18n import N_, T_, Text, listed
+from pbem.core.i18n import N_, P_, T_, Text, listed
 
 from . import orders as o
 from .bot import bot_orders
@@ -47,7 +47,8 @@ _NOT_ORDERS = {
 
 class ReefEncounter:
     name = "reef-encounter"
-    title = "Reef Encounter"
+    #: the title as each language's rulebook gives it (Korallkaland, 珊瑚礁大战): the glossary's word
+    title = P_("game", "Reef Encounter")
     version = "1.0.0"
     min_players = 2
     max_players = 4

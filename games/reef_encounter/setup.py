@@ -90,7 +90,7 @@ def setup_problem(state: State, seat: str, step: Setup, index: int = 0) -> None:
                 colour=w(choice_.parrotfish),
             ),
             step=index,
-            action="setup",
+            action=T_("setup"),
             quote=step.quote(),
         )
     for colour in set(choice_.larvae):

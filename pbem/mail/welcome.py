@@ -123,10 +123,10 @@ def _dice_lines(game: GameRow) -> list[str]:
     if dice is None:
         return []
     return [
-        _("Dice commitment (SHA-256 of the game's secret seed):"),
+        _("Commitment to the draws (SHA-256 of the game's secret seed):"),
         "  " + dice["commitment"],
         _(
-            "It fixes the dice now, before anyone knows them: the seed is revealed in the final report, "
+            "It fixes every draw now, before anyone knows them: the seed is revealed in the final report, "
             "and pbem verify on the game's archive checks it against this line and re-derives every draw."
         ),
         "",

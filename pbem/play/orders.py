@@ -24,7 +24,7 @@ from pbem.core.chance import Recorder
 from pbem.core.codec import canonical_json, pack, sha256_hex
 from pbem.core.errors import UserError
 from pbem.core.game import Game, GameError, RulesError
-from pbem.core.i18n import _
+from pbem.core.i18n import Text, _
 from pbem.intake import away, guessing, passwords, redaction, seatpass
 from pbem.intake.envelope import (
     PASSWORD_PLACEHOLDER,
@@ -266,10 +266,17 @@ def _rules_error(exc: RulesError, where: Positions) -> str:
     """A rules error as the engine worded it, with the line and the step's number (1-based) in front."""
     if exc.step is None:
         return str(exc)
-    action = _("action {action}: ", action=exc.action) if exc.action else ""
-    quote = f" (`{exc.quote}`)" if exc.quote else ""
-    step = _("step {n}", n=exc.step + 1)
-    return f"{where.step(exc.step)}{step}{quote}: {action}{_(exc.message)} [{exc.code}]"
+    if not exc.action:
+        action = ""
+    elif isinstance(exc.action, Text):  # an action the game names in the reader's words ("ültetés")
+        # Translators: a named action before its rules error ("sailing: you have no ship on …")
+        action = _("{action}: ", action=exc.action)
+    else:  # the rules' numbered actions: "action 10", "10. akció"
+        action = _("action {action}: ", action=exc.action)
+    said = f"{action}{_(exc.message)} [{exc.code}]"
+    if exc.quote:  # the step and its words, with the reader's brackets and colon
+        return where.step(exc.step) + _("step {n} (`{step}`): ", n=exc.step + 1, step=exc.quote) + said
+    return where.step(exc.step) + _("{label}: {value}", label=_("step {n}", n=exc.step + 1), value=said)
 
 
 def _same_address(given: str, seat: Row[Any]) -> bool:
@@ -444,7 +451,8 @@ def template(engine: Engine, game_id: str, seat: str, *, suggest: bool = False) 
     nothing is asked of ``seat``."""
     with Session(engine) as session:
         row = game_row(session, game_id)
-        names = [s.name for s in seat_rows(session, game_id)]
+        seats = seat_rows(session, game_id)
+        names = [s.name for s in seats]
     if seat not in names:
         raise UserError(
             _(

@@ -106,7 +106,7 @@ def describe(entry: dict[str, Any]) -> str:
         over = head + "\n  " + _("over: {reason}; {ranking}", reason=entry["reason"], ranking=ranking)
         if "seed" in entry:
             over += "\n  " + _(
-                "dice: seed {seed}, committed as {commitment}",
+                "draws: seed {seed}, committed as {commitment}",
                 seed=entry["seed"],
                 commitment=entry["dice_commitment"],
             )
@@ -123,7 +123,7 @@ def describe(entry: dict[str, Any]) -> str:
         deadline = clock.show(datetime.fromisoformat(entry["deadline"]))
         lines.append("  " + _("deadline: {deadline}", deadline=deadline))
     if entry.get("dice_commitment"):
-        lines.append("  " + _("dice commitment: {commitment}", commitment=entry["dice_commitment"]))
+        lines.append("  " + _("commitment to the draws: {commitment}", commitment=entry["dice_commitment"]))
     if entry.get("press_sent"):
         sent = ", ".join(f"{seat} {n}" for seat, n in sorted(entry["press_sent"].items()))
         lines.append("  " + _("press ({press}) sent: {counts}", press=entry["press"], counts=sent))

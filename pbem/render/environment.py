@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import pickle
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, MutableMapping
 from functools import cache, lru_cache
 from pathlib import Path
@@ -130,6 +131,21 @@ def environment() -> Environment:
     # ``counts | counted(view.colour_order, words) or _("none")`` (a macro's loop over five colours,
     # with an ``append`` call for each, cost some 10 us; some 30 of them a Reef Encounter turn)
     env.filters["counted"] = counted
+    # words a sentence would otherwise join with English punctuation, joined as the reader's language
+    # does (Chinese 、 and full-width ：（）): ``items | series``, ``label | labelled(value)``,
+    # ``name | noted(note)``
+    env.filters["series"] = series
+    env.filters["labelled"] = labelled
+    env.filters["noted"] = noted
+    # a label and the space after it, none after a full-width colon (Chinese ``袋子：122``):
+    # ``{{ _("Bag:") | spaced }}{{ bag }}``
+    env.filters["spaced"] = spaced
+    # how wide a text is in a fixed-width font: a Chinese character takes two columns
+    env.filters["columns"] = columns
+    # ``text | pad(28)``: ``text`` and spaces to fill 28 columns (``"%-28s"`` counts characters)
+    env.filters["pad"] = pad
+    # a board's one-character marks in the reader's letters: ``initials(_("G O P W Y"), colours)``
+    env.globals["initials"] = initials
     # Jinja's wordwrap breaks at hyphens: a space id (``landsort-deep``), a tile (``white-yellow``) or a
     # game id would be cut in two across lines, and a reader (or a copy into orders) gets half of it
     env.filters["wordwrap"] = wordwrap
@@ -156,13 +172,74 @@ def grid_items(grid: Iterable[Iterable[Any]], key: Any) -> list[list[Any]]:
     return [[cell[key] for cell in row] for row in grid]
 
 
+#: the shapes of a count beside its word (``counted``), each a message, so a language adds its
+#: measure word (Chinese 灰 4 个)
+# Translators: a count after its word in a list of counts ("grey 4, orange 3"); {word} a colour
+COUNT_AFTER = i18n.N_("{word} {count}")
+# Translators: a count before its word in a list of counts ("4 grey, 3 orange"); {word} a colour
+COUNT_BEFORE = i18n.N_("{count} {word}")
+
+
 def counted(
-    counts: Mapping[str, Any], order: Iterable[str], words: Mapping[str, Any], shape: str = "{count} {word}"
+    counts: Mapping[str, Any], order: Iterable[str], words: Mapping[str, Any], shape: str = COUNT_BEFORE
 ) -> str:
-    """Each ``counts[k]`` that is not zero, for ``k`` in ``order``, as ``shape`` writes it with
-    ``words[k]``, joined by ", " (``""`` when every one is zero): what ``counts[k] ~ " " ~ words[k]``
-    of each, joined, writes."""
-    return ", ".join(shape.format(count=counts[k], word=words[k]) for k in order if counts[k])
+    """Each ``counts[k]`` that is not zero, for ``k`` in ``order``, as ``shape`` (a message: the
+    reader's language's shape) writes it with ``words[k]``, joined by the reader's list comma
+    (``""`` when every one is zero)."""
+    shape = i18n.gettext(shape)
+    return list_comma().join(shape.format(count=counts[k], word=words[k]) for k in order if counts[k])
+
+
+def list_comma() -> str:
+    """The reader's comma between the items of a list: ", ", Chinese "、" (the ``{items}, {item}``
+    message's own)."""
+    return i18n._("{items}, {item}", items="", item="")
+
+
+def series(items: Iterable[Any]) -> str:
+    """``items`` (each shown in the reader's words) joined by the reader's list comma."""
+    return list_comma().join(i18n._(item) if isinstance(item, i18n.Text) else str(item) for item in items)
+
+
+def labelled(label: str, value: Any) -> str:
+    """``label: value`` with the reader's colon (Chinese ``label：value``)."""
+    # Translators: a label and its value in a report ("Bag: 122 polyps"); Chinese writes ：
+    return i18n._("{label}: {value}", label=label, value=value)
+
+
+def spaced(label: str) -> str:
+    """``label`` and a space, unless it ends in full-width punctuation, which has its own room."""
+    return label if label.endswith(FULL_WIDTH_STOPS) else f"{label} "
+
+
+FULL_WIDTH_STOPS = ("：", "；", "，", "。", "、", "）")
+
+
+def columns(text: str) -> int:
+    """The columns ``text`` takes in a fixed-width font: two for a wide (East Asian) character."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` and the spaces that make it ``width`` columns wide (none when it is wider)."""
+    return text + " " * (width - columns(text))
+
+
+def initials(marks: str, keys: Iterable[str]) -> dict[str, str]:
+    """Each of ``keys`` and its mark: ``marks`` is a message of one mark a key, space-separated, in the
+    keys' order (``G O P W Y``), so each language marks a board with its own words' initials. A
+    translation with another number of marks gives each key its own first letter."""
+    keys = list(keys)
+    found = marks.split()
+    if len(found) != len(keys) or len(set(found)) != len(found):
+        found = [key[:1].upper() for key in keys]
+    return dict(zip(keys, found, strict=True))
+
+
+def noted(name: Any, note: Any) -> str:
+    """``name (note)`` with the reader's brackets (Chinese ``name（note）``)."""
+    # Translators: a word with a note after it in brackets ("alice (purple)"); Chinese writes （）
+    return i18n._("{name} ({note})", name=name, note=note)
 
 
 def translated_values(mapping: Mapping[str, Any], keys: Iterable[str] | None = None) -> dict[str, str]:

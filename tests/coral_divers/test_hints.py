@@ -124,7 +124,9 @@ def offers_exactly_the_lines_the_engine_takes(state: State) -> None:
     if not takeable:
         assert "PLANT" not in text
         return
-    costs = ", ".join(f"{line} {sum(1 for s in line_slots(line) if state.nursery[s])}" for line in takeable)
+    # each line in the reader's words with its cost counted in coins, as the order template writes it
+    tiles = {line: sum(1 for s in line_slots(line) if state.nursery[s]) for line in takeable}
+    costs = ", ".join(f"{line}: {n} coin{'' if n == 1 else 's'}" for line, n in tiles.items())
     assert f"lines you can afford and their costs: {costs}" in hint(state)
 
 

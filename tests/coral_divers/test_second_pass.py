@@ -203,7 +203,7 @@ def test_the_template_suggests_an_affordable_row_that_holds_tiles() -> None:
     state = position(nursery=nursery, coins=2)
     text = GAME.template(state, "red")
     assert "  # - plant: {line: row 3}" in text  # row 4 costs 4, more than red has
-    assert "lines you can afford and their costs: row 3 2" in text
+    assert "lines you can afford and their costs: row 3: 2 coins" in text
     assert "column" not in text.split("SURFACE")[0].replace("column: 1", "")
     # the suggested line, uncommented with its tiles discarded, is accepted
     steps = yaml.safe_load("- plant: {line: row 3}\n- discard: {tile: 1}\n- discard: {tile: 2}\n")

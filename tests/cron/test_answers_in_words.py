@@ -42,8 +42,8 @@ def _play_two_turns(engine: Engine, pw: dict[str, str]) -> None:
 def test_the_game_masters_answers_and_refusals_are_in_the_readers_language(engine: Engine) -> None:
     new_game(engine, "g")
     with language("hu"):
-        assert admin.pause(engine, "g", START + 10 * H) == "a(z) g játék szünetel, 14h van hátra"
-        with pytest.raises(UserError, match=r"a\(z\) g játék szünetel, nincs folyamatban"):
+        assert admin.pause(engine, "g", START + 10 * H) == "a(z) g játszma szünetel, 14h van hátra"
+        with pytest.raises(UserError, match=r"a\(z\) g játszma szünetel, nincs folyamatban"):
             admin.pause(engine, "g", START + 11 * H)
     with language("ru"):
         assert admin.extend(engine, "g", 3600, START + 12 * H).startswith("игра g: срок продлён на 1h")
@@ -59,7 +59,7 @@ def test_the_game_masters_answers_and_refusals_are_in_the_readers_language(engin
         )
         with pytest.raises(UserError, match="не адрес почты: в адресе почты нет пробелов"):
             admin.observe(engine, "g", "eve example.org", START)
-    with language("hu"), pytest.raises(UserError, match="nincs 'nope' nevű játék"):
+    with language("hu"), pytest.raises(UserError, match="nincs 'nope' nevű játszma"):
         admin.extend(engine, "nope", 3600, START)
     # the record stays the operator's English, as before
     assert admin.observe(engine, "g", "eve@example.org", START) == "eve@example.org observes game g already"
@@ -76,7 +76,7 @@ def test_each_seat_reads_the_rollback_in_its_own_language(engine: Engine) -> Non
             r.seat: unpack(r.text_z)
             for r in session.exec(select(ReportRow).where(ReportRow.epoch == 1)).all()
         }
-    assert "A játékvezető visszaállította a játékot a(z) 1. körre: a(z) 2–2. kör" in notes["red"]
+    assert "A játékvezető visszaállította a játszmát a(z) 1. lépésre: a(z) 2–2. lépés" in notes["red"]
     assert "Ведущий вернул игру к ходу 1: ходы с 2 по 2 отменены" in notes["blue"]
 
 
@@ -111,7 +111,7 @@ def test_pbem_submit_and_status_answer_in_the_readers_language(engine: Engine, t
     empty = f"sqlite:///{tmp_path / 'empty.sqlite'}"
     upgrade(connect(empty))
     with language("hu"):
-        assert runner.invoke(app, ["status", "--db", empty]).output == "nincs játék\n"
+        assert runner.invoke(app, ["status", "--db", empty]).output == "nincs játszma\n"
 
 
 def test_an_address_error_is_in_the_readers_language() -> None:

@@ -60,8 +60,9 @@ def test_the_orders_digest_is_in_seat_order_whatever_the_mapping_order() -> None
 def test_a_running_game_publishes_its_commitment_and_hides_its_seed(table: Table, tmp_path: Path) -> None:
     committed = dice.commitment(11)
     text = report(table.engine, table.game_id, "red")
-    assert f"Dice commitment (SHA-256 of the seed, revealed when the game ends):\n  {committed}\n" in text
-    assert "Dice seed" not in text
+    said = "Commitment to the draws (SHA-256 of the seed, revealed when the game ends):"
+    assert f"{said}\n  {committed}\n" in text
+    assert "Seed of the draws" not in text
     assert committed in report(table.engine, table.game_id, None, fmt="html")
     entry = status(table.engine, table.game_id)[0]
     assert entry["dice_commitment"] == committed and "seed" not in entry
@@ -76,8 +77,8 @@ def test_a_running_game_publishes_its_commitment_and_hides_its_seed(table: Table
 def test_the_final_report_reveals_the_seed(table: Table) -> None:
     play_out(table.engine, table.game_id)
     final = report(table.engine, table.game_id, "blue")
-    assert f"  {dice.commitment(11)}\nDice seed: 11 (pbem verify checks it" in final
-    assert "Dice seed" not in report(table.engine, table.game_id, "blue", turn=1)
+    assert f"  {dice.commitment(11)}\nSeed of the draws: 11 (pbem verify checks it" in final
+    assert "Seed of the draws" not in report(table.engine, table.game_id, "blue", turn=1)
     assert status(table.engine, table.game_id)[0]["seed"] == "11"
 
 

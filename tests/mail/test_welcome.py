@@ -226,6 +226,7 @@ def test_the_welcome_states_the_dice_commitment_and_how_to_check_it(
         body = text(parsed(row))
         head = body[: body.index("How to play by mail:")]
         said = body[: body.index(markers.BEGIN)] if markers.BEGIN in body else body
-        assert "Dice commitment (SHA-256 of the game's secret seed):\n  " + commitment(5) + "\n" in said
+        committed = "Commitment to the draws (SHA-256 of the game's secret seed):\n  " + commitment(5)
+        assert committed + "\n" in said
         assert "pbem verify" in said and "seed is revealed in the final report" in said
         assert commitment(5) not in head  # after the how-to, not mixed into the greeting

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from games.mare_balticum import GAME
 from games.mare_balticum.state import State
 from pbem.core.game import Event
+from pbem.core.i18n import current_language
 from pbem.render.tables import render
 
 from .helpers import SEATS, SeededChance, play_bot_game, position
@@ -22,6 +23,7 @@ def context(state: State, seat: str | None, events: list[Event] = ()) -> dict[st
     out = GAME.outcome(state)
     view = GAME.view(state, seat)
     return {
+        "language": current_language(),  # <html lang>, as pbem.render.reports gives it
         "game": {"id": "mb-1", "title": "Mare Balticum", "type": "mare-balticum", "turn": state.turns_done},
         "seat": seat,
         "colour": view["colours"][seat] if seat else None,

@@ -9,6 +9,7 @@ import pytest
 
 from games.reef_encounter import GAME
 from games.reef_encounter.state import State
+from pbem.core.i18n import current_language
 from pbem.render.tables import render
 
 from .conftest import SeededChance, make_state
@@ -20,6 +21,7 @@ def context(state: State, seat: str | None, events: list[str] = ()) -> dict[str,
     pending = GAME.pending(state)
     outcome = GAME.outcome(state)
     return {
+        "language": current_language(),  # <html lang>, as pbem.render.reports gives it
         "game": {"id": "reef-1", "title": GAME.title, "type": GAME.name, "turn": state.turn},
         "seat": seat,
         "colour": view["colours"][seat] if seat else None,
