@@ -77,7 +77,9 @@ _EDGES = ".,:;!?()[]{}\"'«»„“”‘’…·—–*"
 #: a YAML line of an order file (or an example of one, commented out): its key and value are the order
 #: grammar; its comment is prose
 _YAML_LINE = re.compile(
-    r"^(\s*(?:#\s*)?(?:-\s+)?[A-Za-z_][\w-]*:(?:\s[^#\n]*)?|\s*(?:#\s*)?-\s+[A-Za-z_][\w-]*\s*$)",
+    # (spaces, never a line break: a line ending in "key:" must not swallow the line after it)
+    r"^([ \t]*(?:#[ \t]*)?(?:-[ \t]+)?[A-Za-z_][\w-]*:(?:[ \t][^#\n]*)?"
+    r"|[ \t]*(?:#[ \t]*)?-[ \t]+[A-Za-z_][\w-]*[ \t\r]*$)",
     re.MULTILINE,
 )
 #: a word in any script; only the ones in Latin letters are looked up (hu "legalább" is not "legal")

@@ -62,3 +62,8 @@ def test_a_content_language_that_does_not_match_the_words_is_reported() -> None:
     assert misdeclared(mail) == "Content-Language en, but the text reads as hu"
     mail.replace_header("Content-Language", "hu")
     assert misdeclared(mail) is None
+
+
+def test_a_line_ending_in_a_colon_does_not_hide_the_order_line_after_it() -> None:
+    text = "  #   amelynek ez a nagy algája:\n  #   - algae: {pay: orange, colour: blue, to: space}\n"
+    assert english_words(text, "hu") == []
