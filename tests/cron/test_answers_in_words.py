@@ -101,11 +101,12 @@ def test_pbem_submit_and_status_answer_in_the_readers_language(engine: Engine, t
     bad.write_text(re.sub(r"^turn: .*$", "turn: many", text, flags=re.M))
     url = str(engine.url.render_as_string(hide_password=False))
     runner = CliRunner()
-    with language("ru"):
-        refused = runner.invoke(app, ["submit", str(bad), "--db", url])
-        assert f"{bad}: отклонено" in refused.output
-        assert "заголовок файла приказов: " in refused.output
-        assert "[envelope." in refused.output
+    # the seat's language decides (the game's here: English); --lang is the caller's choice
+    refused = runner.invoke(app, ["submit", str(bad), "--db", url, "--lang", "ru"])
+    assert f"{bad}: отклонено" in refused.output
+    assert "заголовок файла приказов: " in refused.output
+    assert "[envelope." in refused.output
+    assert f"{bad}: rejected" in runner.invoke(app, ["submit", str(bad), "--db", url]).output
     with language("zh"), pytest.raises(UserError, match="无法读取"):
         _read_input(str(tmp_path / "none.yaml"))
     empty = f"sqlite:///{tmp_path / 'empty.sqlite'}"
