@@ -17,7 +17,7 @@ def folded(name: str, value: str) -> bytes:
     """The header line ``name: value`` as :data:`HEADER_POLICY` folds it. A short ASCII line it leaves
     as it is, so that is written at once (the policy's Header machinery took a quarter of a
     millisecond over a report mail's dozen headers); anything else is folded by the policy."""
-    if len(name) + len(value) <= 76 and _plain(value):
+    if len(name) + len(value) <= 76 and _plain(name, value):
         return f"{name}: {value}\r\n".encode("ascii")
     return _policy_folded(name, value)
 
@@ -32,13 +32,16 @@ def _policy_folded(name: str, value: str) -> bytes:
 
 def header_value(name: str, value: str) -> str | Header:
     """Plain ASCII as it is; anything else as RFC 2047 encoded words."""
-    return value if _plain(value) else Header(value, "utf-8", header_name=name)
+    return value if _plain(name, value) else Header(value, "utf-8", header_name=name)
 
 
-def _plain(value: str) -> bool:
-    """ASCII a reader takes as it is written: printable, and nothing a mail reader would decode as an
-    encoded word (``=?…?=``: a player's subject "=??Q?=00" came back as a NUL), so that goes encoded."""
-    return value.isascii() and value.isprintable() and "=?" not in value
+def _plain(name: str, value: str) -> bool:
+    """ASCII a reader takes as it is written: printable, and in a Subject (free text, a player's words
+    in it) nothing a mail reader would decode as an encoded word (``=?…?=``: "=??Q?=00" came back as a
+    NUL), so that goes encoded. An address header's display name comes encoded already (formataddr)."""
+    if name.lower() == "subject" and "=?" in value:
+        return False
+    return value.isascii() and value.isprintable()
 
 
 def alternative_header(boundary: str) -> bytes:
