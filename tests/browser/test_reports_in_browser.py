@@ -191,6 +191,7 @@ def test_demo_index_links_only_to_files_that_exist(
         page.close()
     files = {p.resolve().as_uri() for p in demo_index.parent.glob("*/turn-*.*")}
     files |= {p.resolve().as_uri() for p in demo_index.parent.glob("archive-*.html")}  # pages to watch
+    files |= {p.resolve().as_uri() for p in demo_index.parent.glob("mail/*")}  # the mails and their pictures
     assert links, "the index links to the reports"
     assert [url for url in links if url not in files] == []
     assert set(links) == files  # every report the demo wrote is reachable from the index

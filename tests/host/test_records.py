@@ -84,15 +84,16 @@ ILLEGAL = {
         6,
         "bob",
         lambda orders: [*orders[:2], {"fish": {"at": "bornholm", "goods": "herring"}}],
-        "turns[6] (turn 7): bob's orders[2] (fish: {at: bornholm, goods: herring}): action fish: you have "
-        "no ship on bornholm [fish.no_ship]",
+        "turns[6] (turn 7): bob's orders[2] (fish: {at: bornholm, goods: herring}): action fishing: you "
+        "have no ship on bornholm [fish.no_ship]",
     ),
     "coral-divers": (
         4,
         "bob",
         lambda orders: [{"surface": ["e5"]}],
-        "turns[4] (turn 5): bob's orders[0] (surface: [e5]): action Surface: e5 holds no reef, not "
-        "one of your reefs [surface.not_your_reef]",
+        "turns[4] (turn 5): bob's orders[0] (surface: [e5]): action surface: e5 holds no reef, not "
+        "one of your reefs; write `- surface: [h6, i8]`: one space of each of your reefs to close "
+        "[surface.not_your_reef]",
     ),
 }
 
