@@ -43,7 +43,7 @@ def reef_facts(view: dict[str, Any], seat: str) -> list[str]:
         facts.append(f"{tile['strong']} beats {tile['weak']}")
     me = view["me"]
     for holding in ("screen", "parrotfish", "larvae"):
-        counts = [f"{n} {c}" for c, n in me[holding].items() if n]
+        counts = [f"{c} {n}" for c, n in me[holding].items() if n]  # "grey 4", as the text report says
         facts.append(", ".join(counts) if counts else "none")
     return facts
 
