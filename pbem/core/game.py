@@ -333,3 +333,60 @@ class Game(Protocol):
         ``view(resample_hidden(state, seat, c), seat)``.
         """
         ...
+
+
+# --------------------------------------------------------------------------------------------- optional hooks
+
+
+@dataclass(frozen=True)
+class StepChoice:
+    """One step a seat may add to its orders now.
+
+    ``step`` is the step as it stands in an order file's ``orders:`` list (plain data: ``"pass"``,
+    ``{"place": {"at": "Bd5", "from": "front"}}``); ``keyword`` is its keyword (``place``), by which a form
+    groups the choices; ``label`` says it in words (a message marked with ``T_``, translated when read).
+    """
+
+    step: JSON
+    keyword: str
+    label: str
+
+
+@dataclass(frozen=True)
+class NextSteps:
+    """What :meth:`StepGuide.next_steps` answers: the steps the rules allow next, and whether the steps
+    chosen so far already make orders that :meth:`Game.check` accepts (they may be sent as they are)."""
+
+    choices: Sequence[StepChoice]
+    complete: bool
+
+
+@runtime_checkable
+class StepGuide(Protocol):
+    """A game that can lead a player through a decision step by step (the web's orders form, the API)."""
+
+    def next_steps(self, state: Any, seat: str, chosen: Sequence[JSON]) -> NextSteps:
+        """The steps the rules allow ``seat`` to add after ``chosen`` for its pending decision.
+
+        ``chosen`` is a list of steps as plain data; when it is not the start of legal orders this
+        raises the :class:`RulesError` that :meth:`Game.check` would. Every choice extends ``chosen`` to
+        the start of legal orders, every legal orders list can be built one choice at a time, and
+        ``complete`` is true exactly when ``chosen`` passes :meth:`Game.check`. Pure, and a function of
+        what ``seat`` may see.
+        """
+        ...
+
+
+@runtime_checkable
+class StandIn(Protocol):
+    """What a search needs of a game to play a seat better than its heuristic :meth:`Game.bot`."""
+
+    def candidates(self, state: Any, seat: str, chance: Chance, limit: int) -> list[JSON]:
+        """Up to ``limit`` distinct legal orders for ``seat``'s pending decision, as plain data, the
+        heuristic's best first and the rest varied enough to be worth comparing."""
+        ...
+
+    def evaluate(self, state: Any, seat: str) -> float:
+        """How well ``seat`` stands in ``state``, from 0 (surely last) to 1 (surely first): what a search
+        takes as the worth of a position it does not play to the end."""
+        ...

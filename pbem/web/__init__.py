@@ -1,0 +1,1 @@
+"""pbem serve: the same games, views and rules in a browser and over a JSON API."""
