@@ -13,9 +13,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from pbem.core.game import (
+    JSON,
     Chance,
     Decision,
     Event,
+    NextSteps,
     Outcome,
     Resolution,
     RulesError,
@@ -25,7 +27,7 @@ from pbem.core.game import (
 )
 from pbem.core.i18n import N_, P_, T_
 
-from . import bot, scoring, turn, upkeep, views
+from . import bot, guide, scoring, turn, upkeep, views
 from . import state as st
 from .data import ECONOMY, REVEALED_AT_SETUP, SEA_MAP, STATION_VALUES, TILE_COUNTS, TOKENS
 from .orders import Surface, TurnOrders
@@ -154,6 +156,9 @@ class CoralDivers:
 
     def bot(self, state: State, seat: str, chance: Chance) -> Any:
         return bot.choose(state, seat, chance)
+
+    def next_steps(self, state: State, seat: str, chosen: Sequence[JSON]) -> NextSteps:
+        return guide.next_steps(state, seat, chosen)
 
     def template(self, state: State, seat: str) -> str:
         return views.template(state, seat)
