@@ -173,15 +173,20 @@ class CoralDivers:
 
     def resample_hidden(self, state: State, seat: str, chance: Chance) -> State:
         """Face-down tokens dealt anew among their spaces; unrevealed station values among their spots.
-        Nothing else is hidden: the bag's contents follow from the public tiles, and it has no order."""
+        Nothing else is hidden: the bag's contents follow from the public tiles, and it has no order.
+
+        The hidden things are sorted before they are dealt, so the deal starts from what the seat can
+        tell (which kinds and values are still out, not where they lie) and depends on that and on the
+        chance alone: a search dealing worlds this way learns nothing of the real arrangement."""
         other = state.copy()
         if state.over:
             return other
         spaces = sorted(state.seabed)
-        kinds = shuffled(chance, "resample seabed", [state.seabed[s] for s in spaces])
+        kinds = shuffled(chance, "resample seabed", sorted(state.seabed.values()))
         other.seabed = dict(zip(spaces, kinds, strict=True))
         reserved = [s for s in sorted(state.stations) if not state.stations[s].revealed]
-        values = shuffled(chance, "resample stations", [state.stations[s].value for s in reserved])
+        out = sorted((state.stations[s].value for s in reserved), key=lambda v: (v.high, v.low))
+        values = shuffled(chance, "resample stations", out)
         for spot, value in zip(reserved, values, strict=True):
             other.stations[spot] = replace(state.stations[spot], value=value)
         return other
