@@ -249,23 +249,34 @@ def _surface(state: State, seat: str) -> list[Any]:
     return [{"surface": [min(r.cells) for r in closing]}]
 
 
+def plans(state: State, seat: str) -> list[Plan]:
+    """A plan for every line ``seat`` can pay for, the most valuable first."""
+    if not can_afford_a_line(state, seat):
+        return []
+    hot = _hot_spaces(state)
+    lines = [line for line in state.choosable_lines() if line_cost(state, line) > 0]
+    found = [p for line in lines if (p := _plan(state, seat, line, hot))]
+    found.sort(key=lambda p: -p.value)
+    return found
+
+
+def surface(state: State, seat: str) -> list[Any]:
+    """The bot's Surface: the reefs it would close, or nothing when the seat has no reef."""
+    return _surface(state, seat) if state.reefs_of(seat) else [{"surface": []}]
+
+
 def choose(state: State, seat: str, chance: Chance) -> list[Any]:
     """The bot's orders for ``seat``'s turn."""
     mine = state.reefs_of(seat)
-    if not can_afford_a_line(state, seat):
-        return _surface(state, seat) if mine else [{"surface": []}]
-    hot = _hot_spaces(state)
-    lines = [line for line in state.choosable_lines() if line_cost(state, line) > 0]
-    plans = [p for line in lines if (p := _plan(state, seat, line, hot))]
-    if not plans:
-        return _surface(state, seat) if mine else [{"surface": []}]
-    plans.sort(key=lambda p: -p.value)
-    best = plans[0]
+    ranked = plans(state, seat)
+    if not ranked:
+        return surface(state, seat)
+    best = ranked[0]
     if not mine and best.value < SURFACE_BELOW and may_surface_without_reef(state, seat):
         # no reef and no line to plant without a discard: income (and a cleared row) beats a loss
         return [{"surface": []}]
-    if len(plans) > 1 and plans[1].value >= best.value - 0.5 and chance.pick("bot", 3) == 0:
-        best = plans[1]
+    if len(ranked) > 1 and ranked[1].value >= best.value - 0.5 and chance.pick("bot", 3) == 0:
+        best = ranked[1]
     p = state.players[seat]
     weak = best.value < 0 or (p.coins <= 1 and best.value < 2)
     if mine and weak:
