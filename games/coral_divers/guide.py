@@ -29,7 +29,6 @@ from .turn import (
     describe,
     fullest_row,
     line_cost,
-    placement_notes,
 )
 from .words import line_word, slot_word
 
@@ -164,7 +163,7 @@ def _placements(work: State, seat: str, pl: Planting) -> list[StepChoice]:
             if not isinstance(how, board.Placement):
                 continue
             size = 1 + sum(len(work.reefs[r].cells) for r in (*how.own, *how.neutral))
-            notes = placement_notes(how, size)
+            notes = board.placement_notes(how, size)
             if at in work.seabed:
                 notes.append(T_("takes the face-down seabed token"))
             label = T_(
