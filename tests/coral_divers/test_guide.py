@@ -139,7 +139,7 @@ def test_labels_are_read_in_the_players_language() -> None:
     state = position(reefs=[("red", {"f4": "brain"})], seabed={"f3": "pearl"})
     answer = GAME.next_steps(state, "red", [{"plant": {"line": "row 1"}}])
     (label,) = [c.label for c in answer.choices if c.step == {"place": {"tile": 1, "at": "f3"}}]
-    assert str(label) == "place tile 1 (brain) on f3: reef of 2 and takes the face-down seabed token"
+    assert str(label) == "place tile 1 (brain) on f3: reef of 2; takes the face-down seabed token"
     with language("ru"):
         said = _(label)
     assert "f3" in said and "place" not in said and "brain" not in said
