@@ -143,3 +143,22 @@ def test_labels_are_read_in_the_players_language() -> None:
     with language("ru"):
         said = _(label)
     assert "f3" in said and "place" not in said and "brain" not in said
+
+
+def test_the_options_are_followed_columns_and_one_new_reef_a_turn() -> None:
+    chance = RandomChance(17)
+    options = GAME.options_model(lines="rows-and-columns", new_reefs="one-a-turn")
+    state = GAME.setup(["ann", "bob", "cy"], options, chance)
+    columns = 0
+    while GAME.outcome(state) is None:
+        steps = GAME.bot(state, state.seat, chance)
+        if state.actions % 2 == 0:
+            walk(state, steps)
+        columns += any(
+            "column" in c.step["plant"]["line"]
+            for c in GAME.next_steps(state, state.seat, []).choices
+            if c.keyword == "plant"
+        )
+        parsed = orders(*steps)
+        state = GAME.resolve(state, {state.seat: parsed}, chance).state
+    assert columns > 0
