@@ -30,6 +30,8 @@ class Match:
     ties: int = 0
     #: wall seconds of each decision the level made
     seconds: list[float] = field(default_factory=list)
+    #: the same decisions' CPU seconds (this process's): what they cost on a machine others share
+    cpu: list[float] = field(default_factory=list)
     #: the orders each of its decisions compared (the search's candidates)
     compared: list[int] = field(default_factory=list)
 
@@ -46,8 +48,8 @@ class Match:
         half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
         return max(0.0, centre - half), min(1.0, centre + half)
 
-    def p95(self) -> float:
-        ordered = sorted(self.seconds)
+    def p95(self, cpu: bool = False) -> float:
+        ordered = sorted(self.cpu if cpu else self.seconds)
         return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else 0.0
 
 
@@ -59,9 +61,10 @@ def play(level: str, seed: int, budget: Budget | None, result: Match) -> None:
         ((seat, decision),) = GAME.pending(state).items()
         chance = Recorder(random.Random(rng.getrandbits(62)))
         if seat == "level":
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             orders = decide(GAME, state, seat, chance, level, budget=budget)
             result.seconds.append(time.perf_counter() - started)
+            result.cpu.append(time.process_time() - cpu)
             limit = (budget or BUDGETS[level]).candidates if level != "easy" else 1
             result.compared.append(len(GAME.candidates(state, seat, Recorder(random.Random(0)), limit)))
         else:
@@ -102,7 +105,7 @@ def main() -> None:
     )
     print(
         f"bots.coral_divers.{args.level}_decision_p95_s {m.p95():.3f} s  # median {median:.3f} s over "
-        f"{len(seconds)} decisions; budget {size}; orders compared: mean "
+        f"{len(seconds)} decisions (CPU p95 {m.p95(cpu=True):.3f} s); budget {size}; orders compared: mean "
         f"{sum(m.compared) / max(1, len(m.compared)):.1f}"
     )
 
