@@ -14,12 +14,12 @@ as a referrer), and error pages in the reader's language that show no internals.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pbem.storage.db import connect
 from pbem.web import auth, pages, routes
@@ -55,30 +55,8 @@ def create_app(settings: WebSettings) -> FastAPI:
     app.state.settings = settings
     app.state.engine = connect(settings.db_url, create=False)
     app.state.limiter = RateLimiter()
-    max_age = settings.session_days * 86400
 
-    @app.middleware("http")
-    async def _every_request(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        request.state.session = loaded(settings.secret_key, request.cookies.get(COOKIE), max_age)
-        client = auth.client_of(request)
-        limiter: RateLimiter = app.state.limiter
-        if not limiter.allow(client, "any", settings.requests_per_minute) or (
-            request.method == "POST"
-            and request.url.path.startswith("/sign-in")
-            and not limiter.allow(client, "sign-in", settings.sign_ins_per_minute)
-        ):
-            response: Response = error_page(request, 429, "rate")
-        else:
-            response = await call_next(request)
-        session = request.state.session
-        if session.changed:
-            write_cookie(response, settings.secret_key, session, secure=settings.behind_tls, max_age=max_age)
-        for name, value in _HEADERS.items():
-            response.headers.setdefault(name, value)
-        response.headers.setdefault("Content-Security-Policy", CSP)
-        return response
+    app.add_middleware(HostMiddleware, settings=settings, limiter=app.state.limiter)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -100,6 +78,52 @@ def create_app(settings: WebSettings) -> FastAPI:
     for router in routes.ROUTERS:
         app.include_router(router)
     return app
+
+
+class HostMiddleware:
+    """What every request and response goes through (plain ASGI: Starlette's ``BaseHTTPMiddleware`` cost
+    a task and two streams a request): the session read from its cookie into the request's state and
+    written back when it changed, the requests-a-minute limit, the headers that keep pages to this site."""
+
+    def __init__(self, app: ASGIApp, settings: WebSettings, limiter: RateLimiter) -> None:
+        self.app, self.settings, self.limiter = app, settings, limiter
+        self.max_age = settings.session_days * 86400
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        scope.setdefault("state", {})
+        request = Request(scope)
+        settings = self.settings
+        request.state.session = loaded(settings.secret_key, request.cookies.get(COOKIE), self.max_age)
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                session = request.state.session
+                if session.changed:
+                    made = Response()
+                    write_cookie(
+                        made, settings.secret_key, session, secure=settings.behind_tls, max_age=self.max_age
+                    )
+                    headers.append("set-cookie", made.headers["set-cookie"])
+                for name, value in _HEADERS.items():
+                    if name not in headers:
+                        headers[name] = value
+                if "content-security-policy" not in headers:
+                    headers["Content-Security-Policy"] = CSP
+            await send(message)
+
+        client = auth.client_of(request)
+        if not self.limiter.allow(client, "any", settings.requests_per_minute) or (
+            scope["method"] == "POST"
+            and scope["path"].startswith("/sign-in")
+            and not self.limiter.allow(client, "sign-in", settings.sign_ins_per_minute)
+        ):
+            await error_page(request, 429, "rate")(scope, receive, sending)
+            return
+        await self.app(scope, receive, sending)
 
 
 _REASONS = {"csrf", "forbidden", "not-found", "rate", "link", "method", "bad-form"}
