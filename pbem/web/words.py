@@ -33,7 +33,10 @@ REASONS = {
         "given to another player since. Use the link in your latest mail, or sign in with your password."
     ),
     "method": N_("This page cannot be used that way."),
-    "bad-form": N_("This form was sent incomplete. Go back, fill it in and send it again."),
+    "bad-form": N_(
+        "This form was sent incomplete, or with a field longer than it takes. Go back, correct it and "
+        "send it again."
+    ),
 }
 TITLES = {
     400: N_("Bad request"),
