@@ -21,12 +21,13 @@ from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pbem.core import i18n
 from pbem.storage.db import connect
 from pbem.web import auth, pages, routes
 from pbem.web.limits import RateLimiter
 from pbem.web.sessions import COOKIE, loaded, write_cookie
 from pbem.web.settings import WebSettings, from_env
-from pbem.web.words import error_page
+from pbem.web.words import REASONS, error_page, reader_language
 
 #: what a page may load: only this site's own (styles inline, pictures inline as SVG or data:)
 CSP = (
@@ -121,9 +122,20 @@ class HostMiddleware:
             and scope["path"].startswith("/sign-in")
             and not self.limiter.allow(client, "sign-in", settings.sign_ins_per_minute)
         ):
-            await error_page(request, 429, "rate")(scope, receive, sending)
+            await _too_many(request)(scope, receive, sending)
             return
         await self.app(scope, receive, sending)
+
+
+def _too_many(request: Request) -> Response:
+    """429 in the reader's words: a page, or for the JSON API ``{"error": {"code", "message"}}``."""
+    if not request.url.path.startswith("/api/"):
+        return error_page(request, 429, "rate")
+    with i18n.language(reader_language(request)):
+        said = i18n._(REASONS["rate"])
+    return JSONResponse(
+        {"error": {"code": "rate", "message": said}}, status_code=429, headers={"Retry-After": "60"}
+    )
 
 
 _REASONS = {"csrf", "forbidden", "not-found", "rate", "link", "method", "bad-form"}

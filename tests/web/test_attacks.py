@@ -111,3 +111,13 @@ def test_password_guessing_is_throttled_per_address(tmp_path: Path) -> None:
             ).status_code
         )
     assert codes == [400, 400, 400, 429, 429]
+
+
+def test_a_flood_of_the_json_api_is_answered_in_json(tmp_path: Path) -> None:
+    host = make_host(tmp_path, requests_per_minute=1)
+    client = host.client()
+    client.get("/")
+    answer = client.get("/api/openapi.json", headers={"Accept-Language": "cs"})
+    assert answer.status_code == 429 and answer.headers["retry-after"] == "60"
+    with i18n.language("cs"):
+        assert answer.json() == {"error": {"code": "rate", "message": i18n._(REASONS["rate"])}}
