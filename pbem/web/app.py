@@ -14,6 +14,10 @@ as a referrer), and error pages in the reader's language that show no internals.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -43,10 +47,23 @@ _HEADERS = {
 _REASON_OF = {403: "forbidden", 404: "not-found", 405: "method", 429: "rate"}
 
 
+#: threads a worker runs routes in at once: each route is short and mostly Python, so more threads only
+#: take turns at the interpreter's lock (50 clients measured against 4 and against Starlette's 40 threads,
+#: twice each under the same load: 309 and 376 pages/s against 249 and 154, the 99th percentile lower)
+ROUTE_THREADS = 4
+
+
+@asynccontextmanager
+async def _lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    anyio.to_thread.current_default_thread_limiter().total_tokens = ROUTE_THREADS
+    yield
+
+
 def create_app(settings: WebSettings) -> FastAPI:
     """The application over ``settings.db_url``'s database (which must exist: ``pbem new`` makes it)."""
     settings = settings.checked()
     app = FastAPI(
+        lifespan=_lifespan,
         title="pbem",
         summary="Board games played by email, and on the web",
         docs_url=None,
