@@ -14,6 +14,7 @@ app has one) beside ``pbem.play.orders.submit`` called directly; without the rou
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import socket
@@ -27,8 +28,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pbem.cli.demo import play_bots
+from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 from pbem.outbox.signin import LinkSettings, link
+from pbem.play.orders import submit, template
+from pbem.play.status import status
 from pbem.storage.db import connect
+from pbem.web.auth import SeatAccess, api_token
 
 Figure = tuple[str, float, str]
 PBEM = str(Path(sys.executable).with_name("pbem"))
@@ -119,7 +124,7 @@ async def _client(port: int, request: bytes, until: float, times: list[float], m
 def web_figures(folder: Path, clients: int, seconds: float, turns: int) -> Iterator[Figure | str]:
     url = f"sqlite:///{folder / 'web.sqlite'}"
     engine = connect(url)
-    play_bots(engine, "reef-encounter", "web-1", len(SEATS), 5, turns=turns)
+    issued = play_bots(engine, "reef-encounter", "web-1", len(SEATS), 5, turns=turns)
     engine.dispose()
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -152,10 +157,61 @@ def web_figures(folder: Path, clients: int, seconds: float, turns: int) -> Itera
     yield "web.report_page_p50_ms", statistics.median(times) * 1000, "ms"
     # the server's own work a page, which other load on the machine changes less than the two above
     yield "web.report_page_cpu_ms", cpu / len(times) * 1000, "ms"
-    yield (
-        "# web: web.submit_p50_ms not measured: the app has no submit route yet (pbem.web.orders / "
-        "pbem.web.api, issue 30's orders form and JSON API, come with the weborders branch)"
-    )
+    yield from submit_figures(url, base, port, issued, folder)
+
+
+#: the JSON API's submit (pbem.web.api), measured when the app serves it
+SUBMIT_PATH = "/api/games/{game}/seats/{seat}/orders"
+SUBMITS = 20
+
+
+def submit_figures(
+    url: str, base: str, port: int, issued: dict[str, str], folder: Path
+) -> Iterator[Figure | str]:
+    """The median of a submit through the web (the JSON API, an order file with its bearer token) and of
+    ``pbem.play.orders.submit`` called directly on the same file, each the same orders ``SUBMITS`` times."""
+    engine = connect(url)
+    [entry] = status(engine, "web-1")
+    seat = entry["awaited"][0]
+    text = template(engine, "web-1", seat, suggest=True).replace(PASSWORD_PLACEHOLDER, issued[seat], 1)
+    direct = []
+    for _ in range(SUBMITS):
+        start = time.perf_counter()
+        receipt = submit(engine, text)
+        direct.append(time.perf_counter() - start)
+        assert receipt.accepted, receipt.errors
+    engine.dispose()
+    server = _serve(url, port, folder)
+    try:
+        with urllib.request.urlopen(f"{base}/api/openapi.json", timeout=10) as answer:
+            served = json.load(answer)["paths"]
+        if SUBMIT_PATH not in served:
+            yield (
+                "# web: web.submit_p50_ms not measured: this app has no submit route "
+                f"({SUBMIT_PATH}, the JSON API of pbem.web.api)"
+            )
+            return
+        token = api_token(SECRET, SeatAccess("web-1", seat, "en", ""), 0)
+        body = json.dumps({"text": text}).encode()
+        path = SUBMIT_PATH.format(game="web-1", seat=seat)
+        through = []
+        for _ in range(SUBMITS):
+            request = urllib.request.Request(
+                base + path,
+                data=body,
+                method="POST",
+                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+            )
+            start = time.perf_counter()
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                answer.read()
+            through.append(time.perf_counter() - start)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    yield f"# web: {SUBMITS} submits of {seat}'s orders each way, the median"
+    yield "web.submit_p50_ms", statistics.median(through) * 1000, "ms"
+    yield "web.submit_direct_p50_ms", statistics.median(direct) * 1000, "ms"
 
 
 async def _flood(
