@@ -14,6 +14,7 @@ as a referrer), and error pages in the reader's language that show no internals.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -32,6 +33,8 @@ from pbem.web.limits import RateLimiter
 from pbem.web.sessions import COOKIE, loaded, write_cookie
 from pbem.web.settings import WebSettings, from_env
 from pbem.web.words import REASONS, error_page, reader_language
+
+log = logging.getLogger("pbem.web")
 
 #: what a page may load: only this site's own (styles inline, pictures inline as SVG or data:)
 CSP = (
@@ -90,6 +93,12 @@ def create_app(settings: WebSettings) -> FastAPI:
     async def _bad_form(request: Request, exc: RequestValidationError) -> Response:
         # the validator's own text names the library's fields and types: the reader gets words instead
         return error_page(request, 400, "bad-form")
+
+    @app.exception_handler(Exception)
+    async def _broken(request: Request, exc: Exception) -> Response:
+        # a bug: its traceback goes to the host's log, the reader gets words and no internals
+        log.exception("web: %s %s failed", request.method, request.url.path)
+        return error_page(request, 500, "broken")
 
     app.include_router(auth.router)
     app.include_router(pages.router)
@@ -155,7 +164,7 @@ def _too_many(request: Request) -> Response:
     )
 
 
-_REASONS = {"csrf", "forbidden", "not-found", "rate", "link", "method", "bad-form"}
+_REASONS = {"csrf", "forbidden", "not-found", "rate", "link", "method", "bad-form", "broken"}
 
 
 async def _api_error(exc: StarletteHTTPException) -> Response:
