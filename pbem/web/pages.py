@@ -21,7 +21,6 @@ from pbem.core.i18n import _
 from pbem.cron import admin
 from pbem.cron.deadlines import parse_duration
 from pbem.mail import press
-from pbem.storage.history import game_of
 from pbem.storage.models import GameRow
 from pbem.web import seatpage
 from pbem.web.auth import SeatAccess, engine_of, master_access, seat_access
@@ -186,14 +185,14 @@ def send_press(
 
 @router.get("/gm/{game}")
 def master_page(request: Request, game_id: Annotated[str, Depends(master_access)]) -> Response:
-    row = _game(request, game_id)
+    engine, lang = engine_of(request), reader_language(request)
+    with engine.connect() as conn, i18n.language(lang):
+        game = seatpage.game_facts(conn, game_id)
+        if game is None:
+            raise HTTPException(status_code=404, detail="not-found")
+        waits = seatpage.waiting(engine, conn, game, "")  # whom it waits for, as any seat may know it
     return render(
-        request,
-        "gm",
-        reader_language(request),
-        game=row,
-        title=game_of(row).title,
-        said=request.query_params.get("said"),
+        request, "gm", lang, game=game, title=game.title, waits=waits, said=request.query_params.get("said")
     )
 
 
