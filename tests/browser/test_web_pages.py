@@ -1,6 +1,6 @@
 """The web host in the machine's Chromium: a player signs in by the link their report mail carries, reads
 the seat's page, sends press that another player reads in their own browser; the pages at 375 and 1280 px
-are written for a person to look at (``$PBEM_WEB_SHOTS``, else a temporary folder), and axe finds no
+are written for a person to look at (``$PBEM_SHOTS``, else a temporary folder), and axe finds no
 serious or critical violation on the seat's page or the archive page."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def mailed_link(host: Host, address: str) -> str:
 
 
 def shots_dir(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("PBEM_WEB_SHOTS") or tmp_path / "shots")
+    folder = Path(os.environ.get("PBEM_SHOTS") or tmp_path / "shots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -112,7 +112,7 @@ def test_a_player_signs_in_by_the_mailed_link_reads_and_sends_press(
     assert ann.locator("h1").first.inner_text().startswith("Reef Encounter")
     assert ann.get_by_text("Your orders are awaited.").is_visible()
     assert ann.locator("svg[data-picture]").count() >= 1  # the board as SVG
-    shoot(ann, folder, "seat")
+    shoot(ann, folder, "web-seat")
     assert serious(ann) == []
 
     ann.get_by_role("checkbox", name="bo", exact=True).check()
@@ -139,9 +139,9 @@ def test_the_archive_and_the_sign_in_page_read_well(
     page = browser.new_context().new_page()
     page.goto(f"{base}/archive/reef-1")
     page.wait_for_selector("body[data-ready=yes]", timeout=20_000)
-    shoot(page, folder, "archive")
+    shoot(page, folder, "web-archive")
     assert serious(page) == []
     page.goto(f"{base}/sign-in?lang=hu")
     assert page.locator("html").get_attribute("lang") == "hu"
-    shoot(page, folder, "sign-in-hu")
+    shoot(page, folder, "web-sign-in-hu")
     assert serious(page) == []
