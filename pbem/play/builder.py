@@ -110,7 +110,8 @@ def read_tokens(tokens: Sequence[str]) -> list[JSON]:
     return steps
 
 
-def _refusal(errors: list[str]) -> Refused:
+def refusal(errors: list[str]) -> Refused:
+    """The intake's errors as one :class:`Refused`, coded by the first error's code."""
     found = _CODE.search(errors[0]) if errors else None
     return Refused(found.group(1) if found else "orders.refused", "\n".join(errors))
 
@@ -122,7 +123,7 @@ def _standing(engine: Engine, game_id: str, seat: str, turn: int | None) -> tupl
         raise Refused("game.unknown", _("there is no game {game}", game=repr(game_id)))
     standing = due_decision(row, seat, row.turn + 1 if turn is None else turn)
     if standing.errors:
-        raise _refusal(standing.errors)
+        raise refusal(standing.errors)
     return row, standing
 
 
@@ -137,6 +138,15 @@ def file_text(row: Any, standing: Standing, seat: str, chosen: Sequence[JSON]) -
         orders_text=orders_yaml(list(chosen)),
         game_name=standing.game.name,
     )
+
+
+def order_file(
+    engine: Engine, game_id: str, seat: str, chosen: Sequence[JSON], turn: int | None = None
+) -> str:
+    """The order file of ``chosen`` for the turn that is due (``turn``: refused once it is not), for any
+    game, led step by step or not (the API's orders given as a list)."""
+    row, standing = _standing(engine, game_id, seat, turn)
+    return file_text(row, standing, seat, chosen)
 
 
 def guided(engine: Engine, game_id: str) -> bool:
@@ -185,7 +195,7 @@ def steps(engine: Engine, game_id: str, seat: str, chosen: Sequence[JSON], turn:
         return built
     checked = check(engine, game_id, seat, text)
     if not checked.ok:  # the game's guide and its check disagree: say what the check says
-        raise _refusal(checked.errors)
+        raise refusal(checked.errors)
     return replace(built, preview=checked.preview, receipt=checked.receipt)
 
 
