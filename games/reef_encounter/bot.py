@@ -13,7 +13,7 @@ from typing import Any
 from pbem.core.game import Chance, Game, RulesError
 
 from . import orders as o
-from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
+from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, OPEN_SEA, TILES
 from .reef import face, placement_refused, shrimp_on_board, values
 from .sea import algae_problem, feed_problem
 from .state import State
@@ -315,7 +315,8 @@ def bot_orders(game: Game, state: State, seat: str, chance: Chance) -> Any:
         rest = dict(p.screen)
         rest[fish] -= 1
         ranked = sorted(rest, key=lambda c: (-rest[c], -v[c], c))
-        return [{"setup": {"parrotfish": fish, "larvae": [ranked[0], ranked[1]]}}]
+        pair = sorted(ranked[:2], key=CORAL_COLOURS.index)  # the order the step guide offers them in
+        return [{"setup": {"parrotfish": fish, "larvae": pair}}]
     if kind == "final_feeding":
         of, sizes, owners = _label(state)
         best = sorted((sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp)

@@ -7,12 +7,24 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pbem.core.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
+from pbem.core.game import (
+    JSON,
+    Chance,
+    Decision,
+    Event,
+    GameError,
+    NextSteps,
+    Outcome,
+    Resolution,
+    RulesError,
+    shuffled,
+)
 from pbem.core.i18n import N_, P_, T_, Text, listed
 
 from . import orders as o
 from .bot import bot_orders
 from .data import CORAL_COLOURS
+from .guide import next_steps
 from .scoring import outcome
 from .setup import new_game, resolve_setup, setup_problem, turn_order
 from .state import State, dump, load
@@ -161,6 +173,9 @@ class ReefEncounter:
 
     def outcome(self, state: State) -> Outcome | None:
         return outcome(state)
+
+    def next_steps(self, state: State, seat: str, chosen: Sequence[JSON]) -> NextSteps:
+        return next_steps(self, state, seat, chosen)
 
     def bot(self, state: State, seat: str, chance: Chance) -> Any:
         return bot_orders(self, state, seat, chance)
