@@ -13,10 +13,10 @@ from typing import Any
 
 from pbem.core.game import Chance
 
-from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, PORTS
+from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, GOODS, PORTS
 from .orders import Contract, Discard, Fish, Sail, Unload
 from .rules import fleet_breaks, play_turn
-from .seasons import tax_due
+from .seasons import tax_due, tax_written
 from .state import State, total
 
 #: a fish in the hold is worth less than one in the warehouse: it still has to be unloaded
@@ -87,8 +87,8 @@ def _choose_company(state: State, seat: str) -> dict[str, Any]:
         due = tax_due(state, seat)
         cheap = sorted(owned)[:due]
         # pay while it is cheap, and at the latest with the last number token still in hand
-        if not numbers or (have >= 2 and (sum(w for w, _ in cheap) <= TAX_CHEAP or len(numbers) == 1)):
-            return {"token": "tax", "discard": [kind for _, kind in cheap]}
+        if not numbers or (have >= 2 and (sum(w for w, _, _ in cheap) <= TAX_CHEAP or len(numbers) == 1)):
+            return {"token": "tax", "discard": _tax_discard(player.hold, cheap)}
     token = numbers[0]  # the highest number left: tokens are kept in the order x3, x2, x1, x0
     free = [f for f in FISH if f not in player.market]
     on_board: Counter[str] = Counter()
@@ -104,10 +104,18 @@ def _choose_company(state: State, seat: str) -> dict[str, Any]:
 
 def _owned_worth(
     hold: dict[str, int], warehouse: dict[str, int], values: dict[str, float]
-) -> list[tuple[float, str]]:
-    owned = [(values[k] * HOLD_RISK, k) for k, n in hold.items() for _ in range(n)]
-    owned += [(values[k], k) for k, n in warehouse.items() for _ in range(n)]
+) -> list[tuple[float, str, str]]:
+    """Every good owned as (worth, kind, where: hold or warehouse)."""
+    owned = [(values[k] * HOLD_RISK, k, "hold") for k, n in hold.items() for _ in range(n)]
+    owned += [(values[k], k, "warehouse") for k, n in warehouse.items() for _ in range(n)]
     return owned
+
+
+def _tax_discard(hold: dict[str, int], paid: list[tuple[float, str, str]]) -> list[Any]:
+    """The tax's discard list for these goods, written as the orders form offers it (goods order)."""
+    from_hold = [k for k in GOODS for _, kind, where in paid if kind == k and where == "hold"]
+    from_warehouse = [k for k in GOODS for _, kind, where in paid if kind == k and where == "warehouse"]
+    return tax_written(hold, from_hold, from_warehouse)
 
 
 # ------------------------------------------------------------------------------------------------ turns
@@ -219,7 +227,8 @@ def _last_turn(state: State) -> bool:
     return state.end_after is not None and state.end_after - state.turns_done <= len(state.order)
 
 
-def _legal_sails(state: State, seat: str) -> list[tuple[str | None, str]]:
+def legal_sails(state: State, seat: str) -> list[tuple[str | None, str]]:
+    """Every sail the rules allow ``seat`` now: (the ship's space or ``None`` for a new one, where to)."""
     player = state.players[seat]
     mine = set(player.ships)
     origins: list[str | None] = [None] if player.supply else list(player.ships)
@@ -234,7 +243,7 @@ def _legal_sails(state: State, seat: str) -> list[tuple[str | None, str]]:
     return found
 
 
-def _sail_step(origin: str | None, to: str) -> dict[str, Any]:
+def sail_step(origin: str | None, to: str) -> dict[str, Any]:
     return {"sail": {"to": to} if origin is None else {"from": origin, "to": to}}
 
 
@@ -267,8 +276,8 @@ def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any
     reposition: tuple[float, list[dict[str, Any]]] | None = None
     port_values = {p: (_unload_plan(state, seat, p, values) or (0.0, None))[0] for p in PORTS}
     pulls = _pulls(state, values)
-    for origin, to in _legal_sails(state, seat):
-        sail = _sail_step(origin, to)
+    for origin, to in legal_sails(state, seat):
+        sail = sail_step(origin, to)
         # leaving an emptied area lets it be refilled: a small bonus for freeing it
         freed = 0.2 if origin in state.board and not state.board[origin] else 0.0
         if to in BOARD.ports:
