@@ -213,6 +213,7 @@ def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datet
         seat.email, seat.password_hash = email, passwords.hash_password(password)
         seat.misses, seat.abandoned = 0, False
         seat.pending_password_hash = None  # a reset the old player asked for dies with the seat's change
+        seat.link_generation += 1  # the old player's sign-in links and web sessions too (issue 30)
         session.add(seat)
         _note(session, game_id, "replace", f"seat {seat_name} given to a new player", now, ref)
         session.commit()

@@ -91,6 +91,9 @@ def _send(engine: Engine, settings: MailSettings, game_id: str, seat_name: str, 
         if seat.password_reset_at is not None and now - seat.password_reset_at < RESET_INTERVAL:
             return False
         seat.pending_password_hash, seat.password_reset_at = new_hash, now
+        # a reset is what a player does when a link or password may be in other hands: every sign-in
+        # link and web session of the seat made before stops working (issue 30)
+        seat.link_generation += 1
         session.add(seat)
         key = reset_key(game_id, seat_name, now)
         message = new_message(

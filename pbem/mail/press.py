@@ -353,6 +353,15 @@ def _check(
     )
 
 
+def prepare(
+    engine: Engine, game_id: str, sender: str, to: Any, text: str, now: datetime | None = None
+) -> Press:
+    """Press from an authenticated seat checked by the same rules and limits as a mailed one (the web
+    host's form, :mod:`pbem.web`): :meth:`Press.write` stores it. A :class:`UserError` in the current
+    language says what is wrong."""
+    return _check(engine, load_settings(), game_id, sender, {"to": to}, text.replace("\x00", ""), now)
+
+
 def _recipients(wanted: Any, seats: list[str], sender: str) -> tuple[bool, list[str]]:
     """(to every seat, the recipient seats in seating order, the sender left out) from ``to:``."""
     if wanted is None or wanted == "" or wanted == []:

@@ -24,7 +24,7 @@ from pbem.core.errors import UserError
 from pbem.core.i18n import _, language
 from pbem.intake import addresses
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
-from pbem.outbox import begin_write, queue
+from pbem.outbox import begin_write, queue, signin
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.render.reports import reader_languages
@@ -58,11 +58,13 @@ def queue_welcomes(
     settings: MailSettings | None = None,
     now: datetime | None = None,
     replaced: bool = False,
+    links: signin.LinkSettings | None = None,
 ) -> list[str]:
     """Queue the welcome of each seat in ``issued`` (seat → its new password) that has an address;
     the seats welcomed. Idempotent: a second call queues nothing (one welcome per password).
     ``replaced``: the seat changed hands mid-game, so the thread exists already."""
     settings = settings or load_settings()
+    links = links or signin.load_links()
     now = utc(now)
     with Session(engine) as session:
         game = session.get(GameRow, game_id)
@@ -92,7 +94,8 @@ def queue_welcomes(
                 continue
             with language(languages.get(seat.name)):  # the seat's words, its mail's Content-Language
                 report = reports.get(seat.name)
-                text = _body(gm.title, game, seat.name, names, issued[seat.name], report, waiting)
+                url = signin.link(links, game_id, seat.name, seat.link_generation, now)
+                text = _body(gm.title, game, seat.name, names, issued[seat.name], report, waiting, url)
                 key = welcome_key(game_id, seat)
                 root = thread_root(settings, game_id, seat.name)
                 message = new_message(
@@ -141,6 +144,7 @@ def _body(
     password: str,
     report: ReportRow | None,
     waiting: list[str],
+    url: str | None = None,
 ) -> str:
     lines = [
         _("Welcome to {title}, game {game}. You play the seat {seat}.", title=title, game=game.id, seat=seat),
@@ -149,6 +153,7 @@ def _body(
         _("Your password: {password}", password=password),
         _("It goes into every order mail; keep it to yourself. The host keeps only a hash of it."),
         "",
+        *([*signin.link_lines(url), ""] if url else []),
         _("How to play by mail:"),
         how_to_play(),
         *_press_line(game),

@@ -32,6 +32,7 @@ from pbem.core.i18n import language
 from pbem.intake import addresses
 from pbem.outbox.compose import report_mail, report_subject
 from pbem.outbox.settings import MailSettings, load_settings
+from pbem.outbox.signin import LinkSettings, link, load_links, with_link
 from pbem.render.calendar import parts_for_reports
 from pbem.render.reports import languages_of
 from pbem.render.tables import table_slice
@@ -184,6 +185,7 @@ def enqueue_reports(
     *,
     settings: MailSettings | None = None,
     game_id: str | None = None,
+    links: LinkSettings | None = None,
 ) -> int:
     """Queue one mail per report not mailed yet: each seat's to its address, the public one to each
     observer; only ``game_id``'s when given. Idempotent; returns how many mails were queued.
@@ -195,6 +197,7 @@ def enqueue_reports(
     only what is still unqueued then (a tick queues the games it holds, so two rarely meet).
     """
     settings = settings or load_settings()
+    links = links or load_links()
     now = utc(now)
     queued = 0
     failed_on: int | None = None
@@ -213,7 +216,8 @@ def enqueue_reports(
             calendars = _calendars(conn, game, seats, wanted, now, settings)
             if not locking:
                 conn.commit()  # no transaction while composing
-            mails = _compose(settings, wanted, now, languages, calendars)
+            signin = {s.name: link(links, game.id, s.name, s.link_generation, now) for s in seats}
+            mails = _compose(settings, wanted, now, languages, calendars, signin)
             try:
                 # on SQLite the first statement of _store is a write: it takes the write lock
                 queued += _store(conn, reports, mails)
@@ -347,6 +351,7 @@ class _Seat(NamedTuple):
     email: str
     language: str | None
     timezone: str | None
+    link_generation: int
 
 
 _G = GameRow.__table__.c  # type: ignore[attr-defined]
@@ -425,6 +430,7 @@ def _compose(
     now: datetime,
     languages: dict[str, str] | None = None,
     calendars: dict[int, list[str]] | None = None,
+    signin: dict[str, str | None] | None = None,
 ) -> list[tuple[int, dict[str, Any]]]:
     """(report id, outbox row) of each mail, composed and packed, each in its reader's language
     (``languages``: seat, or ``""`` for the public report's observers; the report is in it already)."""
@@ -436,6 +442,8 @@ def _compose(
         text, html = texts[row.id]
         shared: list[bytes] = []
         with language((languages or {}).get(row.seat)):
+            # a seat's own mail carries its sign-in link (none without a web host); the public one none
+            text, html = with_link(text, html, (signin or {}).get(row.seat) if row.seat else None)
             raw = report_mail(
                 settings,
                 to=address,

@@ -131,6 +131,9 @@ class SeatRow(SQLModel, table=True):
     pending_password_hash: str | None = Field(default=None, max_length=256)
     password_reset_at: datetime | None = None
     bounces: int = Field(default=0, sa_column_kwargs={"server_default": "0"})  # in a row (migration 0008)
+    #: raised by a password reset or a ``replace``: sign-in links and web sessions made for an older
+    #: generation no longer sign in (issue 30, migration 0015)
+    link_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class ObserverRow(SQLModel, table=True):
