@@ -10,28 +10,66 @@ seat's token reads is what that seat's report shows, never another seat's holdin
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlmodel import Session
 
 from pbem.core.errors import UserError
 from pbem.core.game import JSON
-from pbem.core.i18n import _, language
+from pbem.core.i18n import N_, _, language
+from pbem.mail import press as mail_press
+from pbem.outbox.settings import load_settings
 from pbem.play import builder, status
 from pbem.play.builder import MAX_STEPS
 from pbem.play.orders import Receipt
 from pbem.storage.history import current_state, game_facts, game_of
 from pbem.web import receipts
-from pbem.web.app import engine_of, mail_settings_of
-from pbem.web.auth import SeatAccess, api_seat_access
-from pbem.web.press import send_press
+from pbem.web.auth import SeatAccess, bearer_access, engine_of
+from pbem.web.words import reader_language
 
 PREFIX = "/api/v1"
 router = APIRouter(prefix=PREFIX, tags=["seat"])
-Seat = Annotated[SeatAccess, Depends(api_seat_access)]
+
+
+def _denied(request: Request, status_code: int, code: str, message: str) -> HTTPException:
+    with language(reader_language(request)):
+        said = _(message)
+    headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
+    return HTTPException(status_code, detail={"code": code, "message": said}, headers=headers)
+
+
+def api_seat(request: Request) -> SeatAccess:
+    """The seat of the path if the bearer token was issued to it: 401 for no token or a token that is
+    not (or no longer) valid, 403 for a valid token of another seat or game; the same answer whether
+    the game and seat of the path exist or not."""
+    try:
+        access = bearer_access(request)
+    except HTTPException:
+        raise _denied(
+            request,
+            401,
+            "auth.token",
+            N_(
+                "no valid token: send the header Authorization: Bearer followed by your seat's token "
+                "(a reset password or a replaced seat ends the old one)"
+            ),
+        ) from None
+    if (access.game_id, access.seat) != (request.path_params.get("game"), request.path_params.get("seat")):
+        raise _denied(
+            request,
+            403,
+            "auth.other_seat",
+            N_("this token is for another seat: it reads and acts for its own only"),
+        )
+    return access
+
+
+Seat = Annotated[SeatAccess, Depends(api_seat)]
 
 
 class ErrorBody(BaseModel):
@@ -73,13 +111,14 @@ def _refused(refused: builder.Refused) -> JSONResponse:
 
 
 _ANSWERS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorAnswer, "description": "no token, or not a valid one for this seat"},
+    401: {"model": ErrorAnswer, "description": "no token, or one that is not (or no longer) valid"},
+    403: {"model": ErrorAnswer, "description": "a token of another seat or game"},
     409: {"model": ErrorAnswer, "description": "the seat owes nothing now, or the turn moved on"},
     422: {"model": ErrorAnswer, "description": "illegal orders or steps"},
 }
 
 
-@router.get("/games/{game_id}/seats/{seat}/view", responses=_ANSWERS)
+@router.get("/games/{game}/seats/{seat}/view", responses=_ANSWERS)
 def seat_view(request: Request, access: Seat) -> dict[str, Any]:
     """The seat's view of the game (what its report shows), the turn and what it owes now."""
     engine = engine_of(request)
@@ -102,7 +141,7 @@ def seat_view(request: Request, access: Seat) -> dict[str, Any]:
         }
 
 
-@router.post("/games/{game_id}/seats/{seat}/steps", responses=_ANSWERS)
+@router.post("/games/{game}/seats/{seat}/steps", responses=_ANSWERS)
 def next_steps(request: Request, access: Seat, asked: StepsAsked) -> Any:
     """The steps the rules allow next after ``chosen``; once complete, the preview and the receipt the
     orders would get."""
@@ -140,7 +179,7 @@ def _order_file(request: Request, access: SeatAccess, given: OrdersGiven) -> str
         return _refused(refused)
 
 
-@router.post("/games/{game_id}/seats/{seat}/check", responses=_ANSWERS)
+@router.post("/games/{game}/seats/{seat}/check", responses=_ANSWERS)
 def check(request: Request, access: Seat, given: OrdersGiven) -> Any:
     """``pbem check``: the errors, or the preview and the receipt the orders would get. Stores nothing."""
     with language(access.language):
@@ -156,7 +195,7 @@ def check(request: Request, access: Seat, given: OrdersGiven) -> Any:
         }
 
 
-@router.post("/games/{game_id}/seats/{seat}/orders", responses=_ANSWERS)
+@router.post("/games/{game}/seats/{seat}/orders", responses=_ANSWERS)
 def submit(request: Request, access: Seat, given: OrdersGiven) -> Any:
     """Send orders: stored as by mail, with the same receipt, replacing the seat's earlier orders for the
     turn; a confirmation goes to the seat's address. Rejected orders answer 422 with every error."""
@@ -167,7 +206,7 @@ def submit(request: Request, access: Seat, given: OrdersGiven) -> Any:
             return text
         receipt = builder.submit(engine, access.game_id, access.seat, text)
         if receipt.accepted:
-            receipts.confirm(engine, mail_settings_of(request), receipt)
+            receipts.confirm(engine, load_settings(), receipt)
             return _receipt(receipt)
         return JSONResponse(
             {
@@ -193,19 +232,34 @@ def _receipt(receipt: Receipt) -> dict[str, Any]:
     }
 
 
-@router.post("/games/{game_id}/seats/{seat}/press", responses=_ANSWERS)
+@router.post("/games/{game}/seats/{seat}/press", responses=_ANSWERS)
 def press(request: Request, access: Seat, given: PressGiven) -> Any:
-    """Press to other seats, with the rules and limits of press by mail."""
+    """Press to other seats (``to``: ``"all"`` or seat names), with the rules and limits of press by
+    mail, and the same mails to its readers."""
+    engine = engine_of(request)
     with language(access.language):
         try:
-            reached = send_press(engine_of(request), mail_settings_of(request), access, given.to, given.text)
+            checked = mail_press.prepare(engine, access.game_id, access.seat, given.to, given.text)
         except UserError as exc:
             return error("press.refused", str(exc), 422)
-        return {"sent": True, "to": reached}
+        with Session(engine) as session:
+            checked.write(session, f"api:{uuid.uuid4()}")
+            session.commit()
+        return {"sent": True, "to_all": checked.to_all, "to": checked.recipients}
 
 
-@router.get("/games/{game_id}/seats/{seat}/status", responses=_ANSWERS)
+@router.get("/games/{game}/seats/{seat}/status", responses=_ANSWERS)
 def game_status(request: Request, access: Seat) -> Any:
     """Where the game stands (what ``pbem status --json`` shows: nothing any seat keeps hidden)."""
     with language(access.language):
         return status.status(engine_of(request), access.game_id)[0]
+
+
+def api_bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A body that is not what the route takes: where, in the reader's words (not the validator's)."""
+    where = ", ".join(
+        ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body" for e in exc.errors()[:5]
+    )
+    with language(reader_language(request)):
+        said = _("the request's JSON body is not what this call takes; look at: {fields}", fields=where)
+    return error("request.shape", said, 422)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse
@@ -21,14 +22,14 @@ from sqlmodel import Session
 from pbem.core.game import JSON
 from pbem.core.i18n import _, language
 from pbem.intake.envelope import scalar_flow
-from pbem.outbox.settings import MailSettings
+from pbem.outbox.settings import load_settings
 from pbem.play import builder
 from pbem.play.orders import Check, Receipt
 from pbem.render.environment import environment
 from pbem.storage.history import game_facts, game_of
 from pbem.web import receipts
-from pbem.web.app import engine_of, mail_settings_of
-from pbem.web.auth import SeatAccess, check_csrf, csrf_token, seat_access
+from pbem.web.auth import SeatAccess, check_csrf, csrf_token, engine_of, seat_access
+from pbem.web.words import render
 
 router = APIRouter()
 
@@ -37,11 +38,11 @@ SCRIPT_URL = "/static/orders.js"
 #: the header orders.js sends to be answered with the changed part of the page only
 FRAGMENT = "x-pbem-fragment"
 
-Steps = Annotated[list[str] | None, Form(alias="step")]
+Steps = Annotated[list[str] | None, Form()]
 
 
 def _base(access: SeatAccess) -> str:
-    return f"/g/{access.game_id}/{access.seat}/orders"
+    return f"/g/{quote(access.game_id, safe='')}/{quote(access.seat, safe='')}/orders"
 
 
 def _game_facts(engine: Engine, game_id: str) -> dict[str, str]:
@@ -89,13 +90,11 @@ class _Page:
             except builder.Refused:
                 self.yaml_text = ""
         context: dict[str, Any] = {
-            "language": self.access.language,
             "game": _game_facts(self.engine, self.access.game_id),
             "seat": self.access.seat,
-            "page": f"/g/{self.access.game_id}/{self.access.seat}",
+            "page": f"/g/{quote(self.access.game_id, safe='')}/{quote(self.access.seat, safe='')}",
             "base": _base(self.access),
             "script": SCRIPT_URL,
-            "csrf": csrf_token(self.request),
             "built": self.built,
             "refusal": self.refusal,
             "notice": self.notice,
@@ -105,9 +104,15 @@ class _Page:
             "token": builder.step_token,
             "shown": _shown,
         }
-        fragment = self.request.headers.get(FRAGMENT) == "1"
-        name = part if fragment and part else "orders"
-        html = environment().get_template(f"web/{name}.html.j2").render(context)
+        if part is None or self.request.headers.get(FRAGMENT) != "1":
+            return render(self.request, "orders", self.access.language, **context)
+        # the changed part alone, for orders.js: in the seat's language, with the form's CSRF token
+        with language(self.access.language):
+            html = (
+                environment()
+                .get_template(f"web/{part}.html.j2")
+                .render(csrf=csrf_token(self.request), **context)
+            )
         return HTMLResponse(html)
 
 
@@ -116,7 +121,7 @@ def script() -> FileResponse:
     return FileResponse(SCRIPT, media_type="text/javascript", headers={"Cache-Control": "max-age=3600"})
 
 
-@router.get("/g/{game_id}/{seat}/orders", response_class=HTMLResponse, include_in_schema=False)
+@router.get("/g/{game}/{seat}/orders", response_class=HTMLResponse, include_in_schema=False)
 def orders_form(request: Request, access: Annotated[SeatAccess, Depends(seat_access)]) -> HTMLResponse:
     with language(access.language):
         page = _Page(request, access)
@@ -131,7 +136,7 @@ def orders_form(request: Request, access: Annotated[SeatAccess, Depends(seat_acc
         return page.render()
 
 
-@router.post("/g/{game_id}/{seat}/orders/step", response_class=HTMLResponse, include_in_schema=False)
+@router.post("/g/{game}/{seat}/orders/step", response_class=HTMLResponse, include_in_schema=False)
 def add_step(
     request: Request,
     access: Annotated[SeatAccess, Depends(seat_access)],
@@ -156,7 +161,7 @@ def add_step(
         return page.render("orders_form")
 
 
-@router.post("/g/{game_id}/{seat}/orders/submit", response_class=HTMLResponse, include_in_schema=False)
+@router.post("/g/{game}/{seat}/orders/submit", response_class=HTMLResponse, include_in_schema=False)
 def submit_steps(
     request: Request,
     access: Annotated[SeatAccess, Depends(seat_access)],
@@ -188,7 +193,7 @@ def submit_steps(
         return page.render("orders_form")
 
 
-@router.post("/g/{game_id}/{seat}/orders/yaml", response_class=HTMLResponse, include_in_schema=False)
+@router.post("/g/{game}/{seat}/orders/yaml", response_class=HTMLResponse, include_in_schema=False)
 def yaml_box(
     request: Request,
     access: Annotated[SeatAccess, Depends(seat_access)],
@@ -213,8 +218,7 @@ def _send(page: _Page, text: str) -> Receipt:
     """Orders of the signed-in seat through the intake, and their confirmation mailed when accepted."""
     receipt = builder.submit(page.engine, page.access.game_id, page.access.seat, text)
     if receipt.accepted:
-        settings: MailSettings = mail_settings_of(page.request)
-        receipts.confirm(page.engine, settings, receipt)
+        receipts.confirm(page.engine, load_settings(), receipt)
     return receipt
 
 
