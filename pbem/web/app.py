@@ -23,11 +23,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pbem.storage.db import connect
 from pbem.web import auth, pages, routes
-from pbem.web.api import api_bad_request
+from pbem.web.api import api_bad_request, api_error
 from pbem.web.limits import RateLimiter
 from pbem.web.sessions import COOKIE, loaded, write_cookie
 from pbem.web.settings import WebSettings, from_env
-from pbem.web.words import error_page
+from pbem.web.words import REASONS, error_page
 
 #: what a page may load: only this site's own (styles inline, pictures inline as SVG or data:)
 CSP = (
@@ -70,7 +70,11 @@ def create_app(settings: WebSettings) -> FastAPI:
             and request.url.path.startswith("/sign-in")
             and not limiter.allow(client, "sign-in", settings.sign_ins_per_minute)
         ):
-            response: Response = error_page(request, 429, "rate")
+            response: Response = (
+                api_error(request, 429, "rate", REASONS["rate"])
+                if request.url.path.startswith("/api/")
+                else error_page(request, 429, "rate")
+            )
         else:
             response = await call_next(request)
         session = request.state.session
