@@ -5,6 +5,8 @@ report of every turn written to disk and an index page to browse them. :mod:`pbe
 from __future__ import annotations
 
 import html
+import os
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -15,10 +17,11 @@ from sqlmodel import Session, select
 
 from pbem.archive.page import write_page
 from pbem.cli.common import example
-from pbem.core import registry
+from pbem.core import clock, registry
 from pbem.core.codec import unpack
 from pbem.core.errors import UserError
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
+from pbem.outbox import signin
 from pbem.play.create import create_game
 from pbem.play.orders import submit, template
 from pbem.play.status import status
@@ -26,9 +29,11 @@ from pbem.play.turns import process
 from pbem.render.screenshots import WIDTHS, write_mail_looks
 from pbem.render.tables import table_slice
 from pbem.storage.db import connect
-from pbem.storage.models import ReportRow
+from pbem.storage.models import ReportRow, SeatRow
 
 DEFAULT_GAME = "reef-encounter"
+#: where ``pbem serve`` listens by default: the demo's sign-in link points there
+DEMO_WEB = "http://127.0.0.1:8000"
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
 MAX_TURNS = 5000
 
@@ -79,9 +84,30 @@ def run_demo(
     index = _write_reports(engine, game_id, game.title, out, entry, pages, _mail_links(out / "mail", looks))
     ranking = ", ".join(f"{entry['places'][s]}. {s} ({entry['scores'][s]})" for s in entry.get("ranking", []))
     say(f"played {entry['turns_resolved']} turns; {ranking}")
+    for line in web_hint(engine, db_url, out, game_id, next(iter(issued))):
+        say(line)
     say(looks if isinstance(looks, str) else f"report mails as a mail client shows them: {out / 'mail'}")
     say(f"reports: {index.resolve()}")
     return index
+
+
+def web_hint(engine: Engine, db_url: str, out: Path, game_id: str, seat: str) -> list[str]:
+    """How to open the demo game in a browser: ``pbem serve`` on the demo's database with a key kept in
+    ``out/web-secret`` (made once, readable by its owner only; never printed), and a sign-in link for
+    ``seat`` signed with it."""
+    key_file = out / "web-secret"
+    if not key_file.is_file():
+        descriptor = os.open(key_file, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secrets.token_urlsafe(48) + "\n")
+    key = key_file.read_text(encoding="utf-8").strip()
+    with Session(engine) as session:
+        row = session.exec(select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat)).one()
+    url = signin.link(signin.LinkSettings(DEMO_WEB, key), game_id, seat, row.link_generation, clock.utc())
+    return [
+        f"on the web: PBEM_WEB_SECRET_FILE={key_file} pbem serve --db {db_url}",
+        f"  then open {url} (signed in as {seat}); the game's public page: {DEMO_WEB}/archive/{game_id}",
+    ]
 
 
 def play_bots(

@@ -78,6 +78,7 @@ def packages() -> list[Package]:
                 "templates/base.txt.j2",
                 "templates/pieces.txt.j2",
                 "templates/archive",  # the archive page: its frame is read in the page's language
+                "templates/web",  # the web host's pages (pbem serve)
             ),
             "pbem/locale",
         )

@@ -18,6 +18,8 @@ from pbem.core.i18n import N_
 from pbem.render.environment import environment
 from pbem.web.sessions import csrf_token, session_of
 
+#: the host's name, as the pages' titles and bar show it
+SITE = "pbem"
 #: what an error page says, by the reason an error was raised with
 REASONS = {
     "csrf": N_(
@@ -95,6 +97,7 @@ def render(
             .get_template(f"web/{name}.html.j2")
             .render(
                 language=lang,
+                site=SITE,
                 languages=[(code, i18n.NAMES[code]) for code in i18n.LANGUAGES],
                 csrf=csrf_token(request),
                 signed_in=session.signed_in,

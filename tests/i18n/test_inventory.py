@@ -132,6 +132,10 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
         for f in ("_create_schema", "connect")
     },
     ("pbem/storage/presslog.py", "imported"): "an archive's press imported: pbem import, the operator's",
+    **{
+        ("pbem/web/settings.py", f): "pbem serve's key and limits: the operator's settings"
+        for f in ("WebSettings.checked", "from_env")
+    },
 }
 
 #: single literals a player's code holds that are not words for a player, or that wait for their owner

@@ -22,6 +22,8 @@ from pbem.web.settings import WebSettings
 
 SECRET = "test-key-" + "k" * 40
 URL = "https://games.example.org"
+#: long enough that finding it in a page means it is there
+SEED = 8_123_456_789_012_345
 PLAYERS = [("ann", "ann@example.org"), ("bo", "bo@example.org"), ("cy", "cy@example.org")]
 
 
@@ -46,7 +48,7 @@ class Host:
 def make_host(tmp_path: Path, url: str | None = None, **settings: object) -> Host:
     db = url or f"sqlite:///{tmp_path / 'web.sqlite'}"
     engine = connect(db)
-    passwords = create_game(engine, "reef-encounter", "reef-1", PLAYERS, seed=7, turn_seconds=48 * 3600)
+    passwords = create_game(engine, "reef-encounter", "reef-1", PLAYERS, seed=SEED, turn_seconds=48 * 3600)
     caches.clear_all()
     return Host(db, engine, passwords, WebSettings(db_url=db, secret_key=SECRET, **settings))  # type: ignore[arg-type]
 
