@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from pbem.core.game import JSON, RulesError, StepGuide
-from pbem.core.i18n import _
+from pbem.core.i18n import _, ngettext
 from pbem.intake.envelope import order_template, orders_yaml
 from pbem.intake.orderfile import Positions
 from pbem.play import orders
@@ -97,7 +97,7 @@ def step_token(step: JSON) -> str:
 def read_tokens(tokens: Sequence[str]) -> list[JSON]:
     """Steps back from the tokens a form carried; :class:`Refused` for one that is not a step."""
     if len(tokens) > MAX_STEPS:
-        raise Refused("orders.too_many", _("at most {n} steps can be chosen at once", n=MAX_STEPS))
+        raise Refused("orders.too_many", _too_many())
     steps: list[JSON] = []
     for n, token in enumerate(tokens, start=1):
         try:
@@ -105,9 +105,15 @@ def read_tokens(tokens: Sequence[str]) -> list[JSON]:
         except ValueError:
             raise Refused(
                 "orders.unreadable",
-                _("step {n} could not be read; undo it and choose again", n=n),
+                _("{step} could not be read; undo it and choose again", step=_("step {n}", n=n)),
             ) from None
     return steps
+
+
+def _too_many() -> str:
+    return ngettext(
+        "at most {n} step can be chosen at once", "at most {n} steps can be chosen at once", MAX_STEPS
+    )
 
 
 def refusal(errors: list[str]) -> Refused:
@@ -163,7 +169,7 @@ def steps(engine: Engine, game_id: str, seat: str, chosen: Sequence[JSON], turn:
     was made for, refused once the game moved on), and the preview once ``chosen`` is complete.
     Raises :class:`Refused` when the seat owes nothing, the turn moved on, or a chosen step is illegal."""
     if len(chosen) > MAX_STEPS:
-        raise Refused("orders.too_many", _("at most {n} steps can be chosen at once", n=MAX_STEPS))
+        raise Refused("orders.too_many", _too_many())
     row, standing = _standing(engine, game_id, seat, turn)
     game, decision = standing.game, standing.decision
     assert game is not None and decision is not None
