@@ -66,10 +66,10 @@ def csrf_of(page: str) -> str:
     return found.group(1)
 
 
-def signed_in(host: Host, seat: str) -> TestClient:
-    """A client signed in as ``seat`` by its mailed link."""
+def signed_in(host: Host, seat: str, game: str = "reef-1") -> TestClient:
+    """A client signed in as ``seat`` of ``game`` by its mailed link."""
     client = host.client()
-    answer = client.get(host.link(seat))
+    answer = client.get(host.link(seat, game))
     assert answer.status_code == 303, answer.text
     return client
 

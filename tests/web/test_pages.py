@@ -7,9 +7,12 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
+from pbem.cli.demo import play_bots
+from pbem.core.codec import unpack
 from pbem.mail.gm import set_game_master
 from pbem.play.create import create_game
-from pbem.storage.models import GameRow, OutboxRow, PressRow
+from pbem.storage.models import GameRow, OutboxRow, PressRow, ReportRow
+from pbem.web.seatpage import cut
 from web.conftest import Host, csrf_of, make_host, signed_in
 
 
@@ -118,3 +121,19 @@ def test_a_wrong_game_master_password_is_one_answer(host: Host) -> None:
     other = client.post("/sign-in/gm", data={"game": "reef-9", "password": "x", "csrf": csrf_of(form.text)})
     assert one.status_code == other.status_code == 400
     assert client.get("/gm/reef-1").status_code == 303
+
+
+def test_earlier_turns_are_the_seats_stored_reports(host: Host) -> None:
+    play_bots(host.engine, "reef-encounter", "reef-b", 3, 11, turns=2)
+    client = signed_in(host, "alice", "reef-b")
+    page = client.get("/g/reef-b/alice").text
+    assert 'href="/g/reef-b/alice?turn=0"' in page and 'href="/g/reef-b/alice?turn=1"' in page
+    with Session(host.engine) as session:
+        stored = session.exec(
+            select(ReportRow.html_z).where(
+                ReportRow.game_id == "reef-b", ReportRow.seat == "alice", ReportRow.turn == 1
+            )
+        ).one()
+    body = cut(unpack(stored)).body
+    assert body in client.get("/g/reef-b/alice?turn=1").text
+    assert body not in client.get("/g/reef-b/alice?turn=0").text
