@@ -84,7 +84,8 @@ class _Page:
                 self.build([], None)
 
     def render(self, part: str | None = None) -> HTMLResponse:
-        if self.yaml_text is None:
+        whole = part is None or self.request.headers.get(FRAGMENT) != "1"
+        if self.yaml_text is None and whole:  # the YAML box is in the whole page only
             try:
                 self.yaml_text = builder.template(self.engine, self.access.game_id, self.access.seat)
             except builder.Refused:
@@ -104,7 +105,7 @@ class _Page:
             "token": builder.step_token,
             "shown": _shown,
         }
-        if part is None or self.request.headers.get(FRAGMENT) != "1":
+        if whole:
             return render(self.request, "orders", self.access.language, **context)
         # the changed part alone, for orders.js: in the seat's language, with the form's CSRF token
         with language(self.access.language):

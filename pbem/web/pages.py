@@ -12,6 +12,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlmodel import Session, select
+from starlette.routing import NoMatchFound
 
 from pbem.archive.page import build_page
 from pbem.core import caches, clock, i18n
@@ -29,8 +30,6 @@ from pbem.web.words import reader_language, render
 
 router = APIRouter()
 
-#: the path of a seat's orders form (pbem.web.orders serves it, when installed)
-ORDERS_PATH = "/g/{game}/{seat}/orders"
 #: the archive page's own policy (pbem.archive.page): its script unpacks the turns into frames
 ARCHIVE_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data: blob:; "
@@ -48,7 +47,13 @@ def _game(request: Request, game_id: str) -> GameRow:
 
 
 def _has_orders_form(request: Request) -> bool:
-    return any(getattr(route, "path", None) == ORDERS_PATH for route in request.app.routes)
+    # by the route's name: FastAPI (0.165) wraps an included router's routes, so the app's own list
+    # shows none of their paths
+    try:
+        request.app.url_path_for("orders_form", game="g", seat="s")
+    except NoMatchFound:
+        return False
+    return True
 
 
 @router.get("/")

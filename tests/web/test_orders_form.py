@@ -157,3 +157,8 @@ def test_the_script_is_served_by_the_host(host: Host) -> None:
     answer = host.client().get("/static/orders.js")
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/javascript")
     assert "http" not in answer.text.replace("X-PBEM-Fragment", "")  # nothing fetched from elsewhere
+
+
+def test_the_seat_page_links_to_the_orders_form(host: Host, player: SignedIn) -> None:
+    page = player("ann").get("/g/reef-1/ann").text
+    assert 'href="/g/reef-1/ann/orders"' in page
