@@ -17,7 +17,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from pbem.core.game import JSON
 from pbem.core.i18n import _, language
@@ -27,8 +27,9 @@ from pbem.play import builder
 from pbem.play.orders import Check, Receipt
 from pbem.render.environment import environment
 from pbem.storage.history import game_facts, game_of
-from pbem.web import receipts
-from pbem.web.auth import SeatAccess, check_csrf, csrf_token, engine_of, seat_access
+from pbem.storage.models import SeatRow
+from pbem.web import api, receipts
+from pbem.web.auth import SeatAccess, api_token, check_csrf, csrf_token, engine_of, seat_access
 from pbem.web.words import render
 
 router = APIRouter()
@@ -50,6 +51,21 @@ def _game_facts(engine: Engine, game_id: str) -> dict[str, str]:
         row = game_facts(session, game_id)
     title = game_of(row).title if row is not None else game_id
     return {"id": game_id, "title": title}
+
+
+def _api_of(request: Request, engine: Engine, access: SeatAccess) -> dict[str, str]:
+    """Where a program reaches this seat through the JSON API, and the seat's bearer token (this page is
+    the seat's own: only its player, signed in, reads it)."""
+    with Session(engine) as session:
+        generation = session.exec(
+            select(SeatRow.link_generation).where(
+                SeatRow.game_id == access.game_id, SeatRow.name == access.seat
+            )
+        ).one()
+    return {
+        "base": f"{api.PREFIX}/games/{quote(access.game_id, safe='')}/seats/{quote(access.seat, safe='')}",
+        "token": api_token(request.app.state.settings.secret_key, access, generation),
+    }
 
 
 def _shown(step: JSON) -> str:
@@ -106,6 +122,7 @@ class _Page:
             "shown": _shown,
         }
         if whole:
+            context["api"] = _api_of(self.request, self.engine, self.access)
             return render(self.request, "orders", self.access.language, **context)
         # the changed part alone, for orders.js: in the seat's language, with the form's CSRF token
         with language(self.access.language):

@@ -124,12 +124,11 @@ def test_a_whole_game_is_played_in_the_browser_by_clicks(
         while not (where := status(table.engine, table.game_id)[0])["finished"]:
             for seat in where["awaited"]:
                 clicks += click_orders(pages[seat], table, seat)
-                pages[seat].goto(f"{table.base}/g/{table.game_id}/{seat}")
             resolved = process(table.engine, table.game_id)  # what pbem tick does with orders all in
             assert resolved, f"turn {where['turn']} did not resolve with every order in"
             turns += len(resolved)
-            for seat in where["awaited"]:  # the next report, read where the orders were given
-                pages[seat].reload()
+            for seat in where["awaited"]:  # the next report, on the seat's page
+                pages[seat].get_by_role("link", name="Back to your page").click()
                 expect(pages[seat].locator(".turns [aria-current=page]")).to_have_text(str(turns))
                 expect(pages[seat].locator("#report")).to_be_visible()
         final = status(table.engine, table.game_id)[0]

@@ -5,6 +5,7 @@ reads or acts for another, and never shows another seat's secrets."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -200,3 +201,40 @@ def test_floods_are_answered_429_in_json(tmp_path: Any) -> None:
     assert codes[:3] == [200, 200, 200] and codes[3:] == [429, 429]
     last = api.get(API.format(seat="ann") + "/status", headers=bearer(host, "ann"))
     assert last.json()["error"]["code"] == "rate" and last.headers["retry-after"] == "60"
+
+
+def test_the_token_is_shown_on_the_seats_own_orders_page_and_the_api_takes_it(
+    host: Host, api: TestClient
+) -> None:
+    from tests.web.conftest import signed_in
+
+    page = signed_in(host, "ann").get("/g/reef-1/ann/orders").text
+    shown = re.search(r'<code class="token">([^<]+)</code>', page)
+    assert shown and API.format(seat="ann") in page
+    answer = api.get(API.format(seat="ann") + "/view", headers={"Authorization": f"Bearer {shown.group(1)}"})
+    assert answer.status_code == 200 and answer.json()["seat"] == "ann"
+
+
+def test_no_answer_holds_another_seats_secrets(host: Host, api: TestClient) -> None:
+    base, headers = API.format(seat="ann"), bearer(host, "ann")
+    wanted = _wanted(host, "ann")
+    answers = [
+        api.get(base + "/view", headers=headers).text,
+        api.post(base + "/steps", json={"chosen": []}, headers=headers).text,
+        api.post(base + "/steps", json={"chosen": wanted}, headers=headers).text,
+        api.post(base + "/check", json={"orders": wanted}, headers=headers).text,
+        api.get(base + "/status", headers=headers).text,
+        api.post(base + "/orders", json={"orders": [{"setup": "x"}]}, headers=headers).text,
+    ]
+    views = _views(host)
+    own = json.dumps(views["ann"])
+    looked = 0
+    for other in ("bo", "cy"):
+        for key, value in views[other].items():
+            said = json.dumps(value)
+            # what only the other seat sees, distinctive enough to be found (not a lone number or word)
+            if value == views[None].get(key) or len(said) < 12 or said in own:
+                continue
+            assert all(said not in answer for answer in answers), f"{other}'s {key} leaked"
+            looked += 1
+    assert looked, "the other seats hold nothing of their own to look for"

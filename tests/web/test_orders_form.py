@@ -162,3 +162,19 @@ def test_the_script_is_served_by_the_host(host: Host) -> None:
 def test_the_seat_page_links_to_the_orders_form(host: Host, player: SignedIn) -> None:
     page = player("ann").get("/g/reef-1/ann").text
     assert 'href="/g/reef-1/ann/orders"' in page
+
+
+def test_the_form_speaks_the_seats_language(host: Host, player: SignedIn) -> None:
+    from pbem.storage.models import SeatRow
+
+    with Session(host.engine) as session:
+        seat = session.exec(select(SeatRow).where(SeatRow.name == "cy")).one()
+        seat.language = "ru"
+        session.add(seat)
+        session.commit()
+    client = player("cy")
+    page = _page(client, "cy")
+    assert '<html lang="ru">' in page and "Ваши приказы на ход 1" in page and "Приказы в YAML" in page
+    form = forms(page)["step"]
+    page = _press(client, form, form.data(add="{not json"))
+    assert "шаг 1 не удалось прочитать" in page
