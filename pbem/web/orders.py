@@ -99,6 +99,12 @@ class _Page:
             if chosen:  # the turn is still due: the form goes on from no step at all
                 self.build([], None)
 
+    def start_over(self, refused: builder.Refused) -> HTMLResponse:
+        """Why the steps sent are refused, and the form from no step at all."""
+        self.refusal = refused.message
+        self.build([], None)
+        return self.render("orders_form")
+
     def render(self, part: str | None = None) -> HTMLResponse:
         whole = part is None or self.request.headers.get(FRAGMENT) != "1"
         if self.yaml_text is None and whole:  # the YAML box is in the whole page only
@@ -170,9 +176,7 @@ def add_step(
         try:
             chosen = builder.read_tokens([*(step or []), *([add] if add else [])])
         except builder.Refused as refused:
-            page.refusal = refused.message
-            page.build([], None)
-            return page.render("orders_form")
+            return page.start_over(refused)
         if undo:
             chosen = chosen[:-1]
         page.build(chosen, turn)
@@ -194,9 +198,7 @@ def submit_steps(
             chosen = builder.read_tokens(step or [])
             built = builder.steps(page.engine, access.game_id, access.seat, chosen, turn)
         except builder.Refused as refused:
-            page.refusal = refused.message
-            page.build([], None)
-            return page.render("orders_form")
+            return page.start_over(refused)
         if not built.complete:
             page.built = built
             page.refusal = _("These orders are not complete yet: choose more steps before sending them.")

@@ -7,7 +7,6 @@ is looked at (375 and 1280 px screenshots), checked by axe, and one turn is play
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from playwright.sync_api import Browser, Locator, Page, expect
 from sqlalchemy import Engine
 from web.conftest import PLAYERS, SECRET
 
-from browser.test_web_pages import _free_port, mailed_link, serious, shoot, shots_dir
+from browser.test_web_pages import mailed_link, serious, shoot, shots_dir
+from browser.webhost import serving
 from pbem.core import caches
 from pbem.intake.orderfile import load
 from pbem.outbox.queueing import enqueue_reports
@@ -58,24 +57,12 @@ def served_game(tmp_path: Path, game_type: str, seed: int = 5) -> Iterator[Table
     create_game(engine, game_type, game_id, PLAYERS, seed=seed)
     caches.clear_all()
     settings = WebSettings(db_url=db, secret_key=SECRET, requests_per_minute=100_000)
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the web host did not start"
-        time.sleep(0.05)
-    base = f"http://127.0.0.1:{port}"
-    enqueue_reports(engine, settings=MailSettings(), links=LinkSettings(base, SECRET))
-    try:
-        yield Table(engine, base, game_id)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        engine.dispose()
+    with serving(create_app(settings)) as base:
+        enqueue_reports(engine, settings=MailSettings(), links=LinkSettings(base, SECRET))
+        try:
+            yield Table(engine, base, game_id)
+        finally:
+            engine.dispose()
 
 
 def bot_steps(table: Table, seat: str) -> list[Any]:

@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlmodel import Session, select
 
 from pbem.core import registry
 from pbem.core.game import NextSteps, StepChoice
 from pbem.core.i18n import T_
 from pbem.play.create import create_game
 from pbem.storage.db import connect
+from pbem.storage.models import SeatRow
 from tests.host.pearl_dive import GAME, BidOrders, DiveOrders, PearlDive, State
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -63,6 +65,15 @@ class Stepped:
     passwords: dict[str, str]
 
 
+def speaks(engine: Engine, seat: str, language: str) -> None:
+    """Give ``seat`` (of any game in ``engine``'s database) its own language."""
+    with Session(engine) as session:
+        row = session.exec(select(SeatRow).where(SeatRow.name == seat)).one()
+        row.language = language
+        session.add(row)
+        session.commit()
+
+
 @contextmanager
 def stepped_game(tmp_path: Path) -> Iterator[Stepped]:
     """A game of the stepped Pearl Dive; the plain Pearl Dive is back in the registry afterwards."""
@@ -76,4 +87,4 @@ def stepped_game(tmp_path: Path) -> Iterator[Stepped]:
         registry.register(GAME)
 
 
-__all__ = ["STEPPED", "T0", "Stepped", "stepped_game"]
+__all__ = ["STEPPED", "T0", "Stepped", "speaks", "stepped_game"]

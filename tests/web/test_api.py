@@ -18,6 +18,7 @@ from pbem.storage.history import current_state, game_of, game_row
 from pbem.storage.models import OutboxRow, PressRow, SeatRow
 from pbem.web.auth import SeatAccess, api_token
 from tests.web.conftest import SECRET, Host
+from tests.web.orders_game import speaks
 
 API = "/api/v1/games/reef-1/seats/{seat}"
 
@@ -173,11 +174,7 @@ def test_a_body_that_is_not_json_of_the_call_is_answered_in_json(host: Host, api
 
 
 def test_errors_come_in_the_seats_language(host: Host, api: TestClient) -> None:
-    with Session(host.engine) as session:
-        seat = session.exec(select(SeatRow).where(SeatRow.name == "ann")).one()
-        seat.language = "hu"
-        session.add(seat)
-        session.commit()
+    speaks(host.engine, "ann", "hu")
     answer = api.post(
         API.format(seat="ann") + "/steps", json={"chosen": [], "turn": 0}, headers=bearer(host, "ann")
     )

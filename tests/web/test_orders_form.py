@@ -18,6 +18,7 @@ from pbem.play.turns import process
 from pbem.storage.models import OutboxRow, SubmissionRow
 from tests.web.conftest import Host, SignedIn
 from tests.web.forms import Form, encoded, forms
+from tests.web.orders_game import speaks
 
 BASE = "/g/reef-1/{seat}/orders"
 
@@ -165,13 +166,7 @@ def test_the_seat_page_links_to_the_orders_form(host: Host, player: SignedIn) ->
 
 
 def test_the_form_speaks_the_seats_language(host: Host, player: SignedIn) -> None:
-    from pbem.storage.models import SeatRow
-
-    with Session(host.engine) as session:
-        seat = session.exec(select(SeatRow).where(SeatRow.name == "cy")).one()
-        seat.language = "ru"
-        session.add(seat)
-        session.commit()
+    speaks(host.engine, "cy", "ru")
     client = player("cy")
     page = _page(client, "cy")
     assert '<html lang="ru">' in page and "Ваши приказы на ход 1" in page and "Приказы в YAML" in page
