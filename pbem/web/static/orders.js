@@ -8,13 +8,15 @@
   var FRAGMENT = { "X-PBEM-Fragment": "1" };
 
   function post(form, submitter) {
-    // FormData with the button pressed, so its name and value (the step chosen) travel as without script
-    var data = new FormData(form, submitter || undefined);
-    return fetch(form.action, { method: "POST", body: data, headers: FRAGMENT, credentials: "same-origin" })
-      .then(function (answer) {
-        if (answer.status >= 500) throw new Error("host error " + answer.status);
-        return answer.text();
-      });
+    // FormData with the button pressed, so its name and value (the step chosen) travel as without script;
+    // a browser that cannot (FormData's submitter is recent) rejects, and the form is sent plainly
+    return Promise.resolve().then(function () {
+      var data = new FormData(form, submitter || undefined);
+      return fetch(form.action, { method: "POST", body: data, headers: FRAGMENT, credentials: "same-origin" });
+    }).then(function (answer) {
+      if (answer.status >= 500) throw new Error("host error " + answer.status);
+      return answer.text();
+    });
   }
 
   function put(id, html) {
@@ -36,7 +38,8 @@
 
   function plainly(form, submitter) {
     form.setAttribute("data-plain", "");
-    form.requestSubmit(submitter || undefined);
+    if (form.requestSubmit) form.requestSubmit(submitter || undefined);
+    else form.submit();
   }
 
   document.addEventListener("submit", function (event) {
