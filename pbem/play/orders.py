@@ -432,7 +432,16 @@ def check(
         )
         receipt = _receipt(verdict.row.id, verdict.seat, verdict.row.turn + 1, verdict.orders_json)
         model = verdict.game.order_model(decision).model_validate(orders)
-        shown = preview(verdict.game, verdict.row, verdict.state, verdict.seat, model, as_read, receipt)
+        shown = preview(
+            verdict.game,
+            verdict.row,
+            verdict.state,
+            verdict.seat,
+            model,
+            as_read,
+            receipt,
+            on_the_web=signed_in is not None,
+        )
         session.rollback()
         return Check(errors=[], preview=shown, receipt=receipt)
 

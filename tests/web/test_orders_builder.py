@@ -43,6 +43,8 @@ def test_one_choice_completes_the_bid_and_shows_the_preview(stepped: Stepped) ->
     built = builder.steps(stepped.engine, stepped.game_id, "red", [first.step])
     assert built.complete and built.choices == []
     assert built.preview is not None and "Preview of your orders for turn 1" in built.preview
+    assert "Nothing is stored until you send them." in built.preview  # the form's own button sends them
+    assert "pbem submit" not in built.preview
     assert built.receipt is not None and len(built.receipt) == 64
     assert yaml.safe_load(built.text.split("orders:", 1)[1]) == [first.step]
 
