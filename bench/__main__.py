@@ -24,6 +24,7 @@ from bench.flat import flat
 from bench.machine import describe, load, speed
 from bench.mail import mail_figures
 from bench.sizes import FULL, QUICK, Sizes
+from bench.web import web_figures
 from pbem.host.jobs import auto_jobs
 
 Figure = tuple[str, float, str]
@@ -137,6 +138,10 @@ def memory_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     yield "tick.10000_games_peak_mb", run.peak_mb, "MB"
 
 
+def web_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    yield from web_figures(folder, sizes.web_clients, sizes.web_seconds, sizes.web_turns)
+
+
 def _checked(run: fleet.TickRun, due: int) -> fleet.TickRun:
     if run.errors or run.turns != due:
         raise RuntimeError(f"the tick resolved {run.turns} turns of {due} due, with {run.errors} errors")
@@ -152,6 +157,7 @@ PARTS: dict[str, Callable[[Sizes, Path], Iterator[Figure | str]]] = {
     "postgres": tick_postgres_part,
     "replay": replay_storage_part,
     "memory": memory_part,
+    "web": web_part,
 }
 
 

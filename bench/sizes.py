@@ -23,6 +23,9 @@ class Sizes:
     replay_games: int = 5
     mail_turns: int = 60  # turns of a Reef Encounter game through the pipeline with every report mailed
     png_repeats: int = 20  # one board drawn to PNG this many times, the cache left out
+    web_clients: int = 50  # connections asking for seats' pages at once
+    web_seconds: int = 10  # how long they ask
+    web_turns: int = 10  # turns the served game has played
 
 
 FULL = Sizes()
@@ -41,4 +44,7 @@ QUICK = Sizes(
     replay_games=1,
     mail_turns=3,
     png_repeats=2,
+    web_clients=4,
+    web_seconds=1,
+    web_turns=1,
 )

@@ -255,14 +255,6 @@ def game_status(request: Request, access: Seat) -> Any:
         return status.status(engine_of(request), access.game_id)[0]
 
 
-def api_error(request: Request, status_code: int, code: str, message: str) -> JSONResponse:
-    """An error of the API in the reader's words (``message``: an English message, translated here)."""
-    with language(reader_language(request)):
-        said = _(message)
-    headers = {"Retry-After": "60"} if status_code == 429 else None
-    return JSONResponse({"error": {"code": code, "message": said}}, status_code=status_code, headers=headers)
-
-
 def api_bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
     """A body that is not what the route takes: where, in the reader's words (not the validator's)."""
     where = ", ".join(

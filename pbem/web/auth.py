@@ -35,6 +35,7 @@ from pbem.core.i18n import _
 from pbem.intake import guessing, passwords, seatpass
 from pbem.outbox.signin import read_token
 from pbem.storage.models import GameMasterRow, GameRow, SeatRow
+from pbem.web.seatpage import GameFacts, game_facts
 from pbem.web.sessions import check_csrf, csrf_token, fresh, session_of, set_session
 from pbem.web.words import error_page, reader_language, render
 
@@ -79,24 +80,19 @@ def _sign_in_first(request: Request) -> HTTPException:
     return HTTPException(status_code=303, headers={"Location": f"/sign-in?next={quote(request.url.path)}"})
 
 
-def _seat_row(engine: Engine, game_id: str, seat: str) -> tuple[SeatRow, GameRow] | None:
-    with Session(engine) as session:
-        found = session.exec(
-            select(SeatRow, GameRow)
-            .join(GameRow, col(GameRow.id) == col(SeatRow.game_id))
-            .where(SeatRow.game_id == game_id, SeatRow.name == seat)
-        ).first()
-    return (found[0], found[1]) if found else None
+def _access(game: GameFacts | None, seat: str, generation: int) -> SeatAccess | None:
+    found = game.seat(seat) if game is not None else None
+    if game is None or found is None or found.link_generation != generation:
+        return None
+    return SeatAccess(game.id, seat, found.language or game.language or i18n.DEFAULT_LANGUAGE, found.email)
 
 
 def access_for(engine: Engine, game_id: str, seat: str, generation: int) -> SeatAccess | None:
     """The seat's access for a session or token of ``generation``, or ``None`` if it is revoked or the
     seat is gone."""
-    found = _seat_row(engine, game_id, seat)
-    if found is None or found[0].link_generation != generation:
-        return None
-    row, game = found
-    return SeatAccess(game_id, seat, row.language or game.language or i18n.DEFAULT_LANGUAGE, row.email)
+    with engine.connect() as conn:
+        game = game_facts(conn, game_id)
+    return _access(game, seat, generation)
 
 
 def seat_access(request: Request) -> SeatAccess:
@@ -109,9 +105,12 @@ def seat_access(request: Request) -> SeatAccess:
     held = next((n for g, s, n in session.seats if g == game_id and s == seat), None)
     if held is None:
         raise HTTPException(status_code=403, detail="forbidden")
-    access = access_for(engine_of(request), game_id, seat, held)
+    with engine_of(request).connect() as conn:
+        game = game_facts(conn, game_id)
+    access = _access(game, seat, held)
     if access is None:  # revoked since (a reset, a replace): sign in again
         raise _sign_in_first(request)
+    request.state.game_facts = game  # read once: the page goes on from it
     return access
 
 

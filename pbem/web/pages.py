@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlmodel import Session, select
+from sqlmodel import Session
 from starlette.routing import NoMatchFound
 
 from pbem.archive.page import build_page
@@ -21,8 +21,7 @@ from pbem.core.i18n import _
 from pbem.cron import admin
 from pbem.cron.deadlines import parse_duration
 from pbem.mail import press
-from pbem.storage.history import game_of
-from pbem.storage.models import GameRow, SeatRow
+from pbem.storage.models import GameRow
 from pbem.web import seatpage
 from pbem.web.auth import SeatAccess, engine_of, master_access, seat_access
 from pbem.web.sessions import check_csrf, session_of, set_session
@@ -81,29 +80,25 @@ def my_games(request: Request) -> Response:
     session = session_of(request)
     if not session.signed_in:
         return RedirectResponse("/sign-in?next=/me", status_code=303)
-    engine = engine_of(request)
-    rows = []
-    with Session(engine) as db:
-        for game_id, seat, generation in session.seats:
-            found = db.exec(select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.name == seat)).first()
-            game = db.get(GameRow, game_id)
-            if found is None or game is None or found.link_generation != generation:
-                continue  # revoked since: not shown
-            rows.append((game, seat))
-        masters = [g for g, _tag in session.masters]
+    engine, lang = engine_of(request), reader_language(request)
     entries = []
-    for game, seat in rows:
-        waits = seatpage.waiting(engine, game, seat)
-        entries.append(
-            {
-                "game": game.id,
-                "seat": seat,
-                "title": game_of(game).title,
-                "href": f"/g/{quote(game.id, safe='')}/{quote(seat, safe='')}",
-                "waits": waits,
-            }
-        )
-    return render(request, "me", reader_language(request), entries=entries, masters=masters)
+    with engine.connect() as conn, i18n.language(lang):
+        for game_id, seat, generation in session.seats:
+            game = seatpage.game_facts(conn, game_id)
+            found = game.seat(seat) if game else None
+            if game is None or found is None or found.link_generation != generation:
+                continue  # revoked since: not shown
+            entries.append(
+                {
+                    "game": game.id,
+                    "seat": seat,
+                    "title": game.title,
+                    "href": f"/g/{quote(game.id, safe='')}/{quote(seat, safe='')}",
+                    "waits": seatpage.waiting(engine, conn, game, seat),
+                }
+            )
+    masters = [g for g, _tag in session.masters]
+    return render(request, "me", lang, entries=entries, masters=masters)
 
 
 @router.get("/g/{game}/{seat}")
@@ -123,38 +118,36 @@ def _seat_response(
     press_text: str = "",
 ) -> Response:
     engine = engine_of(request)
-    row = _game(request, access.game_id)
-    try:
-        number = seatpage.turn_asked(row, turn)
-    except UserError:
-        raise HTTPException(status_code=404, detail="not-found") from None
-    shown = seatpage.stored_report(engine, row, access.seat, number)
-    with Session(engine) as session:
-        seats = [
-            s
-            for s in session.exec(
-                select(SeatRow.name).where(SeatRow.game_id == row.id).order_by(SeatRow.position)
-            )
-        ]
-    with i18n.language(access.language):
-        waits = seatpage.waiting(engine, row, access.seat)
+    with engine.connect() as conn:
+        game: seatpage.GameFacts | None = getattr(request.state, "game_facts", None)
+        game = game or seatpage.game_facts(conn, access.game_id)
+        if game is None:
+            raise HTTPException(status_code=404, detail="not-found")
+        try:
+            number = seatpage.turn_asked(game, turn)
+        except UserError:
+            raise HTTPException(status_code=404, detail="not-found") from None
+        shown = seatpage.stored_report(conn, game, access.seat, number)
+        with i18n.language(access.language):
+            waits = seatpage.waiting(engine, conn, game, access.seat)
+            press_shown = seatpage.press_of(conn, game, access.seat)
     base = f"/g/{quote(access.game_id, safe='')}/{quote(access.seat, safe='')}"
     return render(
         request,
         "seat",
         access.language,
         access=access,
-        game=row,
-        title=game_of(row).title,
+        game=game,
+        title=game.title,
         turn=number,
-        latest=row.turn,
+        latest=game.turn,
         report=shown,
         waits=waits,
-        press=seatpage.press_of(engine, row.id, access.seat),
-        press_mode=row.press or press.DEFAULT_PRESS,
-        others=[s for s in seats if s != access.seat],
+        press=press_shown,
+        press_mode=game.press or press.DEFAULT_PRESS,
+        others=[s.name for s in game.seats if s.name != access.seat],
         base=base,
-        orders_href=base + "/orders" if _has_orders_form(request) and number == row.turn else None,
+        orders_href=base + "/orders" if _has_orders_form(request) and number == game.turn else None,
         said=request.query_params.get("said"),
         problem=problem,
         press_text=press_text,
@@ -192,14 +185,14 @@ def send_press(
 
 @router.get("/gm/{game}")
 def master_page(request: Request, game_id: Annotated[str, Depends(master_access)]) -> Response:
-    row = _game(request, game_id)
+    engine, lang = engine_of(request), reader_language(request)
+    with engine.connect() as conn, i18n.language(lang):
+        game = seatpage.game_facts(conn, game_id)
+        if game is None:
+            raise HTTPException(status_code=404, detail="not-found")
+        waits = seatpage.waiting(engine, conn, game, "")  # whom it waits for, as any seat may know it
     return render(
-        request,
-        "gm",
-        reader_language(request),
-        game=row,
-        title=game_of(row).title,
-        said=request.query_params.get("said"),
+        request, "gm", lang, game=game, title=game.title, waits=waits, said=request.query_params.get("said")
     )
 
 

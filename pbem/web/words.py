@@ -33,7 +33,11 @@ REASONS = {
         "given to another player since. Use the link in your latest mail, or sign in with your password."
     ),
     "method": N_("This page cannot be used that way."),
-    "bad-form": N_("This form was sent incomplete. Go back, fill it in and send it again."),
+    "broken": N_("Something went wrong on the host; it has been noted. Try again in a while."),
+    "bad-form": N_(
+        "This form was sent incomplete, or with a field longer than it takes. Go back, correct it and "
+        "send it again."
+    ),
 }
 TITLES = {
     400: N_("Bad request"),
@@ -42,6 +46,7 @@ TITLES = {
     405: N_("Not allowed"),
     422: N_("Bad request"),
     429: N_("Too many requests"),
+    500: N_("Something went wrong"),
 }
 
 

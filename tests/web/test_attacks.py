@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
 from pbem.core import i18n
 from pbem.storage.models import PressRow
+from pbem.web.app import create_app
 from pbem.web.words import REASONS
 from web.conftest import Host, csrf_of, make_host, signed_in
 
@@ -111,3 +113,29 @@ def test_password_guessing_is_throttled_per_address(tmp_path: Path) -> None:
             ).status_code
         )
     assert codes == [400, 400, 400, 429, 429]
+
+
+def test_a_flood_of_the_json_api_is_answered_in_json(tmp_path: Path) -> None:
+    host = make_host(tmp_path, requests_per_minute=1)
+    client = host.client()
+    client.get("/")
+    answer = client.get("/api/openapi.json", headers={"Accept-Language": "cs"})
+    assert answer.status_code == 429 and answer.headers["retry-after"] == "60"
+    with i18n.language("cs"):
+        assert answer.json() == {"error": {"code": "rate", "message": i18n._(REASONS["rate"])}}
+
+
+def test_a_bug_is_answered_in_words_without_internals(host: Host) -> None:
+    app = create_app(host.settings)
+
+    @app.get("/boom")
+    def boom() -> None:
+        raise RuntimeError("secret internals: /var/lib/pbem/db password=hunter2")
+
+    answer = TestClient(app, raise_server_exceptions=False).get("/boom", headers={"Accept-Language": "ru"})
+    assert answer.status_code == 500 and 'lang="ru"' in answer.text
+    with i18n.language("ru"):
+        assert i18n._(REASONS["broken"]) in answer.text
+    assert (
+        "hunter2" not in answer.text and "RuntimeError" not in answer.text and "Traceback" not in answer.text
+    )

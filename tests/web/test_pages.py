@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
 from pbem.cli.demo import play_bots
@@ -12,6 +13,7 @@ from pbem.core.codec import unpack
 from pbem.mail.gm import set_game_master
 from pbem.play.create import create_game
 from pbem.storage.models import GameRow, OutboxRow, PressRow, ReportRow
+from pbem.web.app import create_app
 from pbem.web.seatpage import cut
 from web.conftest import Host, csrf_of, make_host, signed_in
 
@@ -137,3 +139,13 @@ def test_earlier_turns_are_the_seats_stored_reports(host: Host) -> None:
     body = cut(unpack(stored)).body
     assert body in client.get("/g/reef-b/alice?turn=1").text
     assert body not in client.get("/g/reef-b/alice?turn=0").text
+
+
+def test_the_seats_page_links_the_orders_form_when_the_app_has_one(host: Host) -> None:
+    assert "/g/reef-1/ann/orders" not in signed_in(host, "ann").get("/g/reef-1/ann").text
+    app = create_app(host.settings)
+    app.add_api_route("/g/{game}/{seat}/orders", lambda: "", name="orders_form")
+    client = TestClient(app, base_url="https://testserver", follow_redirects=False)
+    client.get(host.link("ann"))
+    page = client.get("/g/reef-1/ann").text
+    assert 'href="/g/reef-1/ann/orders"' in page

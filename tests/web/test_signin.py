@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Annotated
 
+from fastapi import Depends
+from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
 from pbem.cron import admin
@@ -12,8 +15,10 @@ from pbem.mail.password_reset import request as reset_password
 from pbem.outbox.settings import MailSettings
 from pbem.play.create import create_game
 from pbem.storage.models import PasswordFailureRow, SeatRow
+from pbem.web.app import create_app
+from pbem.web.auth import SeatAccess, api_token, bearer_access
 from pbem.web.sessions import COOKIE
-from web.conftest import Host, csrf_of, make_host, signed_in
+from web.conftest import SECRET, Host, csrf_of, make_host, signed_in
 
 
 def test_a_mailed_link_signs_in_to_the_seats_page(host: Host) -> None:
@@ -142,3 +147,24 @@ def test_a_seat_row_keeps_its_generation(host: Host) -> None:
     with Session(host.engine) as session:
         generations = session.exec(select(SeatRow.link_generation).where(SeatRow.game_id == "reef-1")).all()
     assert generations == [0, 0, 0]
+
+
+def test_a_bearer_token_stands_for_its_seat_until_it_is_revoked(host: Host) -> None:
+    app = create_app(host.settings)
+
+    @app.get("/api/whoami")
+    def whoami(access: Annotated[SeatAccess, Depends(bearer_access)]) -> dict[str, str]:
+        return {"game": access.game_id, "seat": access.seat}
+
+    client = TestClient(app)
+    token = api_token(SECRET, SeatAccess("reef-1", "bo", "en", ""), 0)
+    assert client.get("/api/whoami", headers={"Authorization": f"Bearer {token}"}).json() == {
+        "game": "reef-1",
+        "seat": "bo",
+    }
+    forged = token[:-3] + ("aaa" if not token.endswith("aaa") else "bbb")
+    for header in ["", "Bearer", f"Basic {token}", f"Bearer {forged}", f"Bearer {host.link('bo')[4:]}"]:
+        answer = client.get("/api/whoami", headers={"Authorization": header} if header else {})
+        assert answer.status_code == 401 and answer.headers["www-authenticate"] == "Bearer", header
+    admin.replace(host.engine, "reef-1", "bo", "new@example.org", datetime.now(UTC))
+    assert client.get("/api/whoami", headers={"Authorization": f"Bearer {token}"}).status_code == 401
