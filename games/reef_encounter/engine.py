@@ -203,8 +203,10 @@ class ReefEncounter:
             p = new.players[s]
             pool += [c for c in CORAL_COLOURS for _ in range(p.screen[c] + p.parrotfish[c])]
             larvae += [c for c in CORAL_COLOURS for _ in range(p.larvae[c])]
-        pool = shuffled(chance, "resample polyps", pool)
-        larvae = shuffled(chance, "resample larvae", larvae)
+        # dealt from a canonical order: the real arrangement must not steer the deal (a search that
+        # resamples would otherwise see a trace of the secrets through the same draws)
+        pool = shuffled(chance, "resample polyps", sorted(pool, key=CORAL_COLOURS.index))
+        larvae = shuffled(chance, "resample larvae", sorted(larvae, key=CORAL_COLOURS.index))
         for s in others:
             p = new.players[s]
             for holding in (p.screen, p.parrotfish):
