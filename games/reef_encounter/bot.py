@@ -8,13 +8,14 @@ richest open-sea space.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from pbem.core.game import Chance, Game, RulesError
 
 from . import orders as o
 from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, OPEN_SEA, TILES
-from .reef import face, placement_refused, shrimp_on_board, values
+from .reef import adjacent_corals, face, placement_refused, shrimp_on, shrimp_on_board, values
 from .sea import algae_problem, feed_problem
 from .state import State
 from .turn import MAX_SHRIMP_PER_BOARD, NoChance, TurnRunner
@@ -99,7 +100,30 @@ def _placement_score(state: State, space: str, colour: str, seat: str, lab: Labe
     return score
 
 
+def _unblock(b: _Builder, colour: str) -> None:
+    """Take a shrimp back behind the screen (action 5) when that lets this larva join two of our own
+    guarded corals of its colour into one big enough to feed: the rules forbid joining two corals that
+    each carry a shrimp."""
+    state = b.state
+    if not state.players[b.seat].screen[colour] and not state.players[b.seat].front[colour]:
+        return
+    best: tuple[int, str] | None = None
+    for space in _candidates(state, colour, blocked=True):
+        corals = adjacent_corals(state, space, colour)
+        guards = [shrimp_on(state, c) for c in corals]
+        if any(g is None or state.shrimp[g] != b.seat for g in guards):
+            continue
+        total = sum(len(c) for c in corals) + 1
+        if total >= 5:
+            smallest = min(zip(corals, guards, strict=True), key=lambda cg: (len(cg[0]), cg[1] or ""))[1]
+            if smallest is not None and (best is None or (total, smallest) > best):
+                best = (total, smallest)
+    if best is not None:
+        b.try_step(o.MoveShrimp(move_shrimp=o.ShrimpMove(from_=best[1], to="screen")))
+
+
 def _place_all(b: _Builder, colour: str) -> None:
+    _unblock(b, colour)
     for from_front in (False, True):
         while True:
             p = b.state.players[b.seat]
@@ -120,19 +144,23 @@ def _place_all(b: _Builder, colour: str) -> None:
                 break
 
 
-def _candidates(state: State, colour: str) -> list[str]:
-    """Spaces next to a polyp of ``colour`` (growth and attacks) or, failing those, any free rock."""
+def _candidates(state: State, colour: str, blocked: bool = False) -> list[str]:
+    """Spaces next to a polyp of ``colour`` (growth and attacks) or, failing those, any free rock
+    (``blocked``: only the spaces next to it refused because they would join two guarded corals)."""
     near: set[str] = set()
     for s, c in state.polyps.items():
         if c == colour:
             near.update(NEIGHBOURS[s])
+    want = "place.shrimp_block" if blocked else None
     out = [
         s
-        for s in near
+        for s in sorted(near)
         if s not in state.shrimp
         and state.polyps.get(s) != colour
-        and placement_refused(state, s, colour) is None
+        and placement_refused(state, s, colour) == want
     ]
+    if blocked:
+        return out
     if not out:
         for letter in state.boards:
             for s in sorted(BOARDS[letter].rock):
@@ -148,17 +176,34 @@ def _candidates(state: State, colour: str) -> list[str]:
 
 
 def _larva_colour(state: State, seat: str) -> str | None:
+    """The larva to play: the one that places the most polyps, more so where it grows one of our own
+    guarded corals towards a feeding (a seat that never feeds never scores)."""
     p = state.players[seat]
     v = values(state)
+    of, sizes, owners = _label(state)
+    guarded = {
+        state.polyps[s]: max(sizes[k], 0) for s, k in of.items() if owners[k] == seat and s in state.shrimp
+    }
     best, best_key = None, (0, 0)
     for c, n in p.larvae.items():
         if n <= 0:
             continue
         avail = min(p.screen[c], 4) + p.front[c]
-        key = (avail, v[c])
+        growing = 3 if 3 <= guarded.get(c, 0) < 9 else 0
+        key = (avail + growing, v[c])
         if avail > 0 and key > best_key:
             best, best_key = c, key
     return best
+
+
+def _bag_exchange(b: _Builder) -> None:
+    """Action 8 where it pays: a spare larva cube of a colour (we hold two or more) for one more polyp of
+    it, when one cube will place all of them anyway (at most four from behind the screen)."""
+    p, v = b.state.players[b.seat], values(b.state)
+    for c in sorted(CORAL_COLOURS, key=lambda c: (-v[c], c)):
+        spare = p.larvae[c] >= 2 and 1 <= p.screen[c] <= 3 and sum(b.state.bag.values()) > 3
+        if spare and b.try_step(o.PolypForLarva(polyp_for_larva=c)):
+            return
 
 
 def _new_shrimp(b: _Builder) -> None:
@@ -263,12 +308,22 @@ def _take(b: _Builder) -> None:
 
 
 def _worth_feeding(state: State, seat: str) -> int:
-    """The coral size worth feeding: at least two polyps for the parrotfish, and a big one for the
-    fourth feeding, which ends the game."""
+    """The coral size worth feeding: at least two polyps for the parrotfish, one when the end is near
+    (a seat that waits for a bigger coral may never feed), and a big one for the fourth feeding, which
+    ends the game."""
     returned = 5 if state.advanced else 4
     if state.players[seat].feedings >= 3:
         return returned + 4
+    if _end_is_near(state, seat):
+        return returned + 1  # a polyp in the parrotfish now beats a bigger coral the end will strand
     return returned + 2
+
+
+def _end_is_near(state: State, seat: str) -> bool:
+    """Whether the game may end before this seat's next turn or two: another seat is one feeding from
+    its fourth, the tiles are nearly all locked, or the bag is nearly empty (public facts all)."""
+    others_fed = max(p.feedings for s, p in state.players.items() if s != seat)
+    return others_fed >= 3 or len(state.locks) >= len(TILES) - 2 or sum(state.bag.values()) < 12
 
 
 def _turn(state: State, seat: str) -> list[o.Step]:
@@ -281,6 +336,7 @@ def _turn(state: State, seat: str) -> list[o.Step]:
         b.try_step(o.Feed(feed=max(feedable)[1]))
         if b.runner.ended:
             return b.steps
+    _bag_exchange(b)
     for _ in range(2):
         colour = _larva_colour(b.state, seat)
         if colour is None or not b.try_step(o.Larva(larva=colour)):
@@ -304,6 +360,22 @@ def _turn(state: State, seat: str) -> list[o.Step]:
     return b.steps
 
 
+def _parrotfish(state: State, seat: str, chance: Chance) -> str:
+    """The polyp for the parrotfish, by value: what its colour scores now and may come to score (the
+    tile faces showing it strong), keeping the colours we hold several of for growing corals; the
+    seed's draw picks among near-equal ones."""
+    p, v = state.players[seat], values(state)
+    strong_faces = Counter(f.strong for t in TILES.values() for f in t.faces.values())
+
+    def worth(c: str) -> int:
+        return 3 * v[c] + strong_faces[c] - (2 if p.screen[c] >= 3 else 0)
+
+    held = [c for c in CORAL_COLOURS if p.screen[c] > 0]
+    top = max(worth(c) for c in held)
+    near = [c for c in held if worth(c) >= top - 1]
+    return near[chance.pick("parrotfish", len(near))] if len(near) > 1 else near[0]
+
+
 def bot_orders(game: Game, state: State, seat: str, chance: Chance) -> Any:
     """The bot's orders for ``seat``'s pending decision, as plain data (``game``: the engine whose
     rules they are checked against)."""
@@ -311,7 +383,7 @@ def bot_orders(game: Game, state: State, seat: str, chance: Chance) -> Any:
     if kind == "setup":
         p = state.players[seat]
         v = values(state)
-        fish = max(p.screen, key=lambda c: (p.screen[c] > 0, v[c], c))
+        fish = _parrotfish(state, seat, chance)
         rest = dict(p.screen)
         rest[fish] -= 1
         ranked = sorted(rest, key=lambda c: (-rest[c], -v[c], c))
