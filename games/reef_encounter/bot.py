@@ -9,6 +9,7 @@ richest open-sea space.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.game import Chance, Game, RulesError
@@ -16,7 +17,7 @@ from pbem.core.game import Chance, Game, RulesError
 from . import orders as o
 from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, OPEN_SEA, TILES
 from .reef import adjacent_corals, face, placement_refused, shrimp_on, shrimp_on_board, values
-from .sea import algae_problem, feed_problem
+from .sea import algae_problem, bag_surely_holds, feed_problem
 from .state import State
 from .turn import MAX_SHRIMP_PER_BOARD, NoChance, TurnRunner
 
@@ -198,10 +199,11 @@ def _larva_colour(state: State, seat: str) -> str | None:
 
 def _bag_exchange(b: _Builder) -> None:
     """Action 8 where it pays: a spare larva cube of a colour (we hold two or more) for one more polyp of
-    it, when one cube will place all of them anyway (at most four from behind the screen)."""
+    it, when one cube will place all of them anyway (at most four from behind the screen), and only when
+    the seat can tell the bag holds one: its choice must not depend on the bag's hidden colours."""
     p, v = b.state.players[b.seat], values(b.state)
     for c in sorted(CORAL_COLOURS, key=lambda c: (-v[c], c)):
-        spare = p.larvae[c] >= 2 and 1 <= p.screen[c] <= 3 and sum(b.state.bag.values()) > 3
+        spare = p.larvae[c] >= 2 and 1 <= p.screen[c] <= 3 and bag_surely_holds(b.state, b.seat, c)
         if spare and b.try_step(o.PolypForLarva(polyp_for_larva=c)):
             return
 
@@ -291,7 +293,8 @@ def _move_shrimp(b: _Builder) -> None:
         b.try_step(o.MoveShrimp(move_shrimp=o.ShrimpMove(from_=src, to=dst)))
 
 
-def _take(b: _Builder) -> None:
+def _take(b: _Builder, rank: int = 0) -> None:
+    """The richest open-sea space (``rank``: the next richest instead, for a different plan)."""
     state, p = b.state, b.state.players[b.seat]
     v = values(state)
 
@@ -302,7 +305,8 @@ def _take(b: _Builder) -> None:
             w += 4 if p.screen[name] >= 2 and p.larvae[name] == 0 else 2
         return w, name
 
-    for name in sorted(OPEN_SEA, key=worth, reverse=True):
+    ranked = sorted(OPEN_SEA, key=worth, reverse=True)
+    for name in ranked[rank:] + ranked[:rank]:
         if b.try_step(o.Take(take=name)):
             return
 
@@ -326,27 +330,41 @@ def _end_is_near(state: State, seat: str) -> bool:
     return others_fed >= 3 or len(state.locks) >= len(TILES) - 2 or sum(state.bag.values()) < 12
 
 
-def _turn(state: State, seat: str) -> list[o.Step]:
+@dataclass(frozen=True)
+class Plan:
+    """How a turn departs from the heuristic's own choices (the stand-in's candidates are plans): feed or
+    not (``None``: as the heuristic judges), the larvae to play first, the rank of the open-sea space
+    to take, and whether to buy algae."""
+
+    feed: bool | None = None
+    larvae: tuple[str, ...] = ()
+    take: int = 0
+    algae: bool = True
+
+
+def _turn(state: State, seat: str, plan: Plan = Plan()) -> list[o.Step]:
     b = _Builder(state, seat)
     of, sizes, owners = _label(state)
     feedable = [
         (sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp and sizes[k] >= 5
     ]
-    if feedable and max(feedable)[0] >= _worth_feeding(state, seat):
+    worth = bool(feedable) and max(feedable)[0] >= _worth_feeding(state, seat)
+    if feedable and (plan.feed if plan.feed is not None else worth):
         b.try_step(o.Feed(feed=max(feedable)[1]))
         if b.runner.ended:
             return b.steps
     _bag_exchange(b)
-    for _ in range(2):
-        colour = _larva_colour(b.state, seat)
+    for i in range(2):
+        colour = plan.larvae[i] if i < len(plan.larvae) else _larva_colour(b.state, seat)
         if colour is None or not b.try_step(o.Larva(larva=colour)):
             break
         _place_all(b, colour)
     _new_shrimp(b)
     _move_shrimp(b)
-    _lock(b)
-    if not b.runner.locked:
-        _algae_space(b)
+    if plan.algae:
+        _lock(b)
+        if not b.runner.locked:
+            _algae_space(b)
     if b.runner.ended:
         return b.steps
     p = b.state.players[seat]
@@ -356,7 +374,7 @@ def _turn(state: State, seat: str) -> list[o.Step]:
             break
     if len(b.steps) == 0:
         b.try_step(o.Pass(pass_=None))
-    _take(b)
+    _take(b, plan.take)
     return b.steps
 
 
@@ -376,25 +394,38 @@ def _parrotfish(state: State, seat: str, chance: Chance) -> str:
     return near[chance.pick("parrotfish", len(near))] if len(near) > 1 else near[0]
 
 
+def final_choices(state: State, seat: str) -> list[str]:
+    """The spaces of the corals ``seat`` may feed in its final feeding turn, the biggest first."""
+    of, sizes, owners = _label(state)
+    best = sorted((sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp)
+    return [s for _, s in reversed(best) if feed_problem(state, seat, s) is None]
+
+
 def bot_orders(game: Game, state: State, seat: str, chance: Chance) -> Any:
     """The bot's orders for ``seat``'s pending decision, as plain data (``game``: the engine whose
     rules they are checked against)."""
     kind = game.pending(state)[seat].kind
     if kind == "setup":
-        p = state.players[seat]
-        v = values(state)
-        fish = _parrotfish(state, seat, chance)
-        rest = dict(p.screen)
-        rest[fish] -= 1
-        ranked = sorted(rest, key=lambda c: (-rest[c], -v[c], c))
-        pair = sorted(ranked[:2], key=CORAL_COLOURS.index)  # the order the step guide offers them in
-        return [{"setup": {"parrotfish": fish, "larvae": pair}}]
+        return setup_orders(state, seat, _parrotfish(state, seat, chance))
     if kind == "final_feeding":
-        of, sizes, owners = _label(state)
-        best = sorted((sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp)
-        best = [(n, s) for n, s in best if feed_problem(state, seat, s) is None]
-        return [{"feed": best[-1][1]}] if best else ["pass"]
-    steps = _turn(state, seat)
+        best = final_choices(state, seat)
+        return [{"feed": best[0]}] if best else ["pass"]
+    return turn_orders(game, state, seat, Plan())
+
+
+def setup_orders(state: State, seat: str, fish: str) -> list[Any]:
+    """Setup with ``fish`` in the parrotfish and the two larvae of the colours held most."""
+    p, v = state.players[seat], values(state)
+    rest = dict(p.screen)
+    rest[fish] -= 1
+    ranked = sorted(rest, key=lambda c: (-rest[c], -v[c], c))
+    pair = sorted(ranked[:2], key=CORAL_COLOURS.index)  # the order the step guide offers them in
+    return [{"setup": {"parrotfish": fish, "larvae": pair}}]
+
+
+def turn_orders(game: Game, state: State, seat: str, plan: Plan) -> list[Any]:
+    """A whole turn after ``plan``, as plain data; checked, with a bare take as the fallback."""
+    steps = _turn(state, seat, plan)
     data = [s.model_dump(mode="json", by_alias=True) for s in steps]
     try:
         game.check(state, seat, o.TurnOrders.model_validate(data))

@@ -1,10 +1,9 @@
 """Orders by clicking: the steps the rules allow a seat next, given the steps it has chosen so far.
 
 Every choice is tried on a fork of the very :class:`TurnRunner` that judges orders, so the guide and
-``check`` cannot disagree about a step. The one exception is action 8 (a larva cube for a polyp from the
-bag): whether the bag holds a polyp of that colour is hidden (the seat sees only how many polyps the bag
-holds), so it is offered on what the seat sees, and ``check`` may still find the bag without that colour,
-as drawing from the real bag would.
+``check`` cannot disagree about a step. The guide sees what the seat sees: action 8 (a larva cube for a
+polyp from the bag) is offered only when the seat can tell that the bag holds a polyp of that colour
+(the bag's colours are hidden; its size is not), so a choice never depends on a secret.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from pbem.core.i18n import T_, Text
 from . import orders as o
 from .data import BOARDS, CORAL_COLOURS, OPEN_SEA, TILES
 from .reef import placement_refused
-from .sea import algae_problem, feed_problem, take_problem
+from .sea import algae_problem, bag_surely_holds, feed_problem, take_problem
 from .state import State
 from .turn import NO_PLACEMENT, NoChance, TurnRunner
 from .words import colour as w
@@ -102,7 +101,6 @@ def _turn(state: State, seat: str, steps: list[o.Step]) -> NextSteps:
         return NextSteps(choices=[], complete=complete)
     index = len(steps)
     choices = [_choice(step, label) for step, label in _tried(runner, index, _proposals(runner, index))]
-    choices += [_choice(step, label) for step, label in _bag_exchanges(runner)]
     return NextSteps(choices=choices, complete=complete)
 
 
@@ -172,6 +170,7 @@ def _proposals(runner: TurnRunner, index: int) -> Iterator[tuple[o.Step, Text]]:
             label = T_("exchange an eaten {colour} polyp for one {colour} larva cube (action 6)", colour=w(c))
             yield o.LarvaForPolyp(larva_for_polyp=c), label
     yield from _algae(runner)
+    yield from _bag_exchanges(runner)
     yield o.Pass(pass_=None), T_("pass (action 9)")
     for space in OPEN_SEA:
         if take_problem(state, space) is None:
@@ -221,12 +220,10 @@ def _algae(runner: TurnRunner) -> Iterator[tuple[o.Step, Text]]:
 
 
 def _bag_exchanges(runner: TurnRunner) -> Iterator[tuple[o.Step, Text]]:
-    """Action 8 on what the seat sees: a larva cube it holds, and a bag that is not empty."""
+    """Action 8 for a larva cube the seat holds, when it can tell the bag holds that colour."""
     state, p = runner.state, runner.player
-    if sum(state.bag.values()) <= 0:
-        return
     for c in CORAL_COLOURS:
-        if p.larvae[c] > 0:
+        if p.larvae[c] > 0 and bag_surely_holds(state, runner.seat, c):
             label = T_(
                 "exchange one {colour} larva cube for one {colour} polyp from the bag (action 8)", colour=w(c)
             )
