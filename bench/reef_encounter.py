@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.reef_encounter import GAME
+from pbem.core import search
 from pbem.core.chance import Recorder
 from pbem.core.search import BUDGETS, Budget, decide
 
@@ -30,6 +31,8 @@ class Match:
     games: int = 0
     wins: float = 0.0
     seconds: list[float] = field(default_factory=list)
+    #: play-outs (a candidate tried in one world) per searched decision: the machine-free measure
+    playouts: list[int] = field(default_factory=list)
     habits: Counter[str] = field(default_factory=Counter)
     scores: list[tuple[int, int]] = field(default_factory=list)
 
@@ -48,11 +51,12 @@ def play(
         orders = {}
         for seat, decision in GAME.pending(state).items():
             seat_chance = Recorder(random.Random(chance.pick("stand-in", 2**62)))
-            started = time.perf_counter()
+            started, before = time.perf_counter(), _PLAYOUTS[0]
             data = decide(GAME, state, seat, seat_chance, levels[seat], budget=budget)
             if into is not None:
                 if levels[seat] != "easy":
                     into.seconds.append(time.perf_counter() - started)
+                    into.playouts.append(_PLAYOUTS[0] - before)
                 _habits(into.habits, state, seat, data)
             orders[seat] = GAME.order_model(decision).model_validate(data)
         state = GAME.resolve(state, orders, chance).state
@@ -63,6 +67,15 @@ def play(
         into.habits["seats"] += len(seats)
         into.habits["seats never fed"] += sum(p.feedings == 0 for p in state.players.values())
     return outcome
+
+
+_PLAYOUTS = [0]
+_play_out = search._play_out
+
+
+def _counted(*args: Any) -> float:
+    _PLAYOUTS[0] += 1
+    return _play_out(*args)
 
 
 def _habits(habits: Counter[str], state: Any, seat: str, data: list[Any]) -> None:
@@ -113,6 +126,7 @@ def main() -> None:
             worlds=args.worlds or base.worlds,
             horizon=base.horizon if args.horizon is None else args.horizon,
         )
+    search._play_out = _counted  # counts the play-outs; the search is otherwise untouched
     started = time.perf_counter()
     m = match(args.level, args.games, args.seed, budget)
     name = f"bots.reef_encounter.{args.level}_vs_easy"
@@ -122,6 +136,10 @@ def main() -> None:
         s = sorted(m.seconds)
         print(f"bots.reef_encounter.decision_p50_s {s[len(s) // 2]:.3f} s")
         print(f"bots.reef_encounter.decision_p95_s {s[int(len(s) * 0.95)]:.3f} s")
+        n = sorted(m.playouts)
+        print(
+            f"# {len(n)} decisions; play-outs per decision: p50 {n[len(n) // 2]}, p95 {n[int(len(n) * 0.95)]}"
+        )
     mean_me = sum(a for a, _ in m.scores) / m.games
     mean_easy = sum(b for _, b in m.scores) / m.games
     print(f"# mean score {args.level} {mean_me:.1f}, easy {mean_easy:.1f}")
