@@ -46,3 +46,14 @@ def test_the_strong_stand_in_decides_the_same_whatever_it_cannot_see() -> None:
         )
         decided += 1
     assert decided >= 4
+
+
+def test_the_step_guide_offers_the_same_whatever_the_seat_cannot_see() -> None:
+    compared = 0
+    for k, (state, seat, bot) in enumerate(positions(10, players=3, every=3)):
+        twin = GAME.resample_hidden(state, seat, SeededChance(700 + k))
+        for i in range(len(bot) + 1):
+            a, b = GAME.next_steps(state, seat, bot[:i]), GAME.next_steps(twin, seat, bot[:i])
+            assert (a.complete, [c.step for c in a.choices]) == (b.complete, [c.step for c in b.choices])
+            compared += 1
+    assert compared > 20
