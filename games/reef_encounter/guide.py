@@ -1,10 +1,9 @@
 """Orders by clicking: the steps the rules allow a seat next, given the steps it has chosen so far.
 
 Every choice is tried on a fork of the very :class:`TurnRunner` that judges orders, so the guide and
-``check`` cannot disagree about a step. The one exception is action 8 (a larva cube for a polyp from the
-bag): whether the bag holds a polyp of that colour is hidden (the seat sees only how many polyps the bag
-holds), so it is offered on what the seat sees, and ``check`` may still find the bag without that colour,
-as drawing from the real bag would.
+``check`` cannot disagree about a step. The guide sees what the seat sees: action 8 (a larva cube for a
+polyp from the bag) is offered only when the seat can tell that the bag holds a polyp of that colour
+(the bag's colours are hidden; its size is not), so a choice never depends on a secret.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ from pbem.core.i18n import T_, Text
 
 from . import orders as o
 from .data import BOARDS, CORAL_COLOURS, OPEN_SEA, TILES
-from .reef import coral, placement_refused
-from .sea import algae_problem, feed_problem, take_problem
+from .reef import placement_refused
+from .sea import algae_problem, bag_surely_holds, feed_problem, take_problem
 from .state import State
 from .turn import NO_PLACEMENT, NoChance, TurnRunner
 from .words import colour as w
@@ -58,7 +57,7 @@ def _setup(game: Any, state: State, seat: str, steps: list[o.Step]) -> NextSteps
                 continue
             step = o.Setup(setup=o.SetupChoice(parrotfish=fish, larvae=list(pair)))
             label = T_(
-                "put a {fish} polyp into your parrotfish and take larva cubes: {first} and {second}",
+                "put one {fish} polyp into your parrotfish and take larva cubes: {first} and {second}",
                 fish=w(fish),
                 first=w(pair[0]),
                 second=w(pair[1]),
@@ -87,10 +86,7 @@ def _feedable(state: State, seat: str) -> list[str]:
 
 def _feed_label(state: State, space: str) -> Text:
     return T_(
-        "feed the coral at {space} ({n} {colour} polyps) to your parrotfish",
-        space=space,
-        n=len(coral(state, space)),
-        colour=w(state.polyps[space]),
+        "feed the {colour} coral at {space} to your parrotfish", colour=w(state.polyps[space]), space=space
     )
 
 
@@ -105,7 +101,6 @@ def _turn(state: State, seat: str, steps: list[o.Step]) -> NextSteps:
         return NextSteps(choices=[], complete=complete)
     index = len(steps)
     choices = [_choice(step, label) for step, label in _tried(runner, index, _proposals(runner, index))]
-    choices += [_choice(step, label) for step, label in _bag_exchanges(runner)]
     return NextSteps(choices=choices, complete=complete)
 
 
@@ -153,7 +148,7 @@ def _proposals(runner: TurnRunner, index: int) -> Iterator[tuple[o.Step, Text]]:
             if p.larvae[c] > 0:
                 yield (
                     o.Larva(larva=c),
-                    T_("play a {colour} larva cube (action {action})", colour=w(c), action=action),
+                    T_("play one {colour} larva cube (action {action})", colour=w(c), action=action),
                 )
     yield from _placements(runner)
     mine = sorted(s for s, owner in state.shrimp.items() if owner == seat)
@@ -172,9 +167,10 @@ def _proposals(runner: TurnRunner, index: int) -> Iterator[tuple[o.Step, Text]]:
                 yield o.MoveShrimp(move_shrimp=o.ShrimpMove(from_=src, to=dst)), label
     for c in CORAL_COLOURS:
         if p.front[c] > 0 and state.larva_supply[c] > 0:
-            label = T_("exchange an eaten {colour} polyp for a {colour} larva cube (action 6)", colour=w(c))
+            label = T_("exchange an eaten {colour} polyp for one {colour} larva cube (action 6)", colour=w(c))
             yield o.LarvaForPolyp(larva_for_polyp=c), label
     yield from _algae(runner)
+    yield from _bag_exchanges(runner)
     yield o.Pass(pass_=None), T_("pass (action 9)")
     for space in OPEN_SEA:
         if take_problem(state, space) is None:
@@ -189,11 +185,11 @@ def _placements(runner: TurnRunner) -> Iterator[tuple[o.Step, Text]]:
     spaces = [s for s in _rock(state) if placement_refused(state, s, c) is None]
     if p.screen[c] > 0 and runner.from_screen < 4:
         for s in spaces:
-            yield o.Place(place=s), T_("place a {colour} polyp on {space}", colour=w(c), space=s)
+            yield o.Place(place=s), T_("place one {colour} polyp on {space}", colour=w(c), space=s)
     if p.front[c] > 0:
         for s in spaces:
             label = T_(
-                "place a {colour} polyp on {space} (from the front of your screen)", colour=w(c), space=s
+                "place one {colour} polyp on {space} (from the front of your screen)", colour=w(c), space=s
             )
             yield o.Place(place=o.PlaceFrom(at=s, from_="front")), label
 
@@ -207,7 +203,7 @@ def _algae(runner: TurnRunner) -> Iterator[tuple[o.Step, Text]]:
             if left <= 0:
                 continue
             label = T_(
-                "pay an eaten {pay} polyp for a {colour} alga on the algae space (action 7)",
+                "pay an eaten {pay} polyp for one {colour} alga on the algae space (action 7)",
                 pay=w(pay),
                 colour=w(colour),
             )
@@ -215,7 +211,7 @@ def _algae(runner: TurnRunner) -> Iterator[tuple[o.Step, Text]]:
             for tile in sorted(TILES):
                 if algae_problem(state, seat, pay, colour, tile, runner.locked) is None:
                     label = T_(
-                        "pay an eaten {pay} polyp for a {colour} alga locking coral tile {tile} (action 7)",
+                        "pay an eaten {pay} polyp for one {colour} alga locking coral tile {tile} (action 7)",
                         pay=w(pay),
                         colour=w(colour),
                         tile=tile_word(tile),
@@ -224,13 +220,11 @@ def _algae(runner: TurnRunner) -> Iterator[tuple[o.Step, Text]]:
 
 
 def _bag_exchanges(runner: TurnRunner) -> Iterator[tuple[o.Step, Text]]:
-    """Action 8 on what the seat sees: a larva cube it holds, and a bag that is not empty."""
+    """Action 8 for a larva cube the seat holds, when it can tell the bag holds that colour."""
     state, p = runner.state, runner.player
-    if sum(state.bag.values()) <= 0:
-        return
     for c in CORAL_COLOURS:
-        if p.larvae[c] > 0:
+        if p.larvae[c] > 0 and bag_surely_holds(state, runner.seat, c):
             label = T_(
-                "exchange a {colour} larva cube for a {colour} polyp from the bag (action 8)", colour=w(c)
+                "exchange one {colour} larva cube for one {colour} polyp from the bag (action 8)", colour=w(c)
             )
             yield o.PolypForLarva(polyp_for_larva=c), label

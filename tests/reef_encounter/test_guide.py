@@ -15,9 +15,8 @@ from pbem.core.game import RulesError
 
 from .conftest import SeededChance
 
-#: what ``check`` says of orders that are legal so far and only need more steps (or, for action 8, of
-#: a bag the seat cannot see into)
-MORE_STEPS = {"take.missing", "shrimp.on_rock", "exchange.bag"}
+#: what ``check`` says of orders that are legal so far and only need more steps
+MORE_STEPS = {"take.missing", "shrimp.on_rock"}
 
 
 def positions(seed: int, players: int, every: int = 1) -> Iterator[tuple[State, str, list[Any]]]:
@@ -81,8 +80,6 @@ def test_every_choice_extends_to_legal_orders_and_complete_agrees_with_check(see
                 assert choice.label
             takes = [c for c in guide.choices if c.keyword == "take"]
             pick = rng.choice(takes if takes and len(chosen) >= rng.randint(2, 8) else list(guide.choices))
-            if verdict(state, seat, [*chosen, pick.step]) == "exchange.bag":
-                break  # the bag held no polyp of that colour: the guide could not know
             chosen.append(pick.step)
         if chosen and GAME.next_steps(state, seat, chosen).complete:
             assert verdict(state, seat, chosen) is None
@@ -120,3 +117,20 @@ def test_labels_say_the_step_in_words() -> None:
     choice = next(c for c in GAME.next_steps(state, seat, bot[:i]).choices if c.step == bot[i])
     at = bot[i]["place"] if isinstance(bot[i]["place"], str) else bot[i]["place"]["at"]
     assert choice.keyword == "place" and at in choice.label and "polyp" in choice.label
+
+
+def test_labels_are_read_in_the_players_language_with_the_rulebooks_words() -> None:
+    from pbem.core.i18n import _, language
+
+    state, seat, bot = next(p for p in positions(2, players=2) if any("place" in s for s in p[2][:-1]))
+    guide = GAME.next_steps(state, seat, bot[:1])
+    larva = next(c for c in GAME.next_steps(state, seat, []).choices if c.keyword == "larva")
+    take = next(c for c in guide.choices if c.keyword == "take")
+    with language("ru"):
+        assert "кубик личинки" in _(larva.label) and "клетку открытого моря" in _(take.label)
+    with language("hu"):
+        assert "lárvakockát" in _(larva.label) and "akció" in _(larva.label)
+    with language("cs"):
+        assert "kostičku larvy" in _(larva.label)
+    with language("zh"):
+        assert "珊瑚幼虫小方块" in _(larva.label) and "公海" in _(take.label)
