@@ -27,6 +27,12 @@ from pbem.core.chance import Recorder
 from pbem.core.search import Budget, decide
 
 SEATS = ("red", "blue", "green")
+#: the budgets these figures were measured with (the levels' defaults live in pbem.core.search): a
+#: horizon of two resolutions after the decision's own (the two rivals' turns) beat three in our runs
+BUDGETS = {
+    "normal": Budget(candidates=4, worlds=6, horizon=2),
+    "strong": Budget(candidates=8, worlds=12, horizon=2),
+}
 
 
 class _Counting:
@@ -123,13 +129,52 @@ def report(tally: Tally, level: str) -> list[str]:
     ]
 
 
+def guide_timing(seed: int = 0) -> list[str]:
+    """How long ``next_steps`` takes over every prefix of every bot decision of one game (each click)."""
+    rng = random.Random(seed)
+    state = GAME.setup(list(SEATS), GAME.options_model(), Recorder(random.Random(rng.getrandbits(62))))
+    seconds: list[float] = []
+    choices: list[int] = []
+    while GAME.pending(state):
+        given = {}
+        for seat, decision in sorted(GAME.pending(state).items()):
+            plain = GAME.bot(state, seat, Recorder(random.Random(rng.getrandbits(62))))
+            for i in range(len(plain) + 1):
+                started = time.perf_counter()
+                found = GAME.next_steps(state, seat, plain[:i])
+                seconds.append(time.perf_counter() - started)
+                choices.append(len(found.choices))
+            given[seat] = GAME.order_model(decision).model_validate(plain)
+        state = GAME.resolve(state, given, Recorder(random.Random(rng.getrandbits(62)))).state
+    return [
+        f"# next_steps over {len(seconds)} calls of one bot game: up to {max(choices)} choices a call",
+        f"guide.mare_balticum.next_steps_p50_ms {statistics.median(seconds) * 1000:.2f} ms",
+        f"guide.mare_balticum.next_steps_p95_ms {_p95(seconds) * 1000:.2f} ms",
+    ]
+
+
+def _budget(text: str) -> Budget:
+    candidates, worlds, horizon = (int(n) for n in text.split(","))
+    return Budget(candidates=candidates, worlds=worlds, horizon=horizon)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.mare_standin", description=__doc__)
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--level", choices=("normal", "strong"), default="strong")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--budget", type=_budget, help="candidates,worlds,horizon (default: BUDGETS)")
+    parser.add_argument("--guide", action="store_true", help="time next_steps instead")
     args = parser.parse_args(argv)
-    for line in report(measure(args.games, args.level, args.seed), args.level):
+    if args.guide:
+        lines = guide_timing(args.seed)
+    else:
+        budget = args.budget or BUDGETS[args.level]
+        lines = report(measure(args.games, args.level, args.seed, budget), args.level)
+        lines.insert(
+            0, f"# budget: {budget.candidates} candidates, {budget.worlds} worlds, horizon {budget.horizon}"
+        )
+    for line in lines:
         print(line, flush=True)
     return 0
 
