@@ -12,6 +12,7 @@ from pbem.core.i18n import N_, P_, T_
 
 from . import bot as _bot
 from . import guide as _guide
+from . import standin as _standin
 from . import template as _template
 from .orders import Company, PortChoice, order_model
 from .rules import place_first_ship, play_turn, setup
@@ -153,6 +154,12 @@ class MareBalticum:
 
     def resample_hidden(self, state: State, seat: str, chance: Chance) -> State:
         return resample_hidden(state, seat, chance)
+
+    def candidates(self, state: State, seat: str, chance: Chance, limit: int) -> list[Any]:
+        return _standin.candidates(state, seat, chance, limit)
+
+    def evaluate(self, state: State, seat: str) -> float:
+        return _standin.evaluate(state, seat)
 
     def next_steps(self, state: State, seat: str, chosen: Sequence[Any]) -> NextSteps:
         return _guide.next_steps(self, state, seat, chosen)

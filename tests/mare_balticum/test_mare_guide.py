@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ from games.mare_balticum.state import State
 from pbem.core.game import NextSteps, RulesError, StepGuide
 from pbem.core.i18n import _, language
 
-from .helpers import SEATS, SeededChance, parse, position
+from .helpers import SeededChance, bot_positions, parse, position
 from .test_mare_time import paused
 
 VARIANTS = [{}, {"demand": "placed"}, {"contracts": True}, {"demand": "placed", "contracts": True}]
@@ -27,19 +26,6 @@ def _passes(state: State, seat: str, orders: list[Any]) -> bool:
     return True
 
 
-def _positions(options: dict[str, Any], seed: int) -> Iterator[tuple[State, str, list[Any]]]:
-    """Every decision of a bot game: (state, seat, the bot's orders)."""
-    chance = SeededChance(seed)
-    state = GAME.setup(SEATS[3], GAME.options_model(**options), chance)
-    while GAME.pending(state):
-        orders = {}
-        for seat in sorted(GAME.pending(state)):
-            bot = GAME.bot(state, seat, chance)
-            yield state, seat, bot
-            orders[seat] = parse(state, seat, bot)
-        state = GAME.resolve(state, orders, chance).state
-
-
 @pytest.mark.parametrize(
     "options", VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()) or "base"
 )
@@ -47,7 +33,7 @@ def test_the_bots_orders_are_built_choice_by_choice_and_every_choice_is_legal(
     options: dict[str, Any],
 ) -> None:
     decisions = 0
-    for state, seat, bot in _positions(options, seed=11):
+    for state, seat, bot in bot_positions(options, seed=11):
         chosen: list[Any] = []
         for step in [*bot, None]:
             steps = GAME.next_steps(state, seat, chosen)
@@ -153,7 +139,7 @@ def test_an_illegal_start_raises_what_check_raises() -> None:
 
 
 def test_the_choices_are_a_function_of_what_the_seat_sees() -> None:
-    for state, seat, _bot in list(_positions({"contracts": True}, seed=5))[::7]:
+    for state, seat, _bot in list(bot_positions({"contracts": True}, seed=5))[::7]:
         mine = GAME.next_steps(state, seat, [])
         for seed in (1, 2):
             other = GAME.resample_hidden(state, seat, SeededChance(seed))
