@@ -27,7 +27,7 @@ from pbem.core.game import (
 )
 from pbem.core.i18n import N_, P_, T_
 
-from . import bot, guide, scoring, turn, upkeep, views
+from . import bot, guide, scoring, standin, turn, upkeep, views
 from . import state as st
 from .data import ECONOMY, REVEALED_AT_SETUP, SEA_MAP, STATION_VALUES, TILE_COUNTS, TOKENS
 from .orders import Surface, TurnOrders
@@ -159,6 +159,12 @@ class CoralDivers:
 
     def next_steps(self, state: State, seat: str, chosen: Sequence[JSON]) -> NextSteps:
         return guide.next_steps(state, seat, chosen)
+
+    def candidates(self, state: State, seat: str, chance: Chance, limit: int) -> list[Any]:
+        return standin.candidates(state, seat, chance, limit)
+
+    def evaluate(self, state: State, seat: str) -> float:
+        return standin.evaluate(state, seat)
 
     def template(self, state: State, seat: str) -> str:
         return views.template(state, seat)

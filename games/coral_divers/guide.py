@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pbem.core.game import JSON, NextSteps, RulesError, StepChoice
-from pbem.core.i18n import T_, TN_, listed
+from pbem.core.i18n import T_, TN_, listed, separated
 
 from . import board, scoring
 from .data import ECONOMY, SEA_MAP
@@ -29,7 +29,6 @@ from .turn import (
     describe,
     fullest_row,
     line_cost,
-    placement_notes,
 )
 from .words import line_word, slot_word
 
@@ -164,15 +163,16 @@ def _placements(work: State, seat: str, pl: Planting) -> list[StepChoice]:
             if not isinstance(how, board.Placement):
                 continue
             size = 1 + sum(len(work.reefs[r].cells) for r in (*how.own, *how.neutral))
-            notes = placement_notes(how, size)
+            notes = listed(board.placement_notes(how, size))
             if at in work.seabed:
-                notes.append(T_("takes the face-down seabed token"))
+                # a clause of its own: the tile's notes are a list of nouns, taking the token is a deed
+                notes = separated([notes, T_("takes the face-down seabed token")])
             label = T_(
                 "place tile {number} ({tile}) on {at}: {notes}",
                 number=n + 1,
                 tile=describe(tile),
                 at=at,
-                notes=listed(notes),
+                notes=notes,
             )
             choices.append(StepChoice({"place": {"tile": n + 1, "at": at}}, "place", label))
     return choices

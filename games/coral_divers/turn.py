@@ -467,22 +467,6 @@ def _use_shell(work: State, seat: str, pl: Planting, i: int, step: Shell) -> Non
     pl.said.append(said)
 
 
-def placement_notes(how: board.Placement, size: int) -> list[Text]:
-    """What a placement does, in words: a new reef, the reefs merged and absorbed, the reef's ``size``
-    after it."""
-    notes: list[Text] = []
-    if how.starts:
-        notes.append(T_("new reef, free start") if how.free_start else T_("new reef"))
-    if len(how.own) > 1:
-        merged = len(how.own)
-        notes.append(TN_("merges {n} reef, a diver goes home", "merges {n} reefs, a diver goes home", merged))
-    if how.neutral:
-        notes.append(TN_("absorbs {n} neutral reef", "absorbs {n} neutral reefs", len(how.neutral)))
-    if not how.starts:
-        notes.append(T_("reef of {n}", n=size))
-    return notes
-
-
 def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Event]:
     n = _taken(work, seat, pl, i, step, step.place.tile)
     tile = pl.taken[n]
@@ -499,7 +483,7 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
         pl.free_starts -= 1
     reef = board.place(work, seat, tile, at, how)
     pl.taken[n] = None
-    notes = placement_notes(how, len(reef.cells))
+    notes = board.placement_notes(how, len(reef.cells))
     if notes:
         pl.said.append(T_("{tile} {at} ({notes})", tile=describe(tile), at=at, notes=listed(notes)))
     else:

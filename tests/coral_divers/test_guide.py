@@ -139,7 +139,26 @@ def test_labels_are_read_in_the_players_language() -> None:
     state = position(reefs=[("red", {"f4": "brain"})], seabed={"f3": "pearl"})
     answer = GAME.next_steps(state, "red", [{"plant": {"line": "row 1"}}])
     (label,) = [c.label for c in answer.choices if c.step == {"place": {"tile": 1, "at": "f3"}}]
-    assert str(label) == "place tile 1 (brain) on f3: reef of 2 and takes the face-down seabed token"
+    assert str(label) == "place tile 1 (brain) on f3: reef of 2; takes the face-down seabed token"
     with language("ru"):
         said = _(label)
     assert "f3" in said and "place" not in said and "brain" not in said
+
+
+def test_the_options_are_followed_columns_and_one_new_reef_a_turn() -> None:
+    chance = RandomChance(17)
+    options = GAME.options_model(lines="rows-and-columns", new_reefs="one-a-turn")
+    state = GAME.setup(["ann", "bob", "cy"], options, chance)
+    columns = 0
+    while GAME.outcome(state) is None:
+        steps = GAME.bot(state, state.seat, chance)
+        if state.actions % 2 == 0:
+            walk(state, steps)
+        columns += any(
+            "column" in c.step["plant"]["line"]
+            for c in GAME.next_steps(state, state.seat, []).choices
+            if c.keyword == "plant"
+        )
+        parsed = orders(*steps)
+        state = GAME.resolve(state, {state.seat: parsed}, chance).state
+    assert columns > 0
