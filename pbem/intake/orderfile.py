@@ -432,7 +432,8 @@ def positions(raw: str | bytes) -> Positions:
 def _positions(raw: str | bytes) -> Positions:
     found = Positions()
     try:
-        text = decode(raw, max_bytes=len(raw) + 1)
+        # the bound in bytes: a text's characters may take more than one each (the template's "·")
+        text = decode(raw, max_bytes=len(raw.encode("utf-8") if isinstance(raw, str) else raw) + 1)
         node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OrderFileError, yaml.YAMLError):
         return found

@@ -36,6 +36,7 @@ from pbem.intake.envelope import (
 )
 from pbem.intake.explain import step_errors
 from pbem.intake.orderfile import MAX_BYTES, OrderFileError, Positions, load, positions
+from pbem.play.standing import due_decision
 from pbem.render.preview import preview
 from pbem.storage import fencing
 from pbem.storage.db import locked_game
@@ -110,8 +111,11 @@ def _examine(
     raw: str | bytes = b"",
     now: datetime | None = None,
     locked: Row[Any] | None = None,
+    signed_in: tuple[str, str] | None = None,
 ) -> _Verdict:
-    """``locked``: the game's row as the caller read it with the game's lock, if it did."""
+    """``locked``: the game's row as the caller read it with the game's lock, if it did. ``signed_in``:
+    (game, seat) the caller has already proven (a web session, an API token): the file's password is
+    not asked for, and the file must name that game and seat."""
     verdict = _Verdict()
     where = positions(raw)
     envelope, errors = read_envelope(data, where)
@@ -119,7 +123,20 @@ def _examine(
         verdict.errors = errors
         return verdict
     verdict.envelope = envelope
-    if envelope.password.strip() == PASSWORD_PLACEHOLDER:
+    if signed_in is not None and (envelope.game, envelope.player) != signed_in:
+        verdict.errors = [
+            "player: "
+            + _(
+                "you are signed in as {seat} of game {game}; these orders name {named} of game {other}",
+                seat=signed_in[1],
+                game=signed_in[0],
+                named=repr(envelope.player),
+                other=repr(envelope.game),
+            )
+            + " [auth.other_seat]"
+        ]
+        return verdict
+    if signed_in is None and envelope.password.strip() == PASSWORD_PLACEHOLDER:
         # said before any look-up: it tells nothing about which games or seats exist
         verdict.errors = [
             _(
@@ -140,7 +157,12 @@ def _examine(
         ]
         return verdict
     seat = next((s for s in seat_facts(session, row.id) if s.name == envelope.player), None)
-    if not seatpass.check(session, seat, envelope.password):  # a requested new password counts too
+    proven = (
+        seat is not None
+        if signed_in is not None
+        else seatpass.check(session, seat, envelope.password)  # a requested new password counts too
+    )
+    if not proven:
         guessing.wrong(session, envelope.game, envelope.player, from_address, when)
         verdict.errors = [
             "password: "
@@ -163,55 +185,13 @@ def _examine(
             + " [auth.from_mismatch]"
         ]
         return verdict
-    if row.status == "finished":
-        verdict.errors = [
-            "game: " + _("game {game} is over; no more orders are taken", game=row.id) + " [game.over]"
-        ]
+    standing = due_decision(row, seat.name, envelope.turn)
+    verdict.game, verdict.state = standing.game, standing.state
+    if standing.errors:
+        verdict.errors = standing.errors
         return verdict
-    if row.status != "active":
-        verdict.errors = [
-            "game: "
-            + _("game {game} is paused; orders wait until it resumes", game=row.id)
-            + f" [game.{row.status}]"
-        ]
-        return verdict
-    game = game_of(row)
-    state = current_state(game, row)
-    verdict.game, verdict.state = game, state
-    pending = game.pending(state)
-    decision = pending.get(seat.name)
-    if decision is None:
-        said = (
-            _(
-                "{seat} owes no orders now; the game waits for {seats}",
-                seat=seat.name,
-                seats=", ".join(pending),
-            )
-            if pending
-            else _("{seat} owes no orders now; the game waits for nobody", seat=seat.name)
-        )
-        verdict.errors = ["player: " + said + " [turn.not_yours]"]
-        return verdict
-    due = row.turn + 1
-    if envelope.turn != due:
-        said = (
-            _(
-                "these orders are for turn {turn}, an earlier turn; "
-                "game {game} now takes orders for turn {due}",
-                turn=envelope.turn,
-                game=row.id,
-                due=due,
-            )
-            if envelope.turn < due
-            else _(
-                "these orders are for turn {turn}, a later turn; game {game} now takes orders for turn {due}",
-                turn=envelope.turn,
-                game=row.id,
-                due=due,
-            )
-        )
-        verdict.errors = ["turn: " + said + f" [turn.{'stale' if envelope.turn < due else 'future'}]"]
-        return verdict
+    game, state, decision = standing.game, standing.state, standing.decision
+    assert game is not None and decision is not None
     if envelope.orders is None:
         verdict.errors = [
             "orders: "
@@ -232,7 +212,7 @@ def _examine(
         game.check(state, seat.name, orders)
         verdict.orders_json = canonical_json(orders.model_dump(mode="json", by_alias=True))
     except RulesError as exc:
-        verdict.errors = [_rules_error(exc, where)]
+        verdict.errors = [rules_error(exc, where)]
     except GameError as exc:
         verdict.errors = [f"orders: {exc}"]
     except Exception as exc:
@@ -262,7 +242,7 @@ def _receipt(game_id: str, seat: str, turn: int, orders_json: str) -> str:
     return sha256_hex(receipt_text(game_id, seat, turn, orders_json))
 
 
-def _rules_error(exc: RulesError, where: Positions) -> str:
+def rules_error(exc: RulesError, where: Positions) -> str:
     """A rules error as the engine worded it, with the line and the step's number (1-based) in front."""
     if exc.step is None:
         return str(exc)
@@ -343,11 +323,13 @@ def submit(
     source: str = "file",
     from_address: str | None = None,
     now: datetime | None = None,
+    signed_in: tuple[str, str] | None = None,
 ) -> Receipt:
     """Check an order file and store it, accepted or rejected (with the password redacted). An
     accepted one replaces the seat's earlier orders for the same turn. Never raises for bad input.
     Handling an inbound message, the submission is stored only while the mail pass's claim on the
-    message holds (:func:`pbem.storage.fencing.check_message`), or not at all."""
+    message holds (:func:`pbem.storage.fencing.check_message`), or not at all. ``signed_in``: the
+    (game, seat) a web session or API token proved, which stands for the file's password."""
     when = clock.utc(now)
     data, read_error = _parse(text)
     claimed = _claimed(data, "game")
@@ -360,7 +342,7 @@ def submit(
         verdict = (
             _Verdict(errors=read_error)
             if read_error
-            else _examine(session, data, from_address, text, when, locked=held)
+            else _examine(session, data, from_address, text, when, locked=held, signed_in=signed_in)
         )
         envelope, row = verdict.envelope, verdict.row
         accepted = not verdict.errors and verdict.orders_json is not None
@@ -418,12 +400,22 @@ def submit(
         )
 
 
-def check(engine: Engine, text: str | bytes, *, now: datetime | None = None) -> Check:
+def check(
+    engine: Engine,
+    text: str | bytes,
+    *,
+    now: datetime | None = None,
+    signed_in: tuple[str, str] | None = None,
+) -> Check:
     """A dry run of :func:`submit`: the errors, or a preview of the seat's report. Stores nothing."""
     del now  # the pipeline does not depend on the time today; kept for the service's fixed signature
     data, read_error = _parse(text)
     with Session(engine) as session:
-        verdict = _Verdict(errors=read_error) if read_error else _examine(session, data, None, text)
+        verdict = (
+            _Verdict(errors=read_error)
+            if read_error
+            else _examine(session, data, None, text, signed_in=signed_in)
+        )
         if verdict.errors or verdict.orders_json is None:
             return Check(errors=verdict.errors)
         assert verdict.game and verdict.row and verdict.seat and verdict.envelope
@@ -440,7 +432,16 @@ def check(engine: Engine, text: str | bytes, *, now: datetime | None = None) -> 
         )
         receipt = _receipt(verdict.row.id, verdict.seat, verdict.row.turn + 1, verdict.orders_json)
         model = verdict.game.order_model(decision).model_validate(orders)
-        shown = preview(verdict.game, verdict.row, verdict.state, verdict.seat, model, as_read, receipt)
+        shown = preview(
+            verdict.game,
+            verdict.row,
+            verdict.state,
+            verdict.seat,
+            model,
+            as_read,
+            receipt,
+            on_the_web=signed_in is not None,
+        )
         session.rollback()
         return Check(errors=[], preview=shown, receipt=receipt)
 

@@ -60,12 +60,28 @@ def _shared_start(lists: list[list[str]]) -> list[str]:
 
 
 def preview(
-    game: Game, row: GameRow, state: Any, seat: str, orders: BaseModel, order_text: str, receipt: str
+    game: Game,
+    row: GameRow,
+    state: Any,
+    seat: str,
+    orders: BaseModel,
+    order_text: str,
+    receipt: str,
+    *,
+    on_the_web: bool = False,
 ) -> str:
-    """The plain-text preview of ``seat``'s legal ``orders`` for the turn that is due."""
+    """The plain-text preview of ``seat``'s legal ``orders`` for the turn that is due. ``on_the_web``: for
+    the orders form, whose own button sends them (not a file sent by ``pbem submit`` or by mail)."""
     due = row.turn + 1
     head = [
         _(
+            "Preview of your orders for turn {turn}: they are legal (receipt {receipt}). Nothing is stored "
+            "until you send them.",
+            turn=due,
+            receipt=receipt[:12],
+        )
+        if on_the_web
+        else _(
             "Preview of your orders for turn {turn}: they are legal (receipt {receipt}). Nothing is stored: "
             "send the file with pbem submit, or by mail, for it to count.",
             turn=due,

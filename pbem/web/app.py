@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from pbem.core import i18n
 from pbem.storage.db import connect
 from pbem.web import auth, pages, routes
+from pbem.web.api import api_bad_request
 from pbem.web.limits import RateLimiter
 from pbem.web.sessions import COOKIE, loaded, write_cookie
 from pbem.web.settings import WebSettings, from_env
@@ -92,6 +93,8 @@ def create_app(settings: WebSettings) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def _bad_form(request: Request, exc: RequestValidationError) -> Response:
         # the validator's own text names the library's fields and types: the reader gets words instead
+        if request.url.path.startswith("/api/"):
+            return api_bad_request(request, exc)
         return error_page(request, 400, "bad-form")
 
     @app.exception_handler(Exception)
@@ -168,7 +171,9 @@ _REASONS = {"csrf", "forbidden", "not-found", "rate", "link", "method", "bad-for
 
 
 async def _api_error(exc: StarletteHTTPException) -> Response:
-    return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
+    # the JSON API's own errors carry {code, message} (pbem.web.api); others their reason
+    detail = exc.detail if isinstance(exc.detail, dict) else str(exc.detail)
+    return JSONResponse({"error": detail}, status_code=exc.status_code, headers=exc.headers)
 
 
 def factory() -> FastAPI:

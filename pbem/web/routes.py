@@ -7,4 +7,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-ROUTERS: list[APIRouter] = []
+from pbem.web import api, orders
+
+ROUTERS: list[APIRouter] = [orders.router, api.router]

@@ -8,20 +8,17 @@ from __future__ import annotations
 import email
 import os
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from email import policy
 from pathlib import Path
 
 import pytest
-import uvicorn
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 from sqlmodel import Session, col, select
 from web.conftest import SECRET, Host, make_host
 
+from browser.webhost import serving
 from pbem.outbox.queueing import enqueue_reports, unpack_message
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.signin import LinkSettings
@@ -31,32 +28,13 @@ from pbem.web.app import create_app
 WIDTHS = (375, 1280)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Host, str]]:
     """The web host on a loopback port, over a fresh game, its report mails queued with links to it."""
     host = make_host(tmp_path)
-    base = f"http://127.0.0.1:{_free_port()}"
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(host.settings), host="127.0.0.1", port=int(base.rsplit(":", 1)[1]), log_level="warning"
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the web host did not start"
-        time.sleep(0.05)
-    enqueue_reports(host.engine, settings=MailSettings(), links=LinkSettings(base, SECRET))
-    yield host, base
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(create_app(host.settings)) as base:
+        enqueue_reports(host.engine, settings=MailSettings(), links=LinkSettings(base, SECRET))
+        yield host, base
     host.engine.dispose()
 
 

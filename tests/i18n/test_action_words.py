@@ -10,7 +10,7 @@ from games.coral_divers.turn import ACTION_PLANT
 from games.mare_balticum.rules import ACTIONS
 from pbem.core.game import RulesError
 from pbem.core.i18n import T_, language
-from pbem.play.orders import _rules_error
+from pbem.play.orders import rules_error
 
 
 class _Lines:
@@ -32,6 +32,6 @@ class _Lines:
 def test_a_rules_error_names_its_action_in_the_readers_words(lang: str, action: str, said: str) -> None:
     error = RulesError("x.y", T_("the game is over"), step=0, action=action, quote="pass")
     with language(lang):
-        text = _rules_error(error, _Lines())  # type: ignore[arg-type]
+        text = rules_error(error, _Lines())  # type: ignore[arg-type]
     assert said in text, text
     assert "Plant" not in text and "sail" not in text.replace("(`", "")

@@ -142,7 +142,7 @@ def test_earlier_turns_are_the_seats_stored_reports(host: Host) -> None:
 
 
 def test_the_seats_page_links_the_orders_form_when_the_app_has_one(host: Host) -> None:
-    assert "/g/reef-1/ann/orders" not in signed_in(host, "ann").get("/g/reef-1/ann").text
+    # (with pbem.web.orders among the routers, every app has the form: weborders' tests check its link)
     app = create_app(host.settings)
     app.add_api_route("/g/{game}/{seat}/orders", lambda: "", name="orders_form")
     client = TestClient(app, base_url="https://testserver", follow_redirects=False)
