@@ -31,6 +31,8 @@ class Match:
     games: int = 0
     wins: float = 0.0
     seconds: list[float] = field(default_factory=list)
+    #: CPU seconds of each searched decision (what a loaded machine's wall clock inflates)
+    cpu: list[float] = field(default_factory=list)
     #: play-outs (a candidate tried in one world) per searched decision: the machine-free measure
     playouts: list[int] = field(default_factory=list)
     habits: Counter[str] = field(default_factory=Counter)
@@ -51,11 +53,12 @@ def play(
         orders = {}
         for seat, decision in GAME.pending(state).items():
             seat_chance = Recorder(random.Random(chance.pick("stand-in", 2**62)))
-            started, before = time.perf_counter(), _PLAYOUTS[0]
+            started, cpu, before = time.perf_counter(), time.process_time(), _PLAYOUTS[0]
             data = decide(GAME, state, seat, seat_chance, levels[seat], budget=budget)
             if into is not None:
                 if levels[seat] != "easy":
                     into.seconds.append(time.perf_counter() - started)
+                    into.cpu.append(time.process_time() - cpu)
                     into.playouts.append(_PLAYOUTS[0] - before)
                 _habits(into.habits, state, seat, data)
             orders[seat] = GAME.order_model(decision).model_validate(data)
@@ -136,6 +139,8 @@ def main() -> None:
         s = sorted(m.seconds)
         print(f"bots.reef_encounter.decision_p50_s {s[len(s) // 2]:.3f} s")
         print(f"bots.reef_encounter.decision_p95_s {s[int(len(s) * 0.95)]:.3f} s")
+        c = sorted(m.cpu)
+        print(f"# CPU seconds per decision: p50 {c[len(c) // 2]:.3f}, p95 {c[int(len(c) * 0.95)]:.3f}")
         n = sorted(m.playouts)
         print(
             f"# {len(n)} decisions; play-outs per decision: p50 {n[len(n) // 2]}, p95 {n[int(len(n) * 0.95)]}"

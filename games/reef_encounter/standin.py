@@ -69,8 +69,8 @@ def evaluate(state: State, seat: str) -> float:
 
 
 def _promise(state: State, seat: str) -> float:
-    """Points in the parrotfish, plus most of what the seat's guarded corals would feed it, plus a
-    little for material that can still grow corals."""
+    """Points in the parrotfish, plus most of what the seat's guarded corals would feed it and what it
+    holds to grow them, plus a little for material that can still grow corals."""
     v = values(state)
     p = state.players[seat]
     points = float(sum(v[c] * n for c, n in p.parrotfish.items()))
@@ -84,7 +84,11 @@ def _promise(state: State, seat: str) -> float:
         c = coral(state, space)
         seen |= c
         colour = state.polyps[space]
-        corals.append(max(0, len(c) - back) * v[colour] * 0.7 + min(len(c), 5) * 0.15)
+        # what the seat holds to grow it next turn (a larva cube and polyps of its colour) counts too
+        growth = min(p.screen[colour] + p.front[colour], 4) if p.larvae[colour] else 0
+        corals.append(
+            max(0, len(c) - back) * v[colour] * 0.7 + min(len(c), 5) * 0.15 + 0.3 * v[colour] * growth
+        )
     points += sum(sorted(corals, reverse=True)[: max(feeds_left, 0)])
     material = sum(p.screen.values()) + sum(p.front.values()) + 2 * sum(p.larvae.values())
     return points + 0.1 * material + (0.5 if p.sea_shrimp else 0.0)
