@@ -36,7 +36,12 @@ def serve_command(
         ),
     ] = False,
 ) -> None:
-    """Serve the games on the web: sign-in links, each seat's page, press, the archive pages."""
+    """Serve the games on the web: sign-in links, each seat's page, orders by clicking, press, the
+    archive pages, the JSON API (PBEM_WEB_SECRET or PBEM_WEB_SECRET_FILE holds the key that signs links
+    and cookies).
+
+    [bold]Example:[/bold] PBEM_WEB_SECRET_FILE=/etc/pbem/web-secret pbem serve --db pbem.sqlite --port 8000
+    """
     if db:
         os.environ["PBEM_DB"] = db
     if behind_tls:
