@@ -277,10 +277,11 @@ def _answer(
     recovering: bool,
 ) -> answers.Plan:
     """The plan for a readable mail from ``frm``, written in ``reader``'s language (the current one)."""
-    if found.problem == "empty":
+    # a reply left empty may still carry its command in the Subject (a code's mail: pbem.mail.lobby)
+    command = commands.detect(reading.header(msg, "Subject"), found.text)
+    if found.problem == "empty" and command is None:
         subject = _("[pbem] no orders found in your message")
         return answers.Plan("rejected", "empty", subject, replies.empty_body(), echo_free=True)
-    command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None and command.name == "press":
         command = press.command_of(msg)  # the whole text: a press message is prose
     if command is not None:
@@ -309,7 +310,8 @@ def _answer(
             seat=answer.seat,
             write=getattr(answer, "write", None),
             proven=answer.game_id is not None,  # a command names its game once its password matched
-            echo_free=answer.ok and command.name in ("help", "gm"),  # the help texts
+            # the help texts, and answers that say only what the host holds (the open games)
+            echo_free=answer.ok and (command.name in ("help", "gm") or getattr(answer, "echo_free", False)),
         )
     earlier = _submitted(engine, frm, at, found.as_shown()) if recovering else None
     first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None
