@@ -297,6 +297,8 @@ def _answer(
         with answered.speaking():
             # a refusal with a text of its own (a game master's) keeps it
             body = answer.text if answer.ok or answer.text else replies.refused_body(answer.errors)
+        if answer.ok and not answer.text:  # its own mail is the answer (a code's: pbem.mail.lobby)
+            body = None
         return answers.Plan(
             "command",
             command.name,
@@ -309,7 +311,9 @@ def _answer(
             game_id=answer.game_id,
             seat=answer.seat,
             write=getattr(answer, "write", None),
-            proven=answer.game_id is not None,  # a command names its game once its password matched
+            # a command names its game once its password matched; a code sent back from the address it
+            # was mailed to proves that address (pbem.mail.lobby_confirm)
+            proven=answer.game_id is not None or getattr(answer, "proven", False),
             # the help texts, and answers that say only what the host holds (the open games)
             echo_free=answer.ok and (command.name in ("help", "gm") or getattr(answer, "echo_free", False)),
         )

@@ -219,14 +219,8 @@ def join(
             ),
         )
 
-    text = _(
-        "A code to confirm your seat in game {game} is on its way to this address: reply to that mail to "
-        "take the seat. Nothing is done until you do.",
-        game=game_id,
-    )
-    return LobbyAnswer(
-        True, _("[pbem] joining game {game}", game=game_id), text + "\n", write=write
-    )
+    # the code's mail is the answer: a forged From gets its owner one mail, the code they can ignore
+    return LobbyAnswer(True, "", "", write=write)
 
 
 def _code_block(code: str) -> str:
@@ -328,9 +322,11 @@ def _coded(
     reader: str,
     now: datetime,
     what: Callable[[], str],
+    note: Callable[[], str] = str,
 ) -> LobbyAnswer:
-    """The answer to a request confirmed by a code mailed to ``email``, and the code to write;
-    ``what()`` says what was asked, in the language current where it is called."""
+    """The answer to a request confirmed by a code mailed to ``email`` (none: the code's mail is the
+    answer), and the code to write; ``what()`` says what was asked and ``note()`` what follows, in the
+    language current where they are called."""
 
     def write(session: Session, _inbound_key: str) -> None:
         issue_code(
@@ -345,16 +341,13 @@ def _coded(
             words=lambda code: (
                 code_subject(code, what()),
                 _("Someone, perhaps you, asked for this with this address: {what}.", what=what())
+                + (("\n" + note()) if note() else "")
                 + "\n\n"
                 + _code_block(code),
             ),
         )
 
-    text = _(
-        "A code to confirm it is on its way to the address concerned: reply to that mail. Nothing is done "
-        "until then."
-    )
-    return LobbyAnswer(True, "[pbem] " + what(), text + "\n", write=write)
+    return LobbyAnswer(True, "", "", write=write)
 
 
 @handles("resign", "concede")
@@ -409,18 +402,28 @@ def resign(
             return _("resign seat {seat} of game {game}", seat=seat_name, game=game_id)
         return _("concede seat {seat} of game {game}", seat=seat_name, game=game_id)
 
-    answer = _coded(settings, command.name, game_id, email, seat_name, reader, moment, what)
-    note = ""
-    if command.name == "concede":
-        note = "\n" + _(
+    def note() -> str:
+        if command.name == "resign":
+            return ""
+        return _(
             "No game of this host removes a seat that concedes: once you confirm, your seat is offered to "
             "a new player and the bot plays it meanwhile, as after resign."
         )
+
+    coded = _coded(settings, command.name, game_id, email, seat_name, reader, moment, what, note)
+    # the password proved the sender, who may write from another address than the seat's: told where
+    text = _(
+        "A code to confirm it is on its way to the address seat {seat} was registered with: reply to that "
+        "mail from there. Nothing is done until then.",
+        seat=seat_name,
+    )
+    if note():
+        text += "\n\n" + note()
     return LobbyAnswer(
         True,
-        answer.subject,
-        answer.text + note + "\n",
-        write=answer.write,
+        "[pbem] " + what(),
+        text + "\n",
+        write=coded.write,
         game_id=game_id,
         seat=seat_name,
         echo_free=False,

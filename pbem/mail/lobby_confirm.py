@@ -13,6 +13,7 @@ mail read again does it then; one that dies after finds the code used and answer
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
@@ -41,11 +42,17 @@ CODE_DAYS = 7
 SIGNIN_GENERATION = "signin_generation"
 
 
-def _answer(ok: bool, text: str, *, reader: str | None, game_id: str | None = None) -> Answer:
-    subject = _("[pbem] confirmed") if ok else _("[pbem] your request was not carried out")
-    return Answer(
-        ok, subject, text + "\n" if ok else "", errors=[] if ok else [text], language=reader, game_id=game_id
-    )
+@dataclass(frozen=True)
+class CodeAnswer(Answer):
+    """The answer to a code sent back: from the address it was mailed to, it proves that address."""
+
+    proven: bool = False
+
+
+def _answer(ok: bool, text: str, *, reader: str | None) -> Answer:
+    if not ok:
+        return Answer(False, _("[pbem] your request was not carried out"), "", errors=[text], language=reader)
+    return CodeAnswer(True, _("[pbem] confirmed"), text + "\n", language=reader, proven=True)
 
 
 @handles("confirm", argument=True)
