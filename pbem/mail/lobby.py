@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import Engine
@@ -29,7 +29,7 @@ from sqlmodel import Session, select
 
 from pbem.core import clock
 from pbem.core.errors import UserError
-from pbem.core.i18n import LANGUAGES, N_, _, current_language
+from pbem.core.i18n import LANGUAGES, N_, _, current_language, ngettext
 from pbem.core.registry import games as installed
 from pbem.cron.deadlines import show_deadline
 from pbem.cron.replacements import code_subject, issue_code, reply_line
@@ -45,19 +45,21 @@ HELP.update(
         "join": (
             "join reef-9",
             N_(
-                "take a seat in an open game; add a seat name and a language if you like (join reef-9 "
-                "ann hu). A code comes back by mail: reply to it to confirm."
+                "take a seat in an open game; add a seat name and a language if you like (`join reef-9 "
+                "ann hu`). A code comes back by mail: reply to it to confirm."
             ),
         ),
         "leave": ("leave reef-9", N_("give your seat back before the game starts (confirmed by a code).")),
         "standby": (
             "standby reef-encounter",
-            N_("be offered seats of that game that need a new player; standby off takes you off every list."),
+            N_(
+                "be offered seats of that game that need a new player; `standby off` takes you off every list."
+            ),
         ),
         "resign": (
             "resign",
             N_(
-                "with your seat's lines game:, player:, password:: leave a running game; a code comes to "
+                "with your seat's lines `game:`, `player:`, `password:`: leave a running game; a code comes to "
                 "your seat's address, and once you confirm, the bot plays your seat until a new player "
                 "takes it."
             ),
@@ -65,8 +67,8 @@ HELP.update(
         "concede": (
             "concede",
             N_(
-                "as resign, where the game's rules let a seat concede; in the games of this host a "
-                "conceded seat is offered to a new player as after resign."
+                "as `resign`, where the game's rules let a seat concede; in the games of this host a "
+                "conceded seat is offered to a new player as after `resign`."
             ),
         ),
         "confirm": (
@@ -127,12 +129,13 @@ def list_games(
     for game in found:
         lines.append(
             "  "
-            + _(
-                "{game}: {title}, {free} of {seats} seats free",
+            + ngettext(
+                "{game}: {title}, {free} of {n} seat free",
+                "{game}: {title}, {free} of {n} seats free",
+                game.seats,
                 game=game.id,
                 title=game.title,
                 free=game.free,
-                seats=game.seats,
             )
         )
         if game.start_by is not None:
@@ -191,8 +194,8 @@ def join(
             return _refused(_("game {game} has no free seat left", game=game.id))
         try:
             seat = lobby.seat_name(session, game, wanted_seat)
-        except UserError as exc:
-            return _refused(str(exc))
+        except UserError as exc:  # it quotes the name asked for: a stranger reads the host's words only
+            return replace(_refused(str(exc)), echo_free=False)
         if lobby.pending_codes(session, email, moment) >= lobby.PENDING_PER_ADDRESS:
             return _refused(_("this address has codes waiting already: send one of them back first"))
     reader = (wanted_language or current_language()).lower()
