@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, exists
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -106,11 +106,17 @@ def reply_line(code: str) -> str:
 def open_vacancies(engine: Engine, settings: MailSettings, now: datetime) -> int:
     """Offer every abandoned seat of a running game that has no open vacancy; how many were opened.
     Each in a transaction of its own, so one failing game does not hold back the others."""
+    offered = exists().where(
+        VacancyRow.game_id == SeatRow.game_id,
+        VacancyRow.seat == SeatRow.name,
+        col(VacancyRow.filled_at).is_(None),
+    )
     with Session(engine) as session:
         found = session.exec(
             select(SeatRow.game_id, SeatRow.name)
             .join(GameRow, col(GameRow.id) == col(SeatRow.game_id))
             .where(SeatRow.abandoned == True, col(GameRow.status).in_(("active", "paused")))  # noqa: E712
+            .where(~offered)  # most ticks: nothing to do, and no write lock taken to find that out
             .order_by(col(SeatRow.game_id), col(SeatRow.position))
         ).all()
     opened = 0

@@ -53,15 +53,16 @@ HELP.update(
         "standby": (
             "standby reef-encounter",
             N_(
-                "be offered seats of that game that need a new player; `standby off` takes you off every list."
+                "be offered seats of that game that need a new player; `standby off` takes you off every "
+                "list."
             ),
         ),
         "resign": (
             "resign",
             N_(
-                "with your seat's lines `game:`, `player:`, `password:`: leave a running game; a code comes to "
-                "your seat's address, and once you confirm, the bot plays your seat until a new player "
-                "takes it."
+                "with your seat's lines `game:`, `player:`, `password:`: leave a running game; a code "
+                "comes to your seat's address, and once you confirm, the bot plays your seat until a new "
+                "player takes it."
             ),
         ),
         "concede": (

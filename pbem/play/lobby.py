@@ -209,11 +209,13 @@ def seat_name(session: Session, lobby: LobbyGameRow, wanted: str | None) -> str:
 
 
 def pending_codes(session: Session, email: str, now: datetime) -> int:
-    """How many unused codes ``email`` has from the last day (see :data:`PENDING_PER_ADDRESS`)."""
+    """How many unused codes ``email`` asked for in the last day (see :data:`PENDING_PER_ADDRESS`)."""
     since = clock.utc(now).timestamp() - 86_400
     rows = session.exec(
         select(LobbyCodeRow.created_at).where(
-            LobbyCodeRow.email == email, col(LobbyCodeRow.used_at).is_(None)
+            LobbyCodeRow.email == email,
+            col(LobbyCodeRow.used_at).is_(None),
+            LobbyCodeRow.kind != "offer",  # seats offered to the address are not its own requests
         )
     ).all()
     return sum(1 for at in rows if clock.utc(at).timestamp() > since)
