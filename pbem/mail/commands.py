@@ -48,7 +48,7 @@ from pbem.storage.models import GameRow, SeatRow
 
 COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away", "press")
 #: the game master's commands (issue 14), carried out by :mod:`pbem.mail.gm`
-GM_COMMANDS = ("pause", "resume", "extend", "replace", "rollback", "observe", "gm")
+GM_COMMANDS = ("pause", "resume", "extend", "replace", "rollback", "observe", "announce", "gm")
 _LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
 #: commands given as a key of the envelope: ``timezone: Europe/Budapest``, ``away: {until: ...}``
 _KEYED = re.compile(r"^(timezone|away)\s*:", re.MULTILINE | re.IGNORECASE)

@@ -15,17 +15,18 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, text
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
 from pbem.core import clock, i18n, registry, zones
 from pbem.core.codec import sha256_hex
 from pbem.core.errors import UserError
-from pbem.core.i18n import _
+from pbem.core.i18n import _, ngettext
 from pbem.play import create
 from pbem.storage.models import GameRow, LobbyCodeRow, LobbyGameRow, LobbySeatRow
 
@@ -96,23 +97,36 @@ def open_game(
     start_by: datetime | None = None,
     fill_with_bots: bool = False,
     now: datetime | None = None,
+    extra: Sequence[SQLModel] = (),
 ) -> None:
     """Announce ``game_id`` of ``game_type`` with ``seats`` open seats. ``settings``: what
     :func:`pbem.play.create.create_game` takes besides the game, id and players (options, deadlines,
-    policies, ``language``, ``timezone``, ``seed``), checked now as ``pbem new`` checks them."""
+    policies, ``language``, ``timezone``, ``seed``), checked now as ``pbem new`` checks them.
+    ``extra``: rows written in the same transaction (the record of a game master's mail that asked)."""
     game = registry.require(game_type)
     create.check_game_id(game_id)
     if not game.min_players <= seats <= game.max_players:
-        raise UserError(f"{game.title} takes {game.min_players} to {game.max_players} players, not {seats}")
+        raise UserError(
+            ngettext(
+                "{title} takes {low} to {n} player, not {asked}",
+                "{title} takes {low} to {n} players, not {asked}",
+                game.max_players,
+                title=game.title,
+                low=game.min_players,
+                asked=seats,
+            )
+        )
     when = clock.utc(now)
     if start_by is not None and clock.utc(start_by) <= when:
-        raise UserError(f"--start-by {start_by:%Y-%m-%d %H:%M}: the start date must be later than now")
+        raise UserError(
+            _("start date {when}: it must be later than now", when=f"{clock.utc(start_by):%Y-%m-%d %H:%M}")
+        )
     stored = dict(settings)
     stored.setdefault("seed", secrets.randbelow(2**63))
     _check(game, stored)
     with Session(engine) as session:
         if session.get(GameRow, game_id) is not None or session.get(LobbyGameRow, game_id) is not None:
-            raise UserError(f"there is already a game {game_id!r}")
+            raise UserError(_("there is already a game {game}", game=repr(game_id)))
         session.add(
             LobbyGameRow(
                 id=game_id,
@@ -124,6 +138,7 @@ def open_game(
                 created_at=when,
             )
         )
+        session.add_all(extra)
         session.commit()
 
 
