@@ -124,8 +124,11 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
         )
     },
     **{
-        ("pbem/play/lobby.py", f): "pbem new --open: the operator announces open games (no mail command does)"
-        for f in ("open_game", "_check")
+        (
+            "pbem/play/lobby.py",
+            f,
+        ): "pbem new --open: the operator's settings (a game master's mail is checked before)"
+        for f in ("_check",)
     },
     ("pbem/play/status.py", "status"): "pbem status GAME for a game that does not exist: the operator's typo",
     **{
