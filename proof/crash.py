@@ -41,6 +41,7 @@ from pbem.storage.db import connect
 from pbem.storage.history import current_state, game_row
 from proof import crash_mails
 from proof.common import Figures, RandomChance, settings, shipped_games
+from proof.crash_lobby import mask
 from proof.orders_variants import envelope
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -181,7 +182,12 @@ def killed_tick(layout: Layout, moment: datetime, delay: float) -> bool:
 def _rows(db: sqlite3.Connection, sql: str) -> collections.Counter[tuple[Any, ...]]:
     out: collections.Counter[tuple[Any, ...]] = collections.Counter()
     for row in db.execute(sql):
-        out[tuple(zlib.decompress(v) if isinstance(v, bytes) and v[:1] == b"x" else v for v in row)] += 1
+        # what is drawn at random (codes, the keys of passwords issued by the tick) masked: crash_lobby
+        out[
+            tuple(
+                mask(zlib.decompress(v)) if isinstance(v, bytes) and v[:1] == b"x" else mask(v) for v in row
+            )
+        ] += 1
     return out
 
 
@@ -202,6 +208,11 @@ TABLES = {
     # a game master's mailed command (issue 14): its effect (the deadline moved once) and its record
     "gm_deadlines": "SELECT id, status, deadline_at FROM game WHERE id LIKE 'crash-gm-%'",
     "gm_actions": "SELECT game_id, action, detail FROM cron_gm_action WHERE action NOT IN ('gm')",
+    # open games and replacements (issue 32): seats taken, codes used, vacancies filled
+    "lobby_seats": "SELECT game_id, seat, email, position FROM lobby_seat",
+    "lobby_games": "SELECT id, status FROM lobby_game",
+    "lobby_codes": "SELECT kind, game_id, seat, email, used_at IS NULL FROM lobby_code",
+    "vacancies": "SELECT game_id, seat, number, reason, filled_by FROM vacancy",
 }
 
 
@@ -250,7 +261,7 @@ def _identity(raw: bytes) -> str:
     the same game ids never reuses an id that mail clients would drop as seen), and a crash moves that
     moment; a true double is the same identity twice, a loss one missing."""
     msg = email.message_from_bytes(raw, policy=email.policy.default)
-    return f"{msg['To']} «{msg['Subject']}» {msg['In-Reply-To'] or ''}"
+    return str(mask(f"{msg['To']} «{msg['Subject']}» {msg['In-Reply-To'] or ''}"))
 
 
 def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 5, seed: int = 8) -> Figures:
@@ -313,7 +324,10 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
             k: v
             for k, v in diff.items()
             if k
-            in ("mails", "submissions", "turns", "outbox", "inbound", "press", "gm_deadlines", "gm_actions")
+            in (
+                *("mails", "submissions", "turns", "outbox", "inbound", "press", "gm_deadlines"),
+                *("gm_actions", "lobby_seats", "lobby_games", "lobby_codes", "vacancies"),
+            )
         }
         if lost_or_doubled:
             figures.add("crash.lost_or_doubled", sum(a + b for a, b in lost_or_doubled.values()))

@@ -19,6 +19,8 @@ does, so that the SIGKILLs also land while it is done:
 The uninterrupted and the killed runs are compared as for the rest (:func:`proof.crash.differences`):
 every outbox row (its key, recipient, subject and status, ``bounced`` included) and every delivered mail.
 
+- **lobby**: joins, an open game's start, seats offered and taken over (:mod:`proof.crash_lobby`).
+
 Press and game-master mail are built elsewhere: each is a function ``(engine, layout, inbox) -> int``
 added to :data:`FAMILIES` that leaves its mails (or the mail that asks for them) in the template.
 """
@@ -44,6 +46,7 @@ from pbem.outbox.settings import load_settings
 from pbem.outbox.transport import MaildirTransport
 from pbem.play.create import create_game
 from pbem.storage.models import GameRow, SeatRow
+from proof import crash_lobby
 
 NOW = datetime.fromisoformat("2026-03-02T09:00:00+00:00")
 HOST_ADDRESS = "pbem@example.org"
@@ -186,6 +189,7 @@ FAMILIES: dict[str, Callable[[Engine, dict[str, dict[str, str]], Path], int]] = 
     "password_reset": password_resets,
     "reminder": reminders,
     "game_master": game_masters,
+    "lobby": crash_lobby.lobby_work,  # open games and replacements (issue 32)
 }
 
 

@@ -25,6 +25,7 @@ from pbem.cli.common import (
     said_welcome,
     welcome,
 )
+from pbem.cli.lobby import open_game
 from pbem.core import clock, registry
 from pbem.core.chance import derived_rng
 from pbem.core.dice import commitment
@@ -136,6 +137,16 @@ def new(
             "--gm", help="The game master's address: may mail pause, extend, ... (password shown once)."
         ),
     ] = None,
+    open_seats: Annotated[
+        int | None,
+        typer.Option("--open", help="Announce the game with N open seats that players join by mail."),
+    ] = None,
+    start_by: Annotated[
+        str | None, typer.Option(help="With --open: start (or cancel) on this date, e.g. 2026-12-20T18:00.")
+    ] = None,
+    fill_with_bots: Annotated[
+        bool, typer.Option("--fill-with-bots", help="With --start-by: bots take the seats still free then.")
+    ] = False,
     as_json: AsJson = False,
     db: Db = None,
     now: NowOption = None,
@@ -147,6 +158,26 @@ def new(
         for name, why in registry.broken.items():
             typer.echo(f"{name:<18} cannot load: {why}", err=True)
         return
+    if open_seats is not None:
+        if player or gm or shuffle_seats or any("=" in v for v in [*(tz or []), *(lang or [])]):
+            raise typer.BadParameter(
+                "an open game takes no --player, --gm, --shuffle-seats, or a seat's --tz or --lang: "
+                "each player names their own language when joining"
+            )
+        settings = {
+            "options": dict(pair(o, "--option") for o in option or []),
+            "turn_seconds": parse_duration(deadline) if deadline else None,
+            "grace_seconds": parse_duration(grace) if grace else 0,
+            **{"nmr": nmr, "abandon_after": abandon_after, "require_from_match": require_from_match},
+            **{"absence": absence, "absence_days": absence_days, "press": press},
+            "language": _languages(lang or [])["language"],
+            "timezone": _zones(tz or [])["timezone"],
+            **({"seed": seed} if seed is not None else {}),
+        }
+        open_game(db, game, game_id, open_seats, settings, start_by, fill_with_bots, now)
+        return
+    if start_by or fill_with_bots:
+        raise typer.BadParameter("--start-by and --fill-with-bots go with --open N")
     if not game_id or not player:
         raise typer.BadParameter("a new game needs --id and at least one --player NAME=EMAIL")
     seats = [pair(p, "--player") for p in player]

@@ -24,6 +24,7 @@ from pbem.cron import policy
 from pbem.cron.deadlines import has_passed, periods_missed
 from pbem.cron.notices import send_notice
 from pbem.host import claims, jobs, outage
+from pbem.mail import lobby_confirm
 from pbem.outbox.settings import MailSettings
 from pbem.play import turns
 from pbem.storage import fencing
@@ -343,6 +344,9 @@ def tick(
         log.warning("no tick for %ds: every deadline in that gap was extended by it", summary.outage_seconds)
     if fetch is not None:
         summary.mails_received = _guarded(summary, "mail in", fetch)
+    # open games due to start, seats to offer for replacement (issue 32): before the games, so a game
+    # that starts now has its first deadline set by this tick
+    _guarded(summary, "open games and replacements", lambda: lobby_confirm.due(engine, mail, now))
 
     def games_and_mail(
         part: Summary, part_settings: TickSettings, show: Callable[[str], None] | None

@@ -29,7 +29,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from pbem.core.i18n import _
-from pbem.storage.models import GameMasterRow, ObserverRow, OutboxRow, SeatRow
+from pbem.storage.models import GameMasterRow, LobbySeatRow, ObserverRow, OutboxRow, SeatRow, StandbyRow
 
 log = logging.getLogger("pbem.mail")
 
@@ -51,10 +51,12 @@ def registered(session: Session, address: str) -> bool:
         return True
     if session.exec(select(GameMasterRow.game_id).where(func.lower(GameMasterRow.email) == address)).first():
         return True
-    return (
-        session.exec(select(ObserverRow.id).where(func.lower(ObserverRow.email) == address)).first()
-        is not None
-    )
+    if session.exec(select(ObserverRow.id).where(func.lower(ObserverRow.email) == address)).first():
+        return True
+    # a seat taken in an open game, a standby list (issue 32): the address's owner confirmed it by a code
+    if session.exec(select(LobbySeatRow.id).where(LobbySeatRow.email == address)).first():
+        return True
+    return session.exec(select(StandbyRow.id).where(StandbyRow.email == address)).first() is not None
 
 
 def is_stranger(engine: Engine, frm: str, proven: bool) -> bool:

@@ -48,7 +48,7 @@ from pbem.storage.models import GameRow, SeatRow
 
 COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away", "press")
 #: the game master's commands (issue 14), carried out by :mod:`pbem.mail.gm`
-GM_COMMANDS = ("pause", "resume", "extend", "replace", "rollback", "observe", "gm")
+GM_COMMANDS = ("pause", "resume", "extend", "replace", "rollback", "observe", "announce", "gm")
 _LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
 #: commands given as a key of the envelope: ``timezone: Europe/Budapest``, ``away: {until: ...}``
 _KEYED = re.compile(r"^(timezone|away)\s*:", re.MULTILINE | re.IGNORECASE)
@@ -117,6 +117,8 @@ def help_text() -> str:
 class Command:
     name: str
     envelope_text: str
+    #: what follows the word on its line, for the commands that take it there (``join reef-9``)
+    argument: str = ""
 
 
 def detect(subject: str, text: str) -> Command | None:
@@ -136,17 +138,38 @@ def detect(subject: str, text: str) -> Command | None:
     if first is not None and _LANGUAGE_LINE.match(lines[first]):
         # ``language: cs`` is itself a line of the envelope: the whole text is read as YAML
         return Command("language", "\n".join(lines[first:]).strip("\n"))
-    if first is not None and lines[first].strip().lower().rstrip(".!:") in (*COMMANDS, *GM_COMMANDS):
+    if first is not None and lines[first].strip().lower().rstrip(".!:") in words():
         return Command(lines[first].strip().lower().rstrip(".!:"), "\n".join(lines[first + 1 :]).strip("\n"))
+    if first is not None:
+        with_argument = _with_argument(lines[first])
+        if with_argument is not None:
+            return replace(with_argument, envelope_text="\n".join(lines[first + 1 :]).strip("\n"))
     topic = _SUBJECT_NOISE.sub("", subject).strip().lower()
-    if topic in (*COMMANDS, *GM_COMMANDS):
+    if topic in words():
         return Command(topic, text)
+    if _with_argument(topic) is not None and not text.strip():  # a reply to a code's mail, left empty
+        return _with_argument(topic)
     keyed = _KEYED.search(text)
     if keyed:
         return Command(keyed.group(1).lower(), text)
     found = re.search(r"^command\s*:\s*['\"]?(\w+)['\"]?\s*$", text, re.MULTILINE | re.IGNORECASE)
     if found:
         return Command(found.group(1).lower(), text)
+    return None
+
+
+def words() -> tuple[str, ...]:
+    """Every command word: :data:`COMMANDS`, the game master's, and those other modules register."""
+    return (*COMMANDS, *GM_COMMANDS, *sorted(set(_handlers) - set(COMMANDS) - set(GM_COMMANDS)))
+
+
+def _with_argument(line: str) -> Command | None:
+    """``join reef-9`` or ``confirm K7QD-M2XA-9RTE: join reef-9``: a registered command that takes
+    what follows it on its line (:func:`handles` with ``argument=True``)."""
+    word, _sep, rest = line.strip().partition(" ")
+    name = word.lower().rstrip(".!:")
+    if name in _taking_argument and rest.strip():
+        return Command(name, "", rest.strip())
     return None
 
 
@@ -177,18 +200,25 @@ class Answer:
 _handlers: dict[str, Callable[..., Answer]] = {}
 #: those among them that are given the envelope already read (game, player, password), not the command
 _reading_envelope: set[str] = set()
+#: those that take a word after them on their line (``join reef-9``: :attr:`Command.argument`)
+_taking_argument: set[str] = set()
 
 
-def handles(*names: str, envelope: bool = False) -> Callable[[Callable[..., Answer]], Callable[..., Answer]]:
+def handles(
+    *names: str, envelope: bool = False, argument: bool = False
+) -> Callable[[Callable[..., Answer]], Callable[..., Answer]]:
     """Register the decorated function as the answer to the commands ``names``: called as
     ``handler(engine, command, from_address, settings=, now=)``, or with ``envelope=True`` as
-    ``handler(engine, envelope, settings=, now=)`` once the lines after the command are read."""
+    ``handler(engine, envelope, settings=, now=)`` once the lines after the command are read.
+    ``argument``: the command may be followed on its line by what it is about (``join reef-9``)."""
 
     def register(handler: Callable[..., Answer]) -> Callable[..., Answer]:
         for name in names:
             _handlers[name] = handler
             if envelope:
                 _reading_envelope.add(name)
+            if argument:
+                _taking_argument.add(name)
         return handler
 
     return register

@@ -50,7 +50,7 @@ from pbem.core.i18n import _, format_deadline
 from pbem.cron import admin, notices
 from pbem.cron.deadlines import parse_duration
 from pbem.intake import addresses, orderfile, passwords
-from pbem.mail import guards
+from pbem.mail import guards, lobby_gm
 from pbem.mail.commands import GM_COMMANDS, Answer, Command, handles
 from pbem.mail.welcome import queue_welcomes
 from pbem.outbox.settings import MailSettings, load_settings
@@ -58,7 +58,7 @@ from pbem.storage.cron_models import GmActionRow
 from pbem.storage.models import GameMasterRow, GameRow
 
 #: the commands a game master may mail; ``gm`` alone is the help
-ACTIONS = ("pause", "resume", "extend", "replace", "rollback", "observe")
+ACTIONS = ("pause", "resume", "extend", "replace", "rollback", "observe", "announce")
 HELP = "gm"
 COMMANDS = (*ACTIONS, HELP)
 #: the ``cron_gm_action`` row a wrong game master password leaves (its detail: the sender)
@@ -87,6 +87,10 @@ def help_text() -> str:
                 _("replace, with the lines seat: and email:, gives a seat to another player."),
                 _("  (The new player gets the welcome with the seat's password; you do not.)"),
                 _("observe, with the line email: (and remove: yes to stop), sends the public reports."),
+                _(
+                    "announce, with the lines new:, type: and seats: (and deadline:, start_by:, "
+                    "fill_with_bots: yes, language: if you like), opens a new game that players join by mail."
+                ),
                 _("The mail must come from the game master's registered address."),
             ]
         )
@@ -212,6 +216,8 @@ def _carry_out(
         return admin.observe(engine, game_id, email, now, remove=envelope.get("remove") is True, ref=ref)
     if name == "replace":
         return _replace(engine, game_id, envelope, settings, now, ref)
+    if name == "announce":  # a new open game (issue 32): no deadline of this game moves
+        return lobby_gm.announce(engine, game_id, envelope, now, ref)
     if name == "pause":
         change = lambda: admin.pause(engine, game_id, now, ref=ref)  # noqa: E731
     elif name == "resume":

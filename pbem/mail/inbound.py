@@ -277,10 +277,11 @@ def _answer(
     recovering: bool,
 ) -> answers.Plan:
     """The plan for a readable mail from ``frm``, written in ``reader``'s language (the current one)."""
-    if found.problem == "empty":
+    # a reply left empty may still carry its command in the Subject (a code's mail: pbem.mail.lobby)
+    command = commands.detect(reading.header(msg, "Subject"), found.text)
+    if found.problem == "empty" and command is None:
         subject = _("[pbem] no orders found in your message")
         return answers.Plan("rejected", "empty", subject, replies.empty_body(), echo_free=True)
-    command = commands.detect(reading.header(msg, "Subject"), found.text)
     if command is not None and command.name == "press":
         command = press.command_of(msg)  # the whole text: a press message is prose
     if command is not None:
@@ -296,6 +297,8 @@ def _answer(
         with answered.speaking():
             # a refusal with a text of its own (a game master's) keeps it
             body = answer.text if answer.ok or answer.text else replies.refused_body(answer.errors)
+        if answer.ok and not answer.text:  # its own mail is the answer (a code's: pbem.mail.lobby)
+            body = None
         return answers.Plan(
             "command",
             command.name,
@@ -308,8 +311,11 @@ def _answer(
             game_id=answer.game_id,
             seat=answer.seat,
             write=getattr(answer, "write", None),
-            proven=answer.game_id is not None,  # a command names its game once its password matched
-            echo_free=answer.ok and command.name in ("help", "gm"),  # the help texts
+            # a command names its game once its password matched; a code sent back from the address it
+            # was mailed to proves that address (pbem.mail.lobby_confirm)
+            proven=answer.game_id is not None or getattr(answer, "proven", False),
+            # the help texts, and answers that say only what the host holds (the open games)
+            echo_free=answer.ok and (command.name in ("help", "gm") or getattr(answer, "echo_free", False)),
         )
     earlier = _submitted(engine, frm, at, found.as_shown()) if recovering else None
     first_seen = guards.replayed(engine, frm, found.text) if earlier is None else None

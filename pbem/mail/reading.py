@@ -261,7 +261,7 @@ def extract(msg: EmailMessage) -> Extracted:
     for name, content in attachments:
         if _ENVELOPE_LINE.search(content):
             return Extracted(content, f"attachment {name}")
-    words = (*commands.COMMANDS, *commands.GM_COMMANDS)
+    words = commands.words()
     is_forward = finder.FORWARD_SUBJECT.match(header(msg, "Subject")) is not None
     found = finder.find(text, words, forwarded=is_forward)
     if found is not None:

@@ -63,59 +63,78 @@ def queue_welcomes(
     """Queue the welcome of each seat in ``issued`` (seat → its new password) that has an address;
     the seats welcomed. Idempotent: a second call queues nothing (one welcome per password).
     ``replaced``: the seat changed hands mid-game, so the thread exists already."""
-    settings = settings or load_settings()
-    links = links or signin.load_links()
-    now = utc(now)
     with Session(engine) as session:
-        game = session.get(GameRow, game_id)
-        if game is None:
-            raise UserError(f"there is no game {game_id!r}")
-        seats = list(
-            session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position))
+        begin_write(session)
+        welcomed = queue_welcomes_in(
+            session,
+            game_id,
+            issued,
+            settings=settings or load_settings(),
+            now=utc(now),
+            replaced=replaced,
+            links=links,
         )
-        languages = reader_languages(session, game_id)
-        reports = {
-            r.seat: r
-            for r in session.exec(
-                select(ReportRow).where(
-                    ReportRow.game_id == game_id, ReportRow.epoch == game.epoch, ReportRow.turn == game.turn
-                )
+        session.commit()
+    return welcomed
+
+
+def queue_welcomes_in(
+    session: Session,
+    game_id: str,
+    issued: dict[str, str],
+    *,
+    settings: MailSettings,
+    now: datetime,
+    replaced: bool = False,
+    links: signin.LinkSettings | None = None,
+) -> list[str]:
+    """:func:`queue_welcomes` in the caller's transaction (a game that starts, a seat that changes
+    hands: the passwords and their welcomes are written together, or neither is)."""
+    game = session.get(GameRow, game_id)
+    if game is None:
+        raise UserError(f"there is no game {game_id!r}")
+    seats = list(session.exec(select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.position)))
+    languages = reader_languages(session, game_id)
+    reports = {
+        r.seat: r
+        for r in session.exec(
+            select(ReportRow).where(
+                ReportRow.game_id == game_id, ReportRow.epoch == game.epoch, ReportRow.turn == game.turn
             )
-        }
+        )
+    }
     gm = game_of(game)
     waiting = sorted(gm.pending(current_state(gm, game)))
     names = [s.name for s in seats]
     welcomed: list[str] = []
-    with Session(engine) as session:
-        begin_write(session)
-        for seat in seats:
-            address = seat.email.strip().lower()
-            if seat.name not in issued or not addresses.is_valid(address):
-                continue
-            with language(languages.get(seat.name)):  # the seat's words, its mail's Content-Language
-                report = reports.get(seat.name)
-                url = signin.link(links, game_id, seat.name, seat.link_generation, now)
-                text = _body(gm.title, game, seat.name, names, issued[seat.name], report, waiting, url)
-                key = welcome_key(game_id, seat)
-                root = thread_root(settings, game_id, seat.name)
-                message = new_message(
-                    header_fields(
-                        settings,
-                        to=address,
-                        subject=subject_line(game_id, _("welcome, {seat}", seat=seat.name)),
-                        key=key,
-                        now=now,
-                        thread=root,
-                        message_id=None if replaced else root,
-                    )
+    links = links or signin.load_links()
+    for seat in seats:
+        address = seat.email.strip().lower()
+        if seat.name not in issued or not addresses.is_valid(address):
+            continue
+        with language(languages.get(seat.name)):  # the seat's words, its mail's Content-Language
+            report = reports.get(seat.name)
+            url = signin.link(links, game_id, seat.name, seat.link_generation, now)
+            text = _body(gm.title, game, seat.name, names, issued[seat.name], report, waiting, url)
+            key = welcome_key(game_id, seat)
+            root = thread_root(settings, game_id, seat.name)
+            message = new_message(
+                header_fields(
+                    settings,
+                    to=address,
+                    subject=subject_line(game_id, _("welcome, {seat}", seat=seat.name)),
+                    key=key,
+                    now=now,
+                    thread=root,
+                    message_id=None if replaced else root,
                 )
-                set_text(message, text)
-            if queue(session, key=key, to=address, message=message, now=now, game_id=game_id):
-                welcomed.append(seat.name)
-                if report is not None and not report.mail_queued:
-                    report.mail_queued = True  # the welcome holds this report
-                    session.add(report)
-        session.commit()
+            )
+            set_text(message, text)
+        if queue(session, key=key, to=address, message=message, now=now, game_id=game_id):
+            welcomed.append(seat.name)
+            if report is not None and not report.mail_queued:
+                report.mail_queued = True  # the welcome holds this report
+                session.add(report)
     return welcomed
 
 

@@ -105,13 +105,15 @@ def create_game(
     absence: str = "extend",
     absence_days: int = 14,
     press: str = "private",
+    session: Session | None = None,
 ) -> dict[str, str]:
     """Create game ``game_id`` of ``game_type`` with these (seat, email) players, in seating order.
 
     Returns each seat's password: shown once, stored only as a salted hash. Raises :class:`UserError`
     for anything a person must fix (unknown game, bad id or seat, wrong count, bad option, id taken).
     ``language`` is the game's (observers, and seats with none of their own); ``seat_languages`` each
-    seat's own.
+    seat's own. ``session``: written in that transaction, not committed (an open game starting: its
+    welcomes and its lobby row change with it, or nothing does).
     """
     game = registry.require(game_type)
     check_game_id(game_id)
@@ -156,7 +158,9 @@ def create_game(
         **settings,
     )
     setup = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
-    return store_game(engine, game, row, players, [(setup, when)], languages=languages, zones=seat_tz)
+    return store_game(
+        engine, game, row, players, [(setup, when)], languages=languages, zones=seat_tz, session=session
+    )
 
 
 def check_zones(
@@ -246,39 +250,57 @@ def store_game(
     languages: dict[str, str] | None = None,
     extra: Sequence[SQLModel] = (),
     zones: dict[str, str] | None = None,
+    session: Session | None = None,
 ) -> dict[str, str]:
     """Write a new game in one transaction: its row, its seats with new passwords (and ``languages``,
     the seats' own), ``extra`` rows (where it came from), and its turns from the setup on (each with its
-    reports). Returns each seat's
-    password."""
+    reports). Returns each seat's password. ``session``: written in the caller's transaction, which
+    commits it."""
     issued = {name: passwords.generate() for name, _ in players}
-    with Session(engine) as session:
-        if session.get(GameRow, row.id) is not None:
-            raise UserError(f"there is already a game {row.id!r}")
-        session.add(row)
-        for position, (name, email) in enumerate(players):
-            session.add(
-                SeatRow(
-                    game_id=row.id,
-                    name=name,
-                    position=position,
-                    email=email,
-                    password_hash=passwords.hash_password(issued[name]),
-                    language=(languages or {}).get(name),
-                    timezone=(zones or {}).get(name),
-                )
-            )
+    if session is not None:
+        _store(session, game, row, players, turns, issued, languages or {}, extra, zones or {})
+        return issued
+    with Session(engine) as own:
         try:
-            session.flush()
-            session.add_all(extra)
-            session.flush()
-            for turn, when in turns:
-                record_turn(session, game, row, turn, when)
-                write_reports(session, game, row, turn.state, turn.number, turn.events)
-            session.commit()
+            _store(own, game, row, players, turns, issued, languages or {}, extra, zones or {})
+            own.commit()
         except IntegrityError:
             raise UserError(f"there is already a game {row.id!r}") from None
     return issued
+
+
+def _store(
+    session: Session,
+    game: Game,
+    row: GameRow,
+    players: list[tuple[str, str]],
+    turns: list[tuple[TurnRecord, datetime]],
+    issued: dict[str, str],
+    languages: dict[str, str],
+    extra: Sequence[SQLModel],
+    zones: dict[str, str],
+) -> None:
+    if session.get(GameRow, row.id) is not None:
+        raise UserError(f"there is already a game {row.id!r}")
+    session.add(row)
+    for position, (name, email) in enumerate(players):
+        session.add(
+            SeatRow(
+                game_id=row.id,
+                name=name,
+                position=position,
+                email=email,
+                password_hash=passwords.hash_password(issued[name]),
+                language=languages.get(name),
+                timezone=zones.get(name),
+            )
+        )
+    session.flush()
+    session.add_all(extra)
+    session.flush()
+    for turn, when in turns:
+        record_turn(session, game, row, turn, when)
+        write_reports(session, game, row, turn.state, turn.number, turn.events)
 
 
 def seat_colours(engine: Engine, game_id: str) -> dict[str, str]:

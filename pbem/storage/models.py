@@ -317,3 +317,96 @@ class PasswordFailureRow(SQLModel, table=True):
     seat: str = Field(max_length=64)
     from_address: str | None = Field(default=None, max_length=320)
     at: datetime = Field(index=True)
+
+
+# issue 32: open games, joining by mail, standby lists and replacements (pbem.play.lobby, pbem.mail.lobby,
+# pbem.cron.replacements; migration 0017). An open game has no game row until it starts: it has no seats
+# to set up yet, and every part of the host that reads a game row may then take it to be playable.
+
+
+class LobbyGameRow(SQLModel, table=True):
+    """A game announced with open seats. ``settings_json``: what ``pbem new`` was given (options,
+    deadlines, policies, languages, the seed) as :func:`pbem.play.create.create_game` takes it.
+    ``status``: open | started | cancelled."""
+
+    __tablename__ = "lobby_game"
+
+    id: str = Field(primary_key=True, max_length=64)
+    game_type: str = Field(max_length=64)
+    seats: int
+    settings_json: str = Field(sa_column=Column(Text, nullable=False))
+    start_by: datetime | None = None
+    fill_with_bots: bool = False
+    status: str = Field(default="open", index=True, max_length=16)
+    created_at: datetime
+    closed_at: datetime | None = None
+
+
+class LobbySeatRow(SQLModel, table=True):
+    """A seat taken in an open game, once its player confirmed by mail; ``position``: the order of
+    confirmation, the seating order the game starts with."""
+
+    __tablename__ = "lobby_seat"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat"),
+        UniqueConstraint("game_id", "email"),
+        UniqueConstraint("game_id", "position"),
+    )
+
+    id: int | None = Field(default=None, sa_column=_id64())
+    game_id: str = Field(foreign_key="lobby_game.id", index=True, max_length=64)
+    seat: str = Field(max_length=32)
+    email: str = Field(max_length=320)
+    language: str | None = Field(default=None, max_length=8)
+    position: int
+    joined_at: datetime
+
+
+class LobbyCodeRow(SQLModel, table=True):
+    """A one-time code mailed to an address, to be sent back from it: what makes a ``join``, a
+    ``leave``, a ``resign`` or a ``concede`` happen (only the address's owner reads the code), or takes
+    an offered seat (``offer``). Only its SHA-256 is kept. ``detail``: the seat name asked for (join)."""
+
+    __tablename__ = "lobby_code"
+
+    id: int | None = Field(default=None, sa_column=_id64())
+    code_sha256: str = Field(max_length=64, unique=True)
+    kind: str = Field(max_length=16)  # join | leave | resign | concede | offer
+    game_id: str = Field(max_length=64, index=True)
+    seat: str | None = Field(default=None, max_length=32)
+    email: str = Field(max_length=320, index=True)
+    language: str | None = Field(default=None, max_length=8)
+    vacancy_id: int | None = Field(default=None, sa_column=Column(Int64, nullable=True))
+    created_at: datetime
+    used_at: datetime | None = None
+
+
+class StandbyRow(SQLModel, table=True):
+    """An address willing to take over a seat of a game type (``standby GAMETYPE`` by mail)."""
+
+    __tablename__ = "standby"
+    __table_args__ = (UniqueConstraint("game_type", "email"),)
+
+    id: int | None = Field(default=None, sa_column=_id64())
+    game_type: str = Field(max_length=64, index=True)
+    email: str = Field(max_length=320)
+    language: str | None = Field(default=None, max_length=8)
+    created_at: datetime
+
+
+class VacancyRow(SQLModel, table=True):
+    """A seat of a running game offered for replacement (abandoned under the NMR policy, or resigned):
+    ``number`` counts the seat's vacancies, so two ticks opening the same one lose on the constraint.
+    Filled when someone accepts (``filled_at``, ``filled_by``)."""
+
+    __tablename__ = "vacancy"
+    __table_args__ = (UniqueConstraint("game_id", "seat", "number"),)
+
+    id: int | None = Field(default=None, sa_column=_id64())
+    game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
+    seat: str = Field(max_length=32)
+    number: int
+    reason: str = Field(max_length=16)  # abandoned | resigned | conceded
+    opened_at: datetime
+    filled_at: datetime | None = None
+    filled_by: str | None = Field(default=None, max_length=320)

@@ -106,7 +106,7 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
         for f in ("MaildirTransport.__enter__", "SmtpTransport.__init__", "transport_from")
     },
     ("pbem/outbox/queueing.py", "_game_and_seats"): "pbem mail queue GAME: the operator's command",
-    ("pbem/mail/welcome.py", "queue_welcomes"): "pbem welcome GAME: the operator's command",
+    ("pbem/mail/welcome.py", "queue_welcomes_in"): "pbem welcome GAME: the operator's command",
     ("pbem/mail/gm.py", "set_game_master"): "pbem new --gm / pbem gm: the operator names the game master",
     ("pbem/intake/schema.py", "order_file_schema"): "pbem schema: a file for tool authors",
     **{
@@ -120,7 +120,15 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
             "create_game",
             "parse_options",
             "store_game",
+            "_store",
         )
+    },
+    **{
+        (
+            "pbem/play/lobby.py",
+            f,
+        ): "pbem new --open: the operator's settings (a game master's mail is checked before)"
+        for f in ("_check",)
     },
     ("pbem/play/status.py", "status"): "pbem status GAME for a game that does not exist: the operator's typo",
     **{
