@@ -18,6 +18,7 @@ from pbem.core.chance import Recorder
 from pbem.core.codec import canonical_json, pack_json
 from pbem.core.errors import UserError
 from pbem.core.game import Game, GameError
+from pbem.core.search import BOT_POLICIES, LEVELS
 from pbem.intake import addresses, passwords
 from pbem.render.reports import write_reports
 from pbem.storage.history import TurnRecord, current_state, game_of, game_row, record_turn, settle
@@ -27,7 +28,7 @@ GAME_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 SEAT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 # YAML 1.1 reads these as booleans or null, so a seat of that name could not be written plainly
 _YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
-NMR_POLICIES = ("wait", "bot")
+NMR_POLICIES = ("wait", *BOT_POLICIES)
 
 
 def parse_options(game: Game, options: dict[str, str] | None) -> Any:
@@ -105,8 +106,10 @@ def create_game(
     absence: str = "extend",
     absence_days: int = 14,
     press: str = "private",
+    bots: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Create game ``game_id`` of ``game_type`` with these (seat, email) players, in seating order.
+    ``bots``: the seats among them the stand-in plays, each at its level (their address is empty).
 
     Returns each seat's password: shown once, stored only as a salted hash. Raises :class:`UserError`
     for anything a person must fix (unknown game, bad id or seat, wrong count, bad option, id taken).
@@ -116,6 +119,7 @@ def create_game(
     game = registry.require(game_type)
     check_game_id(game_id)
     check_seats(game, players)
+    bots = check_bots(bots or {}, players)
     players = [(name, addresses.normalise(email) if email else email) for name, email in players]
     game_language, languages = check_languages(language, seat_languages, players)
     settings = check_settings(
@@ -156,7 +160,27 @@ def create_game(
         **settings,
     )
     setup = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
-    return store_game(engine, game, row, players, [(setup, when)], languages=languages, zones=seat_tz)
+    issued = store_game(
+        engine, game, row, players, [(setup, when)], languages=languages, zones=seat_tz, bots=bots
+    )
+    # a seat the stand-in plays has a password nobody is told: no player signs in to it
+    return {seat: password for seat, password in issued.items() if seat not in bots}
+
+
+def check_bots(bots: Mapping[str, str], players: list[tuple[str, str]]) -> dict[str, str]:
+    """The seats the stand-in plays, each with its level, checked: a seat of the game, a known level,
+    no address (nobody is mailed for it)."""
+    emails = dict(players)
+    for seat, level in bots.items():
+        if seat not in emails:
+            raise UserError(f"--bot {seat}={level}: there is no seat {seat!r}; seats: {', '.join(emails)}")
+        if level not in LEVELS:
+            raise UserError(f"--bot {seat}={level}: the stand-in's levels are {', '.join(LEVELS)}")
+        if emails[seat]:
+            raise UserError(f"--bot {seat}={level}: the stand-in's seat takes no address ({emails[seat]})")
+    if len(bots) == len(players):
+        raise UserError("every seat is the stand-in's: a game needs at least one player")
+    return dict(bots)
 
 
 def check_zones(
@@ -246,6 +270,7 @@ def store_game(
     languages: dict[str, str] | None = None,
     extra: Sequence[SQLModel] = (),
     zones: dict[str, str] | None = None,
+    bots: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Write a new game in one transaction: its row, its seats with new passwords (and ``languages``,
     the seats' own), ``extra`` rows (where it came from), and its turns from the setup on (each with its
@@ -266,6 +291,7 @@ def store_game(
                     password_hash=passwords.hash_password(issued[name]),
                     language=(languages or {}).get(name),
                     timezone=(zones or {}).get(name),
+                    bot_level=(bots or {}).get(name),
                 )
             )
         try:
