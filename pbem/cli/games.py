@@ -160,8 +160,10 @@ def new(
         return
     if not game_id or not player:
         raise typer.BadParameter("a new game needs --id and at least one --player NAME=EMAIL")
-    bots = dict(pair(b, "--bot") for b in bot or [])
-    seats = [pair(p, "--player") for p in player] + [(name, "") for name in bots]
+    standins = [pair(b, "--bot") for b in bot or []]
+    bots = dict(standins)
+    # a seat named twice is said so by the seats' check, not lost to the dict
+    seats = [pair(p, "--player") for p in player] + [(name, "") for name, _level in standins]
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise typer.BadParameter(f"the seed must be a whole number from 0 to {MAX_SEED}", param_hint="--seed")
     seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
