@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pbem.core.i18n import T_
+from pbem.core.i18n import T_, TN_, Text
 
 from .data import SEA, SEA_MAP
 from .state import Reef, State, coral
@@ -131,6 +131,22 @@ def placement(
             at=at,
         ),
     )
+
+
+def placement_notes(how: Placement, size: int) -> list[Text]:
+    """What a placement does, in words: a new reef, the reefs merged and absorbed, the reef's ``size``
+    after it."""
+    notes: list[Text] = []
+    if how.starts:
+        notes.append(T_("new reef, free start") if how.free_start else T_("new reef"))
+    if len(how.own) > 1:
+        merged = len(how.own)
+        notes.append(TN_("merges {n} reef, a diver goes home", "merges {n} reefs, a diver goes home", merged))
+    if how.neutral:
+        notes.append(TN_("absorbs {n} neutral reef", "absorbs {n} neutral reefs", len(how.neutral)))
+    if not how.starts:
+        notes.append(T_("reef of {n}", n=size))
+    return notes
 
 
 def place(state: State, seat: str, tile: str, at: str, how: Placement) -> Reef:

@@ -15,6 +15,8 @@ from pbem.core.game import Chance
 
 from . import board
 from .data import ECONOMY, SEA_MAP
+from .scoring import strengths
+from .standing import filled, station_promise
 from .state import NURSERY, State, coral, has_clownfish, line_slots
 from .turn import can_afford_a_line, line_cost, may_surface_without_reef
 
@@ -54,8 +56,58 @@ def _candidates(state: State, seat: str, kind: str) -> set[str]:
     return spaces
 
 
-def _worth(state: State, tile: str, at: str, how: board.Placement, hot: dict[str, float]) -> float:
-    value = 1.0 + (1.0 if has_clownfish(tile) else 0.0) + hot.get(at, 0.0)
+@dataclass(frozen=True)
+class _Open:
+    """An open (active, unscored) station as a placement sees it: its ring, values, who has how many
+    tiles there, how much of the ring is taken, and the seat's lead in what it promises now."""
+
+    ring: frozenset[str]
+    high: int
+    low: int
+    strength: dict[str, int]
+    taken: int
+    lead: float
+
+
+def _open_stations(state: State, seat: str) -> list[_Open]:
+    found = []
+    for spot, st in state.stations.items():
+        if st.revealed and not st.scored:
+            strength = strengths(state, spot)
+            taken = filled(state, spot)
+            now = _lead(station_promise(strength, st.value.high, st.value.low, taken), seat)
+            found.append(
+                _Open(frozenset(SEA_MAP.ring[spot]), st.value.high, st.value.low, strength, taken, now)
+            )
+    return found
+
+
+def _station_gain(state: State, seat: str, at: str, how: board.Placement, stations: list[_Open]) -> float:
+    """How much a tile on ``at`` raises ``seat``'s lead at the open stations it counts at: what each
+    promises (:func:`.standing.station_promise`) with the tile, less without it. A tile that fills a
+    ring where another seat leads hands that seat the high value: that is a loss, not a gain."""
+    grown = {at}.union(*(state.reefs[r].cells for r in (*how.own, *how.neutral)))
+    gain = 0.0
+    for st in stations:
+        if st.ring.isdisjoint(grown):
+            continue
+        joined = sum(
+            len(state.reefs[r].cells) for r in how.own if not st.ring.isdisjoint(state.reefs[r].cells)
+        )
+        after = dict(st.strength)
+        after[seat] = after.get(seat, 0) - joined + len(grown)
+        now = station_promise(after, st.high, st.low, st.taken + (at in st.ring))
+        gain += _lead(now, seat) - st.lead
+    return gain
+
+
+def _lead(promise: dict[str, float], seat: str) -> float:
+    others = [v for s, v in promise.items() if s != seat]
+    return promise.get(seat, 0.0) - (max(others) if others else 0.0)
+
+
+def _worth(state: State, tile: str, at: str, how: board.Placement, stations: list[_Open]) -> float:
+    value = 1.0 + (1.0 if has_clownfish(tile) else 0.0) + _station_gain(state, state.seat, at, how, stations)
     if at in state.seabed:
         value += 1.0
     if how.starts:
@@ -70,17 +122,18 @@ def _best_spot(
 ) -> tuple[str, board.Placement, float] | None:
     best: tuple[str, board.Placement, float] | None = None
     spaces = sorted(_candidates(state, seat, coral(tile)))
+    stations = _open_stations(state, seat)
     for at in spaces:
         how = board.placement(state, seat, tile, at, 0, may_start=may_start)
         if isinstance(how, board.Placement):
-            w = _worth(state, tile, at, how, hot)
+            w = _worth(state, tile, at, how, stations)
             if best is None or w > best[2]:
                 best = (at, how, w)
     if best is None and free_start and may_start and state.divers_on_board(seat) > 0:
         for at in sorted(hot):
             how = board.placement(state, seat, tile, at, 1, may_start=may_start)
             if isinstance(how, board.Placement) and how.free_start:
-                return at, how, _worth(state, tile, at, how, hot)
+                return at, how, _worth(state, tile, at, how, stations)
     return best
 
 
@@ -196,23 +249,34 @@ def _surface(state: State, seat: str) -> list[Any]:
     return [{"surface": [min(r.cells) for r in closing]}]
 
 
+def plans(state: State, seat: str) -> list[Plan]:
+    """A plan for every line ``seat`` can pay for, the most valuable first."""
+    if not can_afford_a_line(state, seat):
+        return []
+    hot = _hot_spaces(state)
+    lines = [line for line in state.choosable_lines() if line_cost(state, line) > 0]
+    found = [p for line in lines if (p := _plan(state, seat, line, hot))]
+    found.sort(key=lambda p: -p.value)
+    return found
+
+
+def surface(state: State, seat: str) -> list[Any]:
+    """The bot's Surface: the reefs it would close, or nothing when the seat has no reef."""
+    return _surface(state, seat) if state.reefs_of(seat) else [{"surface": []}]
+
+
 def choose(state: State, seat: str, chance: Chance) -> list[Any]:
     """The bot's orders for ``seat``'s turn."""
     mine = state.reefs_of(seat)
-    if not can_afford_a_line(state, seat):
-        return _surface(state, seat) if mine else [{"surface": []}]
-    hot = _hot_spaces(state)
-    lines = [line for line in state.choosable_lines() if line_cost(state, line) > 0]
-    plans = [p for line in lines if (p := _plan(state, seat, line, hot))]
-    if not plans:
-        return _surface(state, seat) if mine else [{"surface": []}]
-    plans.sort(key=lambda p: -p.value)
-    best = plans[0]
+    ranked = plans(state, seat)
+    if not ranked:
+        return surface(state, seat)
+    best = ranked[0]
     if not mine and best.value < SURFACE_BELOW and may_surface_without_reef(state, seat):
         # no reef and no line to plant without a discard: income (and a cleared row) beats a loss
         return [{"surface": []}]
-    if len(plans) > 1 and plans[1].value >= best.value - 0.5 and chance.pick("bot", 3) == 0:
-        best = plans[1]
+    if len(ranked) > 1 and ranked[1].value >= best.value - 0.5 and chance.pick("bot", 3) == 0:
+        best = ranked[1]
     p = state.players[seat]
     weak = best.value < 0 or (p.coins <= 1 and best.value < 2)
     if mine and weak:

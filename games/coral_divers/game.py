@@ -13,9 +13,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from pbem.core.game import (
+    JSON,
     Chance,
     Decision,
     Event,
+    NextSteps,
     Outcome,
     Resolution,
     RulesError,
@@ -25,7 +27,7 @@ from pbem.core.game import (
 )
 from pbem.core.i18n import N_, P_, T_
 
-from . import bot, scoring, turn, upkeep, views
+from . import bot, guide, scoring, standin, turn, upkeep, views
 from . import state as st
 from .data import ECONOMY, REVEALED_AT_SETUP, SEA_MAP, STATION_VALUES, TILE_COUNTS, TOKENS
 from .orders import Surface, TurnOrders
@@ -155,6 +157,15 @@ class CoralDivers:
     def bot(self, state: State, seat: str, chance: Chance) -> Any:
         return bot.choose(state, seat, chance)
 
+    def next_steps(self, state: State, seat: str, chosen: Sequence[JSON]) -> NextSteps:
+        return guide.next_steps(state, seat, chosen)
+
+    def candidates(self, state: State, seat: str, chance: Chance, limit: int) -> list[Any]:
+        return standin.candidates(state, seat, chance, limit)
+
+    def evaluate(self, state: State, seat: str) -> float:
+        return standin.evaluate(state, seat)
+
     def template(self, state: State, seat: str) -> str:
         return views.template(state, seat)
 
@@ -168,15 +179,20 @@ class CoralDivers:
 
     def resample_hidden(self, state: State, seat: str, chance: Chance) -> State:
         """Face-down tokens dealt anew among their spaces; unrevealed station values among their spots.
-        Nothing else is hidden: the bag's contents follow from the public tiles, and it has no order."""
+        Nothing else is hidden: the bag's contents follow from the public tiles, and it has no order.
+
+        The hidden things are sorted before they are dealt, so the deal starts from what the seat can
+        tell (which kinds and values are still out, not where they lie) and depends on that and on the
+        chance alone: a search dealing worlds this way learns nothing of the real arrangement."""
         other = state.copy()
         if state.over:
             return other
         spaces = sorted(state.seabed)
-        kinds = shuffled(chance, "resample seabed", [state.seabed[s] for s in spaces])
+        kinds = shuffled(chance, "resample seabed", sorted(state.seabed.values()))
         other.seabed = dict(zip(spaces, kinds, strict=True))
         reserved = [s for s in sorted(state.stations) if not state.stations[s].revealed]
-        values = shuffled(chance, "resample stations", [state.stations[s].value for s in reserved])
+        out = sorted((state.stations[s].value for s in reserved), key=lambda v: (v.high, v.low))
+        values = shuffled(chance, "resample stations", out)
         for spot, value in zip(reserved, values, strict=True):
             other.stations[spot] = replace(state.stations[spot], value=value)
         return other

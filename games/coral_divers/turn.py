@@ -76,6 +76,11 @@ def fullest_row(state: State) -> str:
     return max(rows, key=lambda row: (line_cost(state, row), -rows.index(row)))
 
 
+#: the rules errors that say only that orders stop short (a Plant without its line, tiles still in hand):
+#: every other error names an illegal step
+MISSING = frozenset({"turn.empty", "plant.no_line", "plant.tiles_left"})
+
+
 @dataclass
 class Planting:
     """The progress of a Plant: the taken tiles (None once placed or discarded), shells in play."""
@@ -101,14 +106,29 @@ def _fail(code: str, message: str, i: int | None, step: object, action: str) -> 
 def carry_out(state: State, seat: str, steps: list[object]) -> tuple[State, list[Event]]:
     """Apply ``seat``'s steps to a copy of ``state``; raise :class:`RulesError` at the first illegal
     one. Returns the new state (before any refill or station check) and the events so far."""
+    _may_act(state, seat)
+    if not steps:
+        raise RulesError("turn.empty", T_("a turn is one action, Plant or Surface; passing is not allowed"))
+    work, pl, events = begun(state, seat, steps)
+    if pl is None:
+        return work, events
+    return work, _finish_plant(work, seat, pl, events)
+
+
+def _may_act(state: State, seat: str) -> None:
     if state.over:
         raise RulesError("turn.game_over", T_("the game is over"))
     if seat != state.seat:
         raise RulesError(
             "turn.not_yours", T_("it is {active}'s turn, not {seat}'s", active=state.seat, seat=seat)
         )
-    if not steps:
-        raise RulesError("turn.empty", T_("a turn is one action, Plant or Surface; passing is not allowed"))
+
+
+def begun(state: State, seat: str, steps: list[object]) -> tuple[State, Planting | None, list[Event]]:
+    """The turn so far: ``steps`` applied to a copy of ``state``, raising :class:`RulesError` at the
+    first illegal one but not for what is still missing (a line, tiles in hand). The Planting is None
+    when the steps are a Surface (a whole action by itself)."""
+    _may_act(state, seat)
     work = state.copy()
     surfaces = [i for i, s in enumerate(steps) if isinstance(s, Surface)]
     if surfaces:
@@ -125,8 +145,10 @@ def carry_out(state: State, seat: str, steps: list[object]) -> tuple[State, list
                 steps[i],
                 ACTION_SURFACE,
             )
-        return _surface(work, seat, steps[0])  # type: ignore[arg-type]
-    return _plant(work, seat, steps)
+        work, events = _surface(work, seat, steps[0])  # type: ignore[arg-type]
+        return work, None, events
+    pl, events = _plant_steps(work, seat, steps)
+    return work, pl, events
 
 
 # ------------------------------------------------------------------------------------------ surface
@@ -218,7 +240,7 @@ def _surface(work: State, seat: str, step: Surface) -> tuple[State, list[Event]]
 # ------------------------------------------------------------------------------------------ plant
 
 
-def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Event]]:
+def _plant_steps(work: State, seat: str, steps: list[object]) -> tuple[Planting, list[Event]]:
     p = work.players[seat]
     pl = Planting(usable=Counter(p.shells))
     events: list[Event] = []
@@ -241,6 +263,12 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
             pl.said.append(
                 T_("discarded {tile} (-{penalty})", tile=describe(tile), penalty=ECONOMY.discard_penalty)
             )
+    return pl, events
+
+
+def _finish_plant(work: State, seat: str, pl: Planting, events: list[Event]) -> list[Event]:
+    """The Plant's last word: a line was taken and every taken tile placed or discarded (else the
+    :data:`MISSING` errors), and the event that tells it."""
     if pl.line is None:
         within = instead.plant_line(affordable_lines(work, seat))
         rule = T_("a Plant takes a nursery line, before the tiles are placed (or surface instead)")
@@ -281,7 +309,7 @@ def _plant(work: State, seat: str, steps: list[object]) -> tuple[State, list[Eve
             line=line_word(pl.line),
             what=what,
         )
-    return work, [Event(text, data={"action": "plant", "line": pl.line}), *events]
+    return [Event(text, data={"action": "plant", "line": pl.line}), *events]
 
 
 def _taken(work: State, seat: str, pl: Planting, i: int, step: Place | Discard, number: int) -> int:
@@ -455,16 +483,7 @@ def _place(work: State, seat: str, pl: Planting, i: int, step: Place) -> list[Ev
         pl.free_starts -= 1
     reef = board.place(work, seat, tile, at, how)
     pl.taken[n] = None
-    notes = []
-    if how.starts:
-        notes.append(T_("new reef, free start") if how.free_start else T_("new reef"))
-    if len(how.own) > 1:
-        merged = len(how.own)
-        notes.append(TN_("merges {n} reef, a diver goes home", "merges {n} reefs, a diver goes home", merged))
-    if how.neutral:
-        notes.append(TN_("absorbs {n} neutral reef", "absorbs {n} neutral reefs", len(how.neutral)))
-    if not how.starts:
-        notes.append(T_("reef of {n}", n=len(reef.cells)))
+    notes = board.placement_notes(how, len(reef.cells))
     if notes:
         pl.said.append(T_("{tile} {at} ({notes})", tile=describe(tile), at=at, notes=listed(notes)))
     else:

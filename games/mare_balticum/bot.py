@@ -13,10 +13,10 @@ from typing import Any
 
 from pbem.core.game import Chance
 
-from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, PORTS
+from .board import ADJACENT, AMBER, AREAS, BOARD, COMPONENTS, FISH, GOODS, PORTS
 from .orders import Contract, Discard, Fish, Sail, Unload
 from .rules import fleet_breaks, play_turn
-from .seasons import tax_due
+from .seasons import tax_due, tax_written
 from .state import State, total
 
 #: a fish in the hold is worth less than one in the warehouse: it still has to be unloaded
@@ -28,6 +28,13 @@ TAX_CHEAP = 1.5
 FADE = 0.5
 #: the least pull worth an action when nothing can be fished or unloaded now
 REPOSITION_MIN = 0.3
+#: how far from a starting port goods count, and how their pull fades with each step beyond the first
+START_REACH = 4
+START_FADE = 0.5
+#: how much more a fish counts near a port that takes it
+TAKEN_HERE = 0.5
+#: ports worth at least this share of the best one are near enough to be drawn among
+NEAR_BEST = 0.8
 #: what taking a first contract card is worth to the bot, against fishing (about 0.7 to 3 a token)
 CONTRACT_WISH = 1.0
 
@@ -65,16 +72,33 @@ def _can_ever_unload(state: State, fish: str) -> bool:
 
 
 def _choose_port(state: State, seat: str, chance: Chance) -> str:
+    """Every port is weighed (:func:`port_values`); the seed's draw picks among those near the best."""
+    worth = port_values(state, seat)
+    best = max(worth.values())
+    near = sorted((p for p in PORTS if worth[p] >= NEAR_BEST * best), key=lambda p: (-worth[p], p))
+    return near[chance.pick("bot port", len(near))]
+
+
+def port_values(state: State, seat: str) -> dict[str, float]:
+    """What starting in each port is worth to ``seat``: the goods within a few steps, fading with the
+    distance and shared with the rivals' ships at least as near, and more where the port takes the fish
+    found around it (they can be unloaded without sailing away)."""
     values = fish_values(state, seat)
-
-    def richness(port: str) -> float:
-        near = set(ADJACENT[port])
-        for area in list(near):
-            near |= {a for a in ADJACENT[area] if a not in BOARD.ports}
-        return sum(values[g] * n for a in near if a not in BOARD.ports for g, n in state.board[a].items())
-
-    ranked = sorted(PORTS, key=lambda p: -richness(p))
-    return ranked[chance.pick("bot port", 2)]
+    rivals = [space for s, p in state.players.items() if s != seat for space in p.ships]
+    out = {}
+    for port in PORTS:
+        takes = set(state.demand[port])
+        worth = 0.0
+        for area in AREAS:
+            steps = DISTANCE[port][area]
+            goods = state.board[area]
+            if steps > START_REACH or not goods:
+                continue
+            crowd = 1 + sum(DISTANCE[r][area] <= steps for r in rivals)
+            here = sum(values[g] * n * (1 + TAKEN_HERE * (g in takes)) for g, n in goods.items())
+            worth += here * START_FADE ** (steps - 1) / crowd
+        out[port] = worth
+    return out
 
 
 def _choose_company(state: State, seat: str) -> dict[str, Any]:
@@ -87,10 +111,16 @@ def _choose_company(state: State, seat: str) -> dict[str, Any]:
         due = tax_due(state, seat)
         cheap = sorted(owned)[:due]
         # pay while it is cheap, and at the latest with the last number token still in hand
-        if not numbers or (have >= 2 and (sum(w for w, _ in cheap) <= TAX_CHEAP or len(numbers) == 1)):
-            return {"token": "tax", "discard": [kind for _, kind in cheap]}
-    token = numbers[0]  # the highest number left: tokens are kept in the order x3, x2, x1, x0
-    free = [f for f in FISH if f not in player.market]
+        if not numbers or (have >= 2 and (sum(w for w, _, _ in cheap) <= TAX_CHEAP or len(numbers) == 1)):
+            return {"token": "tax", "discard": _tax_discard(player.hold, cheap)}
+    # the highest number left (tokens are kept in the order x3, x2, x1, x0) on the best liked slot
+    return {"token": numbers[0], "fish": slots_by_appeal(state, seat)[0]}
+
+
+def slots_by_appeal(state: State, seat: str) -> list[str]:
+    """The free market slots, the one a high token suits best first: a fish that can be unloaded, the
+    most of it owned (the hold's counting less), the most of it on the board."""
+    player = state.players[seat]
     on_board: Counter[str] = Counter()
     for goods in state.board.values():
         on_board.update(goods)
@@ -99,32 +129,60 @@ def _choose_company(state: State, seat: str) -> dict[str, Any]:
         mine = player.warehouse.get(fish, 0) + HOLD_RISK * player.hold.get(fish, 0)
         return (_can_ever_unload(state, fish), mine, on_board[fish], -FISH.index(fish))
 
-    return {"token": token, "fish": max(free, key=appeal)}
+    return sorted((f for f in FISH if f not in player.market), key=appeal, reverse=True)
+
+
+def cheapest_tax(state: State, seat: str, due: int) -> list[Any]:
+    """The tax's discard list with the ``due`` goods least worth to ``seat``."""
+    player = state.players[seat]
+    owned = _owned_worth(player.hold, player.warehouse, fish_values(state, seat))
+    return _tax_discard(player.hold, sorted(owned)[:due])
+
+
+def play_steps(state: State, seat: str, steps: list[dict[str, Any]]) -> None:
+    """Carry out ``steps`` (plain data) of ``seat``'s turn on ``state``, in place."""
+    for step in steps:
+        play_turn(state, seat, [_parse(step)], None)
 
 
 def _owned_worth(
     hold: dict[str, int], warehouse: dict[str, int], values: dict[str, float]
-) -> list[tuple[float, str]]:
-    owned = [(values[k] * HOLD_RISK, k) for k, n in hold.items() for _ in range(n)]
-    owned += [(values[k], k) for k, n in warehouse.items() for _ in range(n)]
+) -> list[tuple[float, str, str]]:
+    """Every good owned as (worth, kind, where: hold or warehouse)."""
+    owned = [(values[k] * HOLD_RISK, k, "hold") for k, n in hold.items() for _ in range(n)]
+    owned += [(values[k], k, "warehouse") for k, n in warehouse.items() for _ in range(n)]
     return owned
+
+
+def _tax_discard(hold: dict[str, int], paid: list[tuple[float, str, str]]) -> list[Any]:
+    """The tax's discard list for these goods, written as the orders form offers it (goods order)."""
+    from_hold = [k for k in GOODS for _, kind, where in paid if kind == k and where == "hold"]
+    from_warehouse = [k for k in GOODS for _, kind, where in paid if kind == k and where == "warehouse"]
+    return tax_written(hold, from_hold, from_warehouse)
 
 
 # ------------------------------------------------------------------------------------------------ turns
 
 
 def _choose_turn(state: State, seat: str) -> list[dict[str, Any]]:
+    return turn_from(state, seat, [], None)
+
+
+def turn_from(
+    state: State, seat: str, done: list[dict[str, Any]], plan: list[dict[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """A whole turn: the steps ``done`` already, then ``plan`` (if given), then the best plans after."""
     work = state.copy()
-    steps: list[dict[str, Any]] = []
-    actions = 0
+    steps = [*done, *(plan or [])]
+    play_steps(work, seat, steps)
+    actions = sum("discard" not in step for step in steps)
     while actions < COMPONENTS.actions_per_turn:
-        plan = _best_plan(work, seat, COMPONENTS.actions_per_turn - actions)
-        if plan is None:
+        found = _best_plan(work, seat, COMPONENTS.actions_per_turn - actions)
+        if found is None:
             break
-        for step in plan:
-            play_turn(work, seat, [_parse(step)], None)
-            steps.append(step)
-            actions += "discard" not in step
+        play_steps(work, seat, found)
+        steps += found
+        actions += sum("discard" not in step for step in found)
     return steps
 
 
@@ -219,7 +277,8 @@ def _last_turn(state: State) -> bool:
     return state.end_after is not None and state.end_after - state.turns_done <= len(state.order)
 
 
-def _legal_sails(state: State, seat: str) -> list[tuple[str | None, str]]:
+def legal_sails(state: State, seat: str) -> list[tuple[str | None, str]]:
+    """Every sail the rules allow ``seat`` now: (the ship's space or ``None`` for a new one, where to)."""
     player = state.players[seat]
     mine = set(player.ships)
     origins: list[str | None] = [None] if player.supply else list(player.ships)
@@ -234,21 +293,36 @@ def _legal_sails(state: State, seat: str) -> list[tuple[str | None, str]]:
     return found
 
 
-def _sail_step(origin: str | None, to: str) -> dict[str, Any]:
+def sail_step(origin: str | None, to: str) -> dict[str, Any]:
     return {"sail": {"to": to} if origin is None else {"from": origin, "to": to}}
 
 
 def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any]] | None:
     """The plan (one action, or a sail and what it leads to) with the most gain per action."""
+    gainful, repositions = ranked_plans(state, seat, actions_left)
+    if gainful:
+        return gainful[0][1]
+    # a turn never passes idle while some sail pulls at all: ships leaving fished-out areas let
+    # refills (and time) go on, so the game always moves towards its end
+    first = actions_left == COMPONENTS.actions_per_turn
+    if repositions and (repositions[0][0] > REPOSITION_MIN or (first and repositions[0][0] > 0)):
+        return repositions[0][1]
+    return None
+
+
+Plan = tuple[float, list[dict[str, Any]]]
+
+
+def ranked_plans(state: State, seat: str, actions_left: int) -> tuple[list[Plan], list[Plan]]:
+    """Every plan that gains now, best gain per action first, and every sail that only repositions,
+    best pull first (none while a single action is left and something gains)."""
     player = state.players[seat]
     values = fish_values(state, seat)
-    best: tuple[float, list[dict[str, Any]]] | None = None
+    gainful: list[Plan] = []
 
     def consider(gain: float, steps: list[dict[str, Any]], cost: int) -> None:
-        nonlocal best
-        rate = gain / cost
-        if gain > 0 and (best is None or rate > best[0]):
-            best = (rate, steps)
+        if gain > 0:
+            gainful.append((gain / cost, steps))
 
     for space in player.ships:
         if space in BOARD.ports:
@@ -262,36 +336,29 @@ def _best_plan(state: State, seat: str, actions_left: int) -> list[dict[str, Any
     if state.options["contracts"] and player.contract is None and state.pile:
         # a contract card turns four matching goods into 7 points: worth an early action
         consider(CONTRACT_WISH, [{"contract": contract_ranking(state, seat)}], 1)
-    if actions_left < 2 and best is not None:
-        return best[1]
-    reposition: tuple[float, list[dict[str, Any]]] | None = None
-    port_values = {p: (_unload_plan(state, seat, p, values) or (0.0, None))[0] for p in PORTS}
-    pulls = _pulls(state, values)
-    for origin, to in _legal_sails(state, seat):
-        sail = _sail_step(origin, to)
-        # leaving an emptied area lets it be refilled: a small bonus for freeing it
-        freed = 0.2 if origin in state.board and not state.board[origin] else 0.0
-        if to in BOARD.ports:
-            found = _unload_plan(state, seat, to, values)
-            gain = found[0] if found else 0.0
-            follow = [found[1]] if found else []
-        else:
-            fished = _fish_plan(state, seat, to, values)
-            gain = fished[0] if fished else 0.0
-            follow = fished[1] if fished else []
-        if gain > 0 and actions_left >= 2:
-            consider(gain + freed, [sail, *follow], 2)
-        potential = gain + freed + pulls[to] + _port_pull(to, port_values)
-        if reposition is None or potential > reposition[0]:
-            reposition = (potential, [sail])
-    if best is not None:
-        return best[1]
-    # a turn never passes idle while some sail pulls at all: ships leaving fished-out areas let
-    # refills (and time) go on, so the game always moves towards its end
-    first = actions_left == COMPONENTS.actions_per_turn
-    if reposition is not None and (reposition[0] > REPOSITION_MIN or (first and reposition[0] > 0)):
-        return reposition[1]
-    return None
+    repositions: list[Plan] = []
+    if actions_left >= 2 or not gainful:
+        port_values = {p: (_unload_plan(state, seat, p, values) or (0.0, None))[0] for p in PORTS}
+        pulls = _pulls(state, values)
+        for origin, to in legal_sails(state, seat):
+            sail = sail_step(origin, to)
+            # leaving an emptied area lets it be refilled: a small bonus for freeing it
+            freed = 0.2 if origin in state.board and not state.board[origin] else 0.0
+            if to in BOARD.ports:
+                found = _unload_plan(state, seat, to, values)
+                gain = found[0] if found else 0.0
+                follow = [found[1]] if found else []
+            else:
+                fished = _fish_plan(state, seat, to, values)
+                gain = fished[0] if fished else 0.0
+                follow = fished[1] if fished else []
+            if gain > 0 and actions_left >= 2:
+                consider(gain + freed, [sail, *follow], 2)
+            repositions.append((gain + freed + pulls[to] + _port_pull(to, port_values), [sail]))
+    # stable sorts: among equals the plan considered first comes first, as the bot always chose it
+    gainful.sort(key=lambda plan: -plan[0])
+    repositions.sort(key=lambda plan: -plan[0])
+    return gainful, repositions
 
 
 def _pulls(state: State, values: dict[str, float]) -> dict[str, float]:

@@ -7,10 +7,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, RootModel
 
-from pbem.core.game import Chance, Decision, Event, Outcome, Resolution, RulesError
+from pbem.core.game import Chance, Decision, Event, NextSteps, Outcome, Resolution, RulesError
 from pbem.core.i18n import N_, P_, T_
 
 from . import bot as _bot
+from . import guide as _guide
+from . import standin as _standin
 from . import template as _template
 from .orders import Company, PortChoice, order_model
 from .rules import place_first_ship, play_turn, setup
@@ -71,14 +73,19 @@ class MareBalticum:
     def order_model(self, decision: Decision) -> type[BaseModel]:
         return order_model(decision)
 
-    def _expect(self, state: State, seat: str, orders: BaseModel) -> str:
-        """The decision kind ``seat`` owes, checking that ``orders`` are of that kind."""
+    def expect_pending(self, state: State, seat: str) -> str:
+        """The decision kind ``seat`` owes, or the error ``check`` raises when it owes none."""
         pend = self.pending(state)
         if seat not in pend:
             if state.phase == "over":
                 raise RulesError("decision.game_over", T_("the game is over; no orders are due"))
             raise RulesError("decision.not_pending", T_("{seat} owes no orders now", seat=seat))
-        kind = pend[seat].kind
+        return pend[seat].kind
+
+    def _expect(self, state: State, seat: str, orders: BaseModel) -> str:
+        """The decision kind ``seat`` owes, checking that ``orders`` are of that kind."""
+        kind = self.expect_pending(state, seat)
+        pend = self.pending(state)
         if not isinstance(orders, order_model(pend[seat])):
             raise RulesError("decision.wrong_kind", T_("orders for a {kind} decision are due now", kind=kind))
         return kind
@@ -147,6 +154,15 @@ class MareBalticum:
 
     def resample_hidden(self, state: State, seat: str, chance: Chance) -> State:
         return resample_hidden(state, seat, chance)
+
+    def candidates(self, state: State, seat: str, chance: Chance, limit: int) -> list[Any]:
+        return _standin.candidates(state, seat, chance, limit)
+
+    def evaluate(self, state: State, seat: str) -> float:
+        return _standin.evaluate(state, seat)
+
+    def next_steps(self, state: State, seat: str, chosen: Sequence[Any]) -> NextSteps:
+        return _guide.next_steps(self, state, seat, chosen)
 
 
 GAME = MareBalticum()

@@ -174,7 +174,9 @@ class Company(Step):
     )
 
 
-TurnOrders = steps_model("MareBalticumTurn", Sail, Fish, Unload, Discard, Contract, max_steps=40)
+#: the most steps a turn's orders may hold (discards are free steps, so more than the 3 actions)
+TURN_STEPS = 40
+TurnOrders = steps_model("MareBalticumTurn", Sail, Fish, Unload, Discard, Contract, max_steps=TURN_STEPS)
 PortOrders = steps_model("MareBalticumPort", PortChoice, min_steps=1, max_steps=1)
 CompanyOrders = steps_model("MareBalticumCompany", Company, min_steps=1, max_steps=1)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from typing import Any
 
 from pbem.core.game import Chance, Event, RulesError, draw_from_counts
 from pbem.core.i18n import T_, TN_
@@ -202,6 +203,18 @@ def tax_sources(state: State, seat: str, choice: CompanyChoice) -> list[tuple[st
             hold[kind] = hold.get(kind, 0) - 1
         sources.append((kind, where))
     return sources
+
+
+def tax_written(hold: dict[str, int], from_hold: list[str], from_warehouse: list[str]) -> list[Any]:
+    """The tax's ``discard`` list as an order writes it: the hold's goods by bare name first, then the
+    warehouse's, bare where the hold has none of that kind left, else ``{goods, from: warehouse}``."""
+    left = dict(hold)
+    for kind in from_hold:
+        left[kind] -= 1
+    written: list[Any] = list(from_hold)
+    for kind in from_warehouse:
+        written.append({"goods": kind, "from": "warehouse"} if left.get(kind, 0) > 0 else kind)
+    return written
 
 
 def resolve_company(

@@ -190,7 +190,11 @@ def resample_hidden(state: State, seat: str, chance: Chance) -> State:
     """A state ``seat`` cannot tell from ``state``: other warehouses (and their secret tax discards),
     the bag's goods, other company token values and the unseen contract cards dealt anew, legally.
 
-    Warehouse fish are dealt only from kinds some port takes (a warehouse can hold nothing else)."""
+    Warehouse fish are dealt only from kinds some port takes (a warehouse can hold nothing else).
+
+    The result depends on ``seat``'s view and ``chance`` alone: the hidden goods and cards are sorted
+    before they are dealt, so where they really lie (which a shuffle would start from) never shows
+    through; a search over these worlds cannot learn a secret from them."""
     new = state.copy()
     if state.phase == "over":
         return new  # everything is revealed at the end: nothing is hidden any more
@@ -199,6 +203,7 @@ def resample_hidden(state: State, seat: str, chance: Chance) -> State:
     for s in others:
         pool += as_list(state.players[s].warehouse, GOODS) + as_list(state.players[s].taxed, GOODS)
     takeable = {f for slots in state.demand.values() for f in slots if f} | {AMBER}
+    pool.sort(key=GOODS.index)
     fitting = shuffled(chance, "hidden goods", [g for g in pool if g in takeable])
     bag: dict[str, int] = {TIME: state.bag[TIME]} if state.bag.get(TIME) else {}
     for s in others:
@@ -223,7 +228,7 @@ def resample_hidden(state: State, seat: str, chance: Chance) -> State:
             p.tokens.remove("tax")
     if state.options["contracts"]:
         unseen = list(state.pile) + [state.players[s].contract for s in others if state.players[s].contract]
-        unseen = shuffled(chance, "contract cards", unseen)
+        unseen = shuffled(chance, "contract cards", sorted(unseen))
         for s in others:
             if new.players[s].contract is not None:
                 new.players[s].contract = unseen.pop()

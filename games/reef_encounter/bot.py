@@ -8,14 +8,16 @@ richest open-sea space.
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.game import Chance, Game, RulesError
 
 from . import orders as o
-from .data import BOARDS, NEIGHBOURS, OPEN_SEA, TILES
-from .reef import face, placement_refused, shrimp_on_board, values
-from .sea import algae_problem, feed_problem
+from .data import BOARDS, CORAL_COLOURS, NEIGHBOURS, OPEN_SEA, TILES
+from .reef import adjacent_corals, face, placement_refused, shrimp_on, shrimp_on_board, values
+from .sea import algae_problem, bag_surely_holds, feed_problem
 from .state import State
 from .turn import MAX_SHRIMP_PER_BOARD, NoChance, TurnRunner
 
@@ -99,7 +101,30 @@ def _placement_score(state: State, space: str, colour: str, seat: str, lab: Labe
     return score
 
 
+def _unblock(b: _Builder, colour: str) -> None:
+    """Take a shrimp back behind the screen (action 5) when that lets this larva join two of our own
+    guarded corals of its colour into one big enough to feed: the rules forbid joining two corals that
+    each carry a shrimp."""
+    state = b.state
+    if not state.players[b.seat].screen[colour] and not state.players[b.seat].front[colour]:
+        return
+    best: tuple[int, str] | None = None
+    for space in _candidates(state, colour, blocked=True):
+        corals = adjacent_corals(state, space, colour)
+        guards = [shrimp_on(state, c) for c in corals]
+        if any(g is None or state.shrimp[g] != b.seat for g in guards):
+            continue
+        total = sum(len(c) for c in corals) + 1
+        if total >= 5:
+            smallest = min(zip(corals, guards, strict=True), key=lambda cg: (len(cg[0]), cg[1] or ""))[1]
+            if smallest is not None and (best is None or (total, smallest) > best):
+                best = (total, smallest)
+    if best is not None:
+        b.try_step(o.MoveShrimp(move_shrimp=o.ShrimpMove(from_=best[1], to="screen")))
+
+
 def _place_all(b: _Builder, colour: str) -> None:
+    _unblock(b, colour)
     for from_front in (False, True):
         while True:
             p = b.state.players[b.seat]
@@ -120,19 +145,23 @@ def _place_all(b: _Builder, colour: str) -> None:
                 break
 
 
-def _candidates(state: State, colour: str) -> list[str]:
-    """Spaces next to a polyp of ``colour`` (growth and attacks) or, failing those, any free rock."""
+def _candidates(state: State, colour: str, blocked: bool = False) -> list[str]:
+    """Spaces next to a polyp of ``colour`` (growth and attacks) or, failing those, any free rock
+    (``blocked``: only the spaces next to it refused because they would join two guarded corals)."""
     near: set[str] = set()
     for s, c in state.polyps.items():
         if c == colour:
             near.update(NEIGHBOURS[s])
+    want = "place.shrimp_block" if blocked else None
     out = [
         s
-        for s in near
+        for s in sorted(near)
         if s not in state.shrimp
         and state.polyps.get(s) != colour
-        and placement_refused(state, s, colour) is None
+        and placement_refused(state, s, colour) == want
     ]
+    if blocked:
+        return out
     if not out:
         for letter in state.boards:
             for s in sorted(BOARDS[letter].rock):
@@ -148,17 +177,35 @@ def _candidates(state: State, colour: str) -> list[str]:
 
 
 def _larva_colour(state: State, seat: str) -> str | None:
+    """The larva to play: the one that places the most polyps, more so where it grows one of our own
+    guarded corals towards a feeding (a seat that never feeds never scores)."""
     p = state.players[seat]
     v = values(state)
+    of, sizes, owners = _label(state)
+    guarded = {
+        state.polyps[s]: max(sizes[k], 0) for s, k in of.items() if owners[k] == seat and s in state.shrimp
+    }
     best, best_key = None, (0, 0)
     for c, n in p.larvae.items():
         if n <= 0:
             continue
         avail = min(p.screen[c], 4) + p.front[c]
-        key = (avail, v[c])
+        growing = 3 if 3 <= guarded.get(c, 0) < 9 else 0
+        key = (avail + growing, v[c])
         if avail > 0 and key > best_key:
             best, best_key = c, key
     return best
+
+
+def _bag_exchange(b: _Builder) -> None:
+    """Action 8 where it pays: a spare larva cube of a colour (we hold two or more) for one more polyp of
+    it, when one cube will place all of them anyway (at most four from behind the screen), and only when
+    the seat can tell the bag holds one: its choice must not depend on the bag's hidden colours."""
+    p, v = b.state.players[b.seat], values(b.state)
+    for c in sorted(CORAL_COLOURS, key=lambda c: (-v[c], c)):
+        spare = p.larvae[c] >= 2 and 1 <= p.screen[c] <= 3 and bag_surely_holds(b.state, b.seat, c)
+        if spare and b.try_step(o.PolypForLarva(polyp_for_larva=c)):
+            return
 
 
 def _new_shrimp(b: _Builder) -> None:
@@ -246,7 +293,8 @@ def _move_shrimp(b: _Builder) -> None:
         b.try_step(o.MoveShrimp(move_shrimp=o.ShrimpMove(from_=src, to=dst)))
 
 
-def _take(b: _Builder) -> None:
+def _take(b: _Builder, rank: int = 0) -> None:
+    """The richest open-sea space (``rank``: the next richest instead, for a different plan)."""
     state, p = b.state, b.state.players[b.seat]
     v = values(state)
 
@@ -257,40 +305,66 @@ def _take(b: _Builder) -> None:
             w += 4 if p.screen[name] >= 2 and p.larvae[name] == 0 else 2
         return w, name
 
-    for name in sorted(OPEN_SEA, key=worth, reverse=True):
+    ranked = sorted(OPEN_SEA, key=worth, reverse=True)
+    for name in ranked[rank:] + ranked[:rank]:
         if b.try_step(o.Take(take=name)):
             return
 
 
 def _worth_feeding(state: State, seat: str) -> int:
-    """The coral size worth feeding: at least two polyps for the parrotfish, and a big one for the
-    fourth feeding, which ends the game."""
+    """The coral size worth feeding: at least two polyps for the parrotfish, one when the end is near
+    (a seat that waits for a bigger coral may never feed), and a big one for the fourth feeding, which
+    ends the game."""
     returned = 5 if state.advanced else 4
     if state.players[seat].feedings >= 3:
         return returned + 4
+    if _end_is_near(state, seat):
+        return returned + 1  # a polyp in the parrotfish now beats a bigger coral the end will strand
     return returned + 2
 
 
-def _turn(state: State, seat: str) -> list[o.Step]:
+def _end_is_near(state: State, seat: str) -> bool:
+    """Whether the game may end before this seat's next turn or two: another seat is one feeding from
+    its fourth, the tiles are nearly all locked, or the bag is nearly empty (public facts all)."""
+    others_fed = max(p.feedings for s, p in state.players.items() if s != seat)
+    return others_fed >= 3 or len(state.locks) >= len(TILES) - 2 or sum(state.bag.values()) < 12
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a turn departs from the heuristic's own choices (the stand-in's candidates are plans): feed or
+    not (``None``: as the heuristic judges), the larvae to play first, the rank of the open-sea space
+    to take, and whether to buy algae."""
+
+    feed: bool | None = None
+    larvae: tuple[str, ...] = ()
+    take: int = 0
+    algae: bool = True
+
+
+def _turn(state: State, seat: str, plan: Plan = Plan()) -> list[o.Step]:
     b = _Builder(state, seat)
     of, sizes, owners = _label(state)
     feedable = [
         (sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp and sizes[k] >= 5
     ]
-    if feedable and max(feedable)[0] >= _worth_feeding(state, seat):
+    worth = bool(feedable) and max(feedable)[0] >= _worth_feeding(state, seat)
+    if feedable and (plan.feed if plan.feed is not None else worth):
         b.try_step(o.Feed(feed=max(feedable)[1]))
         if b.runner.ended:
             return b.steps
-    for _ in range(2):
-        colour = _larva_colour(b.state, seat)
+    _bag_exchange(b)
+    for i in range(2):
+        colour = plan.larvae[i] if i < len(plan.larvae) else _larva_colour(b.state, seat)
         if colour is None or not b.try_step(o.Larva(larva=colour)):
             break
         _place_all(b, colour)
     _new_shrimp(b)
     _move_shrimp(b)
-    _lock(b)
-    if not b.runner.locked:
-        _algae_space(b)
+    if plan.algae:
+        _lock(b)
+        if not b.runner.locked:
+            _algae_space(b)
     if b.runner.ended:
         return b.steps
     p = b.state.players[seat]
@@ -300,8 +374,31 @@ def _turn(state: State, seat: str) -> list[o.Step]:
             break
     if len(b.steps) == 0:
         b.try_step(o.Pass(pass_=None))
-    _take(b)
+    _take(b, plan.take)
     return b.steps
+
+
+def _parrotfish(state: State, seat: str, chance: Chance) -> str:
+    """The polyp for the parrotfish, by value: what its colour scores now and may come to score (the
+    tile faces showing it strong), keeping the colours we hold several of for growing corals; the
+    seed's draw picks among near-equal ones."""
+    p, v = state.players[seat], values(state)
+    strong_faces = Counter(f.strong for t in TILES.values() for f in t.faces.values())
+
+    def worth(c: str) -> int:
+        return 3 * v[c] + strong_faces[c] - (2 if p.screen[c] >= 3 else 0)
+
+    held = [c for c in CORAL_COLOURS if p.screen[c] > 0]
+    top = max(worth(c) for c in held)
+    near = [c for c in held if worth(c) >= top - 1]
+    return near[chance.pick("parrotfish", len(near))] if len(near) > 1 else near[0]
+
+
+def final_choices(state: State, seat: str) -> list[str]:
+    """The spaces of the corals ``seat`` may feed in its final feeding turn, the biggest first."""
+    of, sizes, owners = _label(state)
+    best = sorted((sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp)
+    return [s for _, s in reversed(best) if feed_problem(state, seat, s) is None]
 
 
 def bot_orders(game: Game, state: State, seat: str, chance: Chance) -> Any:
@@ -309,19 +406,26 @@ def bot_orders(game: Game, state: State, seat: str, chance: Chance) -> Any:
     rules they are checked against)."""
     kind = game.pending(state)[seat].kind
     if kind == "setup":
-        p = state.players[seat]
-        v = values(state)
-        fish = max(p.screen, key=lambda c: (p.screen[c] > 0, v[c], c))
-        rest = dict(p.screen)
-        rest[fish] -= 1
-        ranked = sorted(rest, key=lambda c: (-rest[c], -v[c], c))
-        return [{"setup": {"parrotfish": fish, "larvae": [ranked[0], ranked[1]]}}]
+        return setup_orders(state, seat, _parrotfish(state, seat, chance))
     if kind == "final_feeding":
-        of, sizes, owners = _label(state)
-        best = sorted((sizes[k], s) for s, k in of.items() if owners[k] == seat and s in state.shrimp)
-        best = [(n, s) for n, s in best if feed_problem(state, seat, s) is None]
-        return [{"feed": best[-1][1]}] if best else ["pass"]
-    steps = _turn(state, seat)
+        best = final_choices(state, seat)
+        return [{"feed": best[0]}] if best else ["pass"]
+    return turn_orders(game, state, seat, Plan())
+
+
+def setup_orders(state: State, seat: str, fish: str) -> list[Any]:
+    """Setup with ``fish`` in the parrotfish and the two larvae of the colours held most."""
+    p, v = state.players[seat], values(state)
+    rest = dict(p.screen)
+    rest[fish] -= 1
+    ranked = sorted(rest, key=lambda c: (-rest[c], -v[c], c))
+    pair = sorted(ranked[:2], key=CORAL_COLOURS.index)  # the order the step guide offers them in
+    return [{"setup": {"parrotfish": fish, "larvae": pair}}]
+
+
+def turn_orders(game: Game, state: State, seat: str, plan: Plan) -> list[Any]:
+    """A whole turn after ``plan``, as plain data; checked, with a bare take as the fallback."""
+    steps = _turn(state, seat, plan)
     data = [s.model_dump(mode="json", by_alias=True) for s in steps]
     try:
         game.check(state, seat, o.TurnOrders.model_validate(data))

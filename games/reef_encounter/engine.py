@@ -7,14 +7,26 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pbem.core.game import Chance, Decision, Event, GameError, Outcome, Resolution, RulesError, shuffled
+from pbem.core.game import (
+    JSON,
+    Chance,
+    Decision,
+    Event,
+    GameError,
+    NextSteps,
+    Outcome,
+    Resolution,
+    RulesError,
+)
 from pbem.core.i18n import N_, P_, T_, Text, listed
 
 from . import orders as o
 from .bot import bot_orders
 from .data import CORAL_COLOURS
+from .guide import next_steps
 from .scoring import outcome
 from .setup import new_game, resolve_setup, setup_problem, turn_order
+from .standin import candidates, evaluate
 from .state import State, dump, load
 from .turn import NoChance, TurnRunner, final_feeding
 from .view import table_inputs, view
@@ -162,6 +174,15 @@ class ReefEncounter:
     def outcome(self, state: State) -> Outcome | None:
         return outcome(state)
 
+    def next_steps(self, state: State, seat: str, chosen: Sequence[JSON]) -> NextSteps:
+        return next_steps(self, state, seat, chosen)
+
+    def candidates(self, state: State, seat: str, chance: Chance, limit: int) -> list[JSON]:
+        return candidates(self, state, seat, chance, limit)
+
+    def evaluate(self, state: State, seat: str) -> float:
+        return evaluate(state, seat)
+
     def bot(self, state: State, seat: str, chance: Chance) -> Any:
         return bot_orders(self, state, seat, chance)
 
@@ -188,8 +209,10 @@ class ReefEncounter:
             p = new.players[s]
             pool += [c for c in CORAL_COLOURS for _ in range(p.screen[c] + p.parrotfish[c])]
             larvae += [c for c in CORAL_COLOURS for _ in range(p.larvae[c])]
-        pool = shuffled(chance, "resample polyps", pool)
-        larvae = shuffled(chance, "resample larvae", larvae)
+        # dealt from a canonical order: the real arrangement must not steer the deal (a search that
+        # resamples would otherwise see a trace of the secrets through the same draws)
+        pool = _deal(chance, "resample polyps", sorted(pool, key=CORAL_COLOURS.index))
+        larvae = _deal(chance, "resample larvae", sorted(larvae, key=CORAL_COLOURS.index))
         for s in others:
             p = new.players[s]
             for holding in (p.screen, p.parrotfish):
@@ -211,6 +234,16 @@ class ReefEncounter:
 
 
 GAME = ReefEncounter()
+
+
+def _deal(chance: Chance, label: str, items: list[str]) -> list[str]:
+    """``items`` shuffled (Fisher-Yates) by plain picks: a resample is never replayed from a record, so
+    it needs no faces, and asking the chance whether it reads faces costs a search more than the deal."""
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):
+        j = chance.pick(label, i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
 
 
 #: each way the game ends (the runner's ``ended``), as whole sentences for the translators: (the game

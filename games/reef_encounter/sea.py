@@ -9,7 +9,7 @@ from __future__ import annotations
 from pbem.core.game import Chance, draw_from_counts
 from pbem.core.i18n import T_, TN_, Text, join_texts, series
 
-from .data import OPEN_SEA, TILES
+from .data import OPEN_SEA, POLYPS_PER_COLOUR, TILES
 from .reef import Problem, coral, face
 from .state import State
 from .words import colour as w
@@ -238,3 +238,17 @@ def take(state: State, seat: str, space: str, chance: Chance) -> tuple[Text, Tex
     if sum(state.bag.values()) < 3:
         ended = True
     return text, refill, ended
+
+
+def bag_surely_holds(state: State, seat: str, colour: str) -> bool:
+    """Whether ``seat`` can tell from what it sees that the bag holds a ``colour`` polyp: more of that
+    colour are out of its sight than the other seats' screens and parrotfish could hide."""
+    seen = sum(1 for c in state.polyps.values() if c == colour) + state.bonus[colour]
+    seen += sum(sp.polyps[colour] for sp in state.sea.values())
+    seen += sum(p.front[colour] for p in state.players.values())
+    me = state.players[seat]
+    seen += me.screen[colour] + me.parrotfish[colour]
+    hidden = sum(
+        sum(p.screen.values()) + sum(p.parrotfish.values()) for s, p in state.players.items() if s != seat
+    )
+    return POLYPS_PER_COLOUR - seen > hidden

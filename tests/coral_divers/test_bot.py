@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from games.coral_divers import GAME
 
-from .conftest import RandomChance, orders, position
+from .conftest import FirstChance, RandomChance, line, orders, position
 
 BLOCK: list[str | None] = ["brain", "brain", None, None, "brain", "brain"] + [None] * 10
 
@@ -44,3 +44,25 @@ def test_the_template_for_a_seat_that_cannot_plant_offers_only_surfacing() -> No
     state = position(nursery=BLOCK, coins=1, reefs=[("red", {"a1": "tube"})])
     text = GAME.template(state, "red")
     assert "plant:" not in text and "# - surface: [a1]" in text
+
+
+def test_the_bot_does_not_fill_a_ring_to_hand_the_leader_the_high_value() -> None:
+    """Behind at station f5 (blue 4 tiles, red 2), one ring space left (g6): a fan tile there completes
+    the ring and blue scores 7 to red's 3 at once; on h6 it grows the same reef outside the ring and the
+    race stays open. The bot once valued every ring space alike and filled it (the second seat kept
+    handing the first the high value: the starting player finished first in 66 of 100 games)."""
+    state = position(
+        coins=2,
+        stations={"f5": (7, 3, True), "f8": (4, 2, True)},
+        nursery=line(["fan"]),
+        reefs=[
+            ("blue", {"e4": "brain", "f4": "brain", "g4": "brain", "e5": "brain"}),
+            ("red", {"g5": "fan", "h5": "fan"}),
+            (None, {"e6": "tube", "f6": "tube"}),
+        ],
+    )
+    steps = GAME.bot(state, "red", FirstChance())
+    assert {"plant": {"line": "row 1"}} in steps
+    placed = [s["place"]["at"] for s in steps if "place" in s]
+    assert placed and placed[0] != "g6"
+    GAME.check(state, "red", orders(*steps))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from games.mare_balticum import GAME
@@ -81,6 +81,19 @@ def play_bot_game(
         if after_each:
             after_each(state, list(res.events))
     raise AssertionError(f"the game did not end within {max_resolutions} decisions")
+
+
+def bot_positions(options: dict[str, Any], seed: int, seats: int = 3) -> Iterator[tuple[State, str, Any]]:
+    """Every decision of a bot game as (state, seat, the bot's orders), seats in name order."""
+    chance = SeededChance(seed)
+    state = GAME.setup(SEATS[seats], GAME.options_model(**options), chance)
+    while GAME.pending(state):
+        orders = {}
+        for seat in sorted(GAME.pending(state)):
+            bot = GAME.bot(state, seat, chance)
+            yield state, seat, bot
+            orders[seat] = parse(state, seat, bot)
+        state = GAME.resolve(state, orders, chance).state
 
 
 def position(
