@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import fields, replace
 from pathlib import Path
 
+from bench import bots, fleet, pipeline
 from bench import engine as engine_figures
-from bench import fleet, pipeline
 from bench.flat import flat
 from bench.machine import describe, load, speed
 from bench.mail import mail_figures
@@ -137,6 +137,10 @@ def memory_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     yield "tick.10000_games_peak_mb", run.peak_mb, "MB"
 
 
+def bots_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    yield from bots.figures(sizes.bot_games)
+
+
 def _checked(run: fleet.TickRun, due: int) -> fleet.TickRun:
     if run.errors or run.turns != due:
         raise RuntimeError(f"the tick resolved {run.turns} turns of {due} due, with {run.errors} errors")
@@ -152,6 +156,7 @@ PARTS: dict[str, Callable[[Sizes, Path], Iterator[Figure | str]]] = {
     "postgres": tick_postgres_part,
     "replay": replay_storage_part,
     "memory": memory_part,
+    "bots": bots_part,
 }
 
 
@@ -193,10 +198,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME=N",
         help=f"change one size (repeatable): {', '.join(f.name for f in fields(Sizes))}",
     )
+    parser.add_argument(
+        "--games", type=int, metavar="N", help="games of each stand-in level a game (part bots; default 200)"
+    )
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     try:
-        sizes = resized(sizes, args.size)
+        sizes = resized(sizes, args.size + ([f"bot_games={args.games}"] if args.games is not None else []))
     except ValueError as exc:
         parser.error(str(exc))
     chosen = [p for p in args.only.split(",") if p] or list(PARTS)

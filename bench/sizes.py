@@ -23,6 +23,7 @@ class Sizes:
     replay_games: int = 5
     mail_turns: int = 60  # turns of a Reef Encounter game through the pipeline with every report mailed
     png_repeats: int = 20  # one board drawn to PNG this many times, the cache left out
+    bot_games: int = 200  # games of each stand-in level against easy seats, per game (bench/bots.py)
 
 
 FULL = Sizes()
@@ -41,4 +42,5 @@ QUICK = Sizes(
     replay_games=1,
     mail_turns=3,
     png_repeats=2,
+    bot_games=1,
 )
