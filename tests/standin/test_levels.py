@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.archive.replay import from_database, verify
+from pbem.host.tick import TickSettings, tick
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 from pbem.play.create import create_game
 from pbem.play.orders import submit, template
@@ -130,3 +132,12 @@ def test_a_bad_level_is_refused_with_what_to_write(pbem: Pbem, args: list[str], 
     ran = pbem("new", "pearl-dive", "--id", "g", "--player", "ann=ann@example.org", *args)
     assert ran.code == 1 and "Traceback" not in ran.err
     assert said in ran.err
+
+
+def test_the_tick_plays_a_turn_only_the_stand_in_owes_without_a_deadline(engine: Engine) -> None:
+    players = [("ann", "ann@example.org"), ("bo", "")]
+    create_game(engine, "coral-divers", "g", players, seed=7, bots={"bo": "normal"})
+    assert game_of(engine, "g").turn == 0  # Coral Divers' first turn is bo's (the seed's starting player)
+    summary = tick(engine, datetime(2026, 12, 1, 9, tzinfo=UTC), settings=TickSettings(host="test"))
+    assert summary.errors == 0 and game_of(engine, "g").turn == 1
+    assert json.loads(turns_of(engine, "g")[1].by_bot_json) == ["bo=normal"]
