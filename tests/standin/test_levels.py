@@ -15,10 +15,12 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.archive.replay import from_database, verify
+from pbem.core import i18n
 from pbem.host.tick import TickSettings, tick
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 from pbem.play.create import create_game
 from pbem.play.orders import submit, template
+from pbem.play.status import describe, status
 from pbem.play.turns import process
 from pbem.render import reports
 from pbem.storage.models import GameRow, SeatRow, SubmissionRow, TurnRow
@@ -138,6 +140,10 @@ def test_the_tick_plays_a_turn_only_the_stand_in_owes_without_a_deadline(engine:
     players = [("ann", "ann@example.org"), ("bo", "")]
     create_game(engine, "coral-divers", "g", players, seed=7, bots={"bo": "normal"})
     assert game_of(engine, "g").turn == 0  # Coral Divers' first turn is bo's (the seed's starting player)
+    [entry] = status(engine, "g")
+    assert (entry["awaited"], entry["stand_ins"]) == ([], {"bo": "normal"})  # nobody is waited for
+    with i18n.language("hu"):
+        assert "a gépi helyettes játszik: bo (normál szint)" in describe(entry)
     summary = tick(engine, datetime(2026, 12, 1, 9, tzinfo=UTC), settings=TickSettings(host="test"))
     assert summary.errors == 0 and game_of(engine, "g").turn == 1
     assert json.loads(turns_of(engine, "g")[1].by_bot_json) == ["bo=normal"]
