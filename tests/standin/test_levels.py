@@ -147,3 +147,15 @@ def test_the_tick_plays_a_turn_only_the_stand_in_owes_without_a_deadline(engine:
     summary = tick(engine, datetime(2026, 12, 1, 9, tzinfo=UTC), settings=TickSettings(host="test"))
     assert summary.errors == 0 and game_of(engine, "g").turn == 1
     assert json.loads(turns_of(engine, "g")[1].by_bot_json) == ["bo=normal"]
+
+
+def test_replace_with_an_unknown_level_says_what_to_write_and_a_person_takes_a_stand_in_seat_back(
+    pbem: Pbem, engine: Engine
+) -> None:
+    create_game(engine, "pearl-dive", "g", [("red", "red@example.org"), ("blue", "")], bots={"blue": "easy"})
+    ran = pbem("replace", "g", "blue", "bot:hard")
+    assert ran.code != 0 and "write bot:easy, bot:normal or bot:strong" in ran.err
+    assert pbem("replace", "g", "blue", "bob@example.org", "--no-welcome").code == 0
+    with Session(engine) as session:
+        blue = session.exec(select(SeatRow).where(SeatRow.name == "blue")).one()
+    assert (blue.email, blue.bot_level) == ("bob@example.org", None)  # a player's seat again: waited for
