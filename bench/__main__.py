@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import fields, replace
 from pathlib import Path
 
+from bench import bots, fleet, pipeline
 from bench import engine as engine_figures
-from bench import fleet, pipeline
 from bench.flat import flat
 from bench.machine import describe, load, speed
 from bench.mail import mail_figures
@@ -142,6 +142,10 @@ def web_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
     yield from web_figures(folder, sizes.web_clients, sizes.web_seconds, sizes.web_turns)
 
 
+def bots_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
+    yield from bots.figures(sizes.bot_games)
+
+
 def _checked(run: fleet.TickRun, due: int) -> fleet.TickRun:
     if run.errors or run.turns != due:
         raise RuntimeError(f"the tick resolved {run.turns} turns of {due} due, with {run.errors} errors")
@@ -158,6 +162,7 @@ PARTS: dict[str, Callable[[Sizes, Path], Iterator[Figure | str]]] = {
     "replay": replay_storage_part,
     "memory": memory_part,
     "web": web_part,
+    "bots": bots_part,
 }
 
 
@@ -199,10 +204,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME=N",
         help=f"change one size (repeatable): {', '.join(f.name for f in fields(Sizes))}",
     )
+    parser.add_argument(
+        "--games", type=int, metavar="N", help="games of each stand-in level a game (part bots; default 200)"
+    )
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     try:
-        sizes = resized(sizes, args.size)
+        sizes = resized(sizes, args.size + ([f"bot_games={args.games}"] if args.games is not None else []))
     except ValueError as exc:
         parser.error(str(exc))
     chosen = [p for p in args.only.split(",") if p] or list(PARTS)

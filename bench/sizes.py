@@ -26,6 +26,7 @@ class Sizes:
     web_clients: int = 50  # connections asking for seats' pages at once
     web_seconds: int = 10  # how long they ask
     web_turns: int = 10  # turns the served game has played
+    bot_games: int = 200  # games of each stand-in level against easy seats, per game (bench/bots.py)
 
 
 FULL = Sizes()
@@ -47,4 +48,5 @@ QUICK = Sizes(
     web_clients=4,
     web_seconds=1,
     web_turns=1,
+    bot_games=1,
 )

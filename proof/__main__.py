@@ -17,7 +17,7 @@ from pathlib import Path
 
 from proof.common import Figures, shipped_games
 
-PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals", "coral", "hardening", "edges")
+PARTS = ("secrets", "determinism", "crash", "fuzz", "rivals", "coral", "hardening", "edges", "standins")
 
 
 def _secrets(folder: Path, scale: float, jobs: int) -> Figures:
@@ -81,6 +81,12 @@ def _edges(folder: Path, scale: float, jobs: int) -> Figures:
     return edges.run(folder, scale=scale)
 
 
+def _standins(folder: Path, scale: float, jobs: int) -> Figures:
+    from proof import standins
+
+    return standins.run(folder, per_level=max(1, round(3 * scale)))
+
+
 RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {
     "secrets": _secrets,
     "determinism": _determinism,
@@ -90,6 +96,7 @@ RUNNERS: dict[str, Callable[[Path, float, int], Figures]] = {
     "coral": _coral,
     "hardening": _hardening,
     "edges": _edges,
+    "standins": _standins,
 }
 
 

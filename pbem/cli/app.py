@@ -65,6 +65,7 @@ def _root(
 METAVARS = {
     "--id": "ID",
     "--player": "NAME=EMAIL",
+    "--bot": "SEAT=LEVEL",
     "--seed": "N",
     "--option": "KEY=VALUE",
     "--deadline": "DURATION",
@@ -72,7 +73,7 @@ METAVARS = {
     "--remind": "DURATION",
     "--outage": "DURATION",
     "--lease": "DURATION",
-    "--nmr": "wait|bot",
+    "--nmr": "wait|bot[:LEVEL]",
     "--abandon-after": "N",
     "--db": "URL",
     "--turn": "N",

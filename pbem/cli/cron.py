@@ -26,6 +26,7 @@ from pbem import outbox
 from pbem.archive.page import refresh_pages
 from pbem.cli.common import DbOption, NowOption, guarded, parse_now
 from pbem.core.errors import UserError
+from pbem.core.search import policy_level
 from pbem.cron import admin
 from pbem.cron.deadlines import parse_duration
 from pbem.cron.notices import calendar_updates, told_line
@@ -370,7 +371,12 @@ def extend(
 def replace(
     game_id: GameArg,
     seat: Annotated[str, typer.Argument(help="The seat to give away, e.g. red.")],
-    email: Annotated[str, typer.Argument(help="The new player's address.")],
+    email: Annotated[
+        str,
+        typer.Argument(
+            help="The new player's address, or bot:LEVEL (easy, normal, strong) for the stand-in."
+        ),
+    ],
     no_welcome: Annotated[
         bool, typer.Option("--no-welcome", help="Mail no welcome (you hand the password out yourself).")
     ] = False,
@@ -380,8 +386,15 @@ def replace(
     """Give a seat to another player: a new password (printed once), misses forgotten, no longer
     abandoned. The old password stops working.
 
-    [bold]Example:[/bold] pbem replace reef-7 red carol@example.org
+    [bold]Example:[/bold] pbem replace reef-7 red carol@example.org, or pbem replace reef-7 red bot:strong
     """
+    if email.startswith("bot") and "@" not in email:
+        level = policy_level(email)
+        if level is None:
+            raise typer.BadParameter(f"{email!r}: write bot:easy, bot:normal or bot:strong (or an address)")
+        guarded(lambda: admin.replace_by_standin(_engine(db), game_id, seat, str(level), parse_now(now)))
+        typer.echo(f"seat {seat} of {game_id} is now played by the stand-in ({level})")
+        return
     password = guarded(lambda: admin.replace(_engine(db), game_id, seat, email, parse_now(now)))
     typer.echo(f"seat {seat} of {game_id} now belongs to {email}; password (shown once): {password}")
     if not no_welcome:

@@ -78,6 +78,7 @@ def parse_duration(text: str) -> int:
         "--deadline 48h",
         "pbem new reef-encounter --id reef-8 --player ann=ann@example.org --player bo=bo@example.org "
         "--lang hu --lang ann=cs",
+        "pbem new reef-encounter --id solo-1 --player ann=ann@example.org --bot b=strong --bot c=normal",
         "pbem new   [dim](lists the installed games)[/dim]",
     )
 )
@@ -89,13 +90,23 @@ def new(
     player: Annotated[
         list[str] | None, typer.Option("--player", help="A seat as NAME=EMAIL, in seating order; repeat.")
     ] = None,
+    bot: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bot",
+            help="A seat the stand-in plays, as SEAT=LEVEL (easy, normal, strong), seated after the "
+            "players; repeat. With one player: a solo game, each turn resolved once its orders are in.",
+        ),
+    ] = None,
     seed: Annotated[
         int | None, typer.Option(help="Seed of every draw (default: a secret random one).")
     ] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="A game option as KEY=VALUE.")] = None,
     deadline: Annotated[str | None, typer.Option(help="Time for each turn, e.g. 48h or 2d.")] = None,
     grace: Annotated[str | None, typer.Option(help="Grace after a deadline, e.g. 1h.")] = None,
-    nmr: Annotated[str, typer.Option(help="Missed orders after the deadline: wait, or bot.")] = "wait",
+    nmr: Annotated[
+        str, typer.Option(help="Missed orders after the deadline: wait, bot, or bot:LEVEL (normal, strong).")
+    ] = "wait",
     abandon_after: Annotated[
         int | None, typer.Option(help="Missed turns after which a seat is abandoned.")
     ] = None,
@@ -180,7 +191,10 @@ def new(
         raise typer.BadParameter("--start-by and --fill-with-bots go with --open N")
     if not game_id or not player:
         raise typer.BadParameter("a new game needs --id and at least one --player NAME=EMAIL")
-    seats = [pair(p, "--player") for p in player]
+    standins = [pair(b, "--bot") for b in bot or []]
+    bots = dict(standins)
+    # a seat named twice is said so by the seats' check, not lost to the dict
+    seats = [pair(p, "--player") for p in player] + [(name, "") for name, _level in standins]
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise typer.BadParameter(f"the seed must be a whole number from 0 to {MAX_SEED}", param_hint="--seed")
     seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
@@ -207,6 +221,7 @@ def new(
         absence=absence,
         absence_days=absence_days,
         press=press,
+        bots=bots,
     )
     emails = dict(seats)
     gm_password = None
@@ -241,6 +256,8 @@ def new(
     typer.echo(f"created {game_id} ({game}); passwords, shown this once:")
     for seat, password in issued.items():
         typer.echo(f"  {seat:<12} {emails[seat]:<32} {password}")
+    for seat, level in bots.items():
+        typer.echo(f"  {seat:<12} the stand-in, {level}")
     typer.echo(f"dice commitment (in every report; the seed is revealed at the end): {commitment(seed)}")
     if gm:
         typer.echo(f"game master {gm}; password, shown this once: {gm_password}")

@@ -34,6 +34,28 @@ from pbem.core.game import JSON, Chance, Game, Outcome, RulesError, StandIn
 
 #: the levels a stand-in plays at, weakest first
 LEVELS = ("easy", "normal", "strong")
+#: the missed-orders policies that hand a seat to the stand-in: plain ``bot`` is the easy level
+BOT_POLICIES = ("bot", *(f"bot:{level}" for level in LEVELS))
+
+
+def policy_level(policy: str) -> str | None:
+    """The level at which a missed-orders policy (``GameRow.nmr``) plays for a seat: ``None`` for one
+    that waits (``wait``), ``easy`` for plain ``bot``."""
+    if policy not in BOT_POLICIES:
+        return None
+    return policy.partition(":")[2] or "easy"
+
+
+def standin_mark(seat: str, level: str) -> str:
+    """How a turn records that the stand-in played ``seat`` at ``level`` (an entry of its ``by_bot``)."""
+    return f"{seat}={level}"
+
+
+def standin_of(mark: str) -> tuple[str, str | None]:
+    """(seat, level) of a ``by_bot`` entry; the level ``None`` for a turn recorded before the levels
+    (only the easy bot played then, and its reports said so in their own words)."""
+    seat, _sep, level = mark.partition("=")
+    return seat, level or None
 
 
 @dataclass(frozen=True)
@@ -66,7 +88,9 @@ def decide(
     if level not in LEVELS:
         raise ValueError(f"unknown stand-in level {level!r}: one of {', '.join(LEVELS)}")
     if level == "easy" or not isinstance(game, StandIn):
-        return game.bot(state, seat, chance)
+        # the heuristic too is handed a resample, never the real state: whatever a game's ``bot`` reads,
+        # its orders depend on the seat's view alone (a fixed seed: the bot's own draws stay the chance's)
+        return game.bot(game.resample_hidden(state, seat, _chance(0)), seat, chance)
     budget = budget or BUDGETS[level]
     root = random.Random(chance.pick("search", 2**62))
     world_seeds = [root.getrandbits(62) for _ in range(budget.worlds)]
@@ -75,7 +99,7 @@ def decide(
     proposed = game.candidates(seen, seat, _chance(root.getrandbits(62)), budget.candidates)
     candidates = _legal(game, seen, seat, proposed)
     if len(candidates) <= 1:
-        return candidates[0] if candidates else game.bot(state, seat, chance)
+        return candidates[0] if candidates else game.bot(seen, seat, chance)
     totals = [0.0] * len(candidates)
     started = time.monotonic()
     for world_seed in world_seeds:

@@ -19,6 +19,7 @@ from pbem.core.codec import unpack_json
 from pbem.core.errors import UserError
 from pbem.core.game import Event
 from pbem.core.i18n import N_, T_, _, ngettext
+from pbem.core.search import LEVELS
 from pbem.cron.deadlines import show_duration
 from pbem.intake import addresses, passwords
 from pbem.render.reports import write_reports
@@ -189,7 +190,22 @@ def extend(engine: Engine, game_id: str, seconds: int, now: datetime, *, ref: st
 def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datetime, *, ref: str = "") -> str:
     """Give ``seat_name`` to the player at ``email``: a new password (returned, shown once), the misses
     forgotten, the seat no longer abandoned. The old password stops working."""
-    email = _address(email)
+    return _give(engine, game_id, seat_name, _address(email), None, now, ref)
+
+
+def replace_by_standin(
+    engine: Engine, game_id: str, seat_name: str, level: str, now: datetime, *, ref: str = ""
+) -> None:
+    """Give ``seat_name`` to the stand-in at ``level``: no address, a password nobody is told (the old
+    one stops working), and from the next turn on the seat's orders are the stand-in's."""
+    if level not in LEVELS:  # the commands read the level as bot:LEVEL (pbem.core.search.policy_level)
+        raise ValueError(f"unknown stand-in level {level!r}")
+    _give(engine, game_id, seat_name, "", level, now, ref)
+
+
+def _give(
+    engine: Engine, game_id: str, seat_name: str, email: str, level: str | None, now: datetime, ref: str
+) -> str:
     with Session(engine) as session:
         game = _game(session, game_id)
         if game.status == "finished":
@@ -211,11 +227,12 @@ def replace(engine: Engine, game_id: str, seat_name: str, email: str, now: datet
             )
         password = passwords.generate()
         seat.email, seat.password_hash = email, passwords.hash_password(password)
-        seat.misses, seat.abandoned = 0, False
+        seat.misses, seat.abandoned, seat.bot_level = 0, False, level
         seat.pending_password_hash = None  # a reset the old player asked for dies with the seat's change
         seat.link_generation += 1  # the old player's sign-in links and web sessions too (issue 30)
         session.add(seat)
-        _note(session, game_id, "replace", f"seat {seat_name} given to a new player", now, ref)
+        given = f"the stand-in ({level})" if level else "a new player"
+        _note(session, game_id, "replace", f"seat {seat_name} given to {given}", now, ref)
         session.commit()
     return password
 

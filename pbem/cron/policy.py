@@ -5,8 +5,12 @@ The missed-orders policy is the game's (``GameRow.nmr``, chosen at ``pbem new``)
 
 - ``wait``: the deadline stands still until the orders come; the late seat gets a late notice, and
   another (and another miss) for each further turn's length the game waits for it.
-- ``bot``: once the deadline plus the grace has passed, the game's bot plays the turn for every seat
-  whose orders are missing (the turn records them as ``by_bot``).
+- ``bot`` (or ``bot:LEVEL``, LEVEL easy, normal or strong; plain ``bot`` is easy): once the deadline plus
+  the grace has passed, the stand-in plays the turn at that level for every seat whose orders are
+  missing (the turn records them as ``by_bot``, each with its level).
+
+A seat the stand-in plays from the start (``SeatRow.bot_level``) is never missing: the turn waits only
+for the players' seats, and the stand-in's orders are made as it resolves (:mod:`pbem.play.turns`).
 - ``abandon_after`` (with either): a seat that missed that many deadlines (counted over the game; a
   seat given to a new player starts again at 0) is marked abandoned, and from then on the bot plays
   for it without waiting for any deadline.
@@ -28,6 +32,7 @@ from sqlmodel import Session, select
 from pbem.core.clock import utc
 from pbem.core.codec import unpack_json
 from pbem.core.registry import games, get_game
+from pbem.core.search import policy_level
 from pbem.core.zones import deadline_after
 from pbem.cron.deadlines import has_passed, next_deadline, periods_missed
 from pbem.storage.cron_models import ClockRow, NoticeRow
@@ -79,7 +84,7 @@ class Step(Enum):
 
 
 # built once, run with each game's values (see pbem.storage.history's statements)
-_SEAT_MARKS = select(SeatRow.name, SeatRow.abandoned, SeatRow.away_until).where(
+_SEAT_MARKS = select(SeatRow.name, SeatRow.abandoned, SeatRow.away_until, SeatRow.bot_level).where(
     SeatRow.game_id == bindparam("of_game")  # type: ignore[arg-type]
 )
 _GAME_AND_CLOCK = (
@@ -96,8 +101,8 @@ _MOVE_CLOCK = (
 
 
 #: what :func:`due` reads of the database for a game: the seats with orders in for the due turn, and
-#: every seat's (name, abandoned, away until)
-DueRows = tuple[frozenset[str], list[tuple[str, bool, datetime | None]]]
+#: every seat's (name, abandoned, away until, the stand-in's level when it plays the seat)
+DueRows = tuple[frozenset[str], list[tuple[str, bool, datetime | None, str | None]]]
 
 
 def due(session: Session, game: GameRow, now: datetime | None = None) -> Due:
@@ -114,7 +119,8 @@ def due_rows(session: Session, game: GameRow) -> DueRows:
     sent = frozenset(conn.execute(SEATS_WITH_ORDERS, of_turn(game.id, game.epoch, game.turn + 1)).scalars())
     # every seat's two marks in one statement (a game has a handful of seats)
     marks = [
-        (name, bool(gone), until) for name, gone, until in conn.execute(_SEAT_MARKS, {"of_game": game.id})
+        (name, bool(gone), until, level)
+        for name, gone, until, level in conn.execute(_SEAT_MARKS, {"of_game": game.id})
     ]
     return sent, marks
 
@@ -130,9 +136,11 @@ def due_of(
     if waiting is None:
         waiting = _waiting(game.id, game.game_type, game.state_z)
     turn = game.turn + 1
-    missing = tuple(seat for seat in waiting if seat not in sent)
-    abandoned = {name for name, gone, _until in marks if gone}
-    away_until = {name: until for name, _gone, until in marks if until is not None}
+    # a seat the stand-in plays owes nothing: its orders are made as the turn resolves
+    played = {name for name, _gone, _until, level in marks if level}
+    missing = tuple(seat for seat in waiting if seat not in sent and seat not in played)
+    abandoned = {name for name, gone, _until, _level in marks if gone}
+    away_until = {name: until for name, _gone, until, _level in marks if until is not None}
     moment = utc(now)
     away = {s: utc(t) for s, t in away_until.items() if s in missing and utc(t) > moment}  # type: ignore[operator]
     return Due(
@@ -170,6 +178,8 @@ def quiet(engine: Engine, game_ids: Sequence[str], now: datetime, remind_before:
     horizon = now + timedelta(seconds=remind_before)
     orders_in = exists().where(accepted_orders(GameRow.id, GameRow.epoch, GameRow.turn + 1))
     abandoned = exists().where(SeatRow.game_id == GameRow.id, SeatRow.abandoned == True)  # noqa: E712
+    # a seat the stand-in plays may be all a turn waits for: its game is never quiet
+    played = exists().where(SeatRow.game_id == GameRow.id, SeatRow.bot_level.is_not(None))  # type: ignore[union-attr]
     with Session(engine) as session:
         found = session.exec(
             select(GameRow.id, GameRow.status, GameRow.game_type)
@@ -181,6 +191,7 @@ def quiet(engine: Engine, game_ids: Sequence[str], now: datetime, remind_before:
                 or_(GameRow.deadline_at.is_(None), GameRow.deadline_at > horizon),  # type: ignore[union-attr, operator]
                 ~orders_in,
                 ~abandoned,
+                ~played,
             )
         ).all()
     # status and type are looked at here, not in the query: with them there, SQLite's planner (no
@@ -201,7 +212,7 @@ def next_step(game: GameRow, where: Due, now: datetime, remind_before: int) -> S
     if has_passed(game, now):
         if where.only_away_missing:
             return Step.BOT if game.absence == "bot" else Step.EXTEND
-        if game.nmr == "bot":
+        if policy_level(game.nmr) is not None:
             return Step.BOT
         return Step.LATE
     deadline = game.deadline_at
@@ -347,7 +358,7 @@ def record_misses(engine: Engine, game: GameRow, where: Due, now: datetime) -> l
     this call counted."""
     counted: list[tuple[str, int, bool]] = []
     # under `bot` the turn resolves at the first passed deadline: one miss, however late the tick
-    periods = min(1, periods_missed(game, now)) if game.nmr == "bot" else periods_missed(game, now)
+    periods = min(1, periods_missed(game, now)) if policy_level(game.nmr) else periods_missed(game, now)
     for period in range(1, periods + 1):
         for name in where.missing:
             if name in where.abandoned or name in where.away:  # away: not a miss

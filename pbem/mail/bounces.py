@@ -25,6 +25,7 @@ from flufl.bounce import all_failures
 from sqlalchemy import Engine, func, update
 from sqlmodel import Session, select
 
+from pbem.core.search import policy_level
 from pbem.intake import addresses
 from pbem.mail.reading import header, parse
 from pbem.outbox import begin_write, unpack_message
@@ -133,9 +134,9 @@ def _count(session: Session, address: str, game_id: str | None, now: datetime) -
             continue
         game = session.get(GameRow, seat.game_id)
         policy = ""
-        if game is not None and game.nmr == "bot" and not seat.abandoned and game.status == "active":
+        if game is not None and game.status == "active" and not seat.abandoned and policy_level(game.nmr):
             seat.abandoned = True  # the bot plays for it from now on, without waiting for deadlines
-            policy = "; the bot plays for it (missed-orders policy bot)"
+            policy = f"; the bot plays for it (missed-orders policy {game.nmr})"
         detail = f"seat {seat.name} is unreachable: {UNREACHABLE_AFTER} mails to it bounced in a row{policy}"
         session.add(GmActionRow(game_id=seat.game_id, at=now, action="unreachable", detail=detail))
         log.warning("game %s: %s", seat.game_id, detail)

@@ -12,7 +12,8 @@ password may carry one of the game master's commands, the word as the subject or
 
 ``pause`` and ``resume`` need nothing more; ``extend`` a ``by:`` (24h, 2d, 1d12h); ``rollback`` a
 ``turn:``; ``replace`` a ``seat:`` and the new player's ``email:`` (the new player gets the welcome
-with the seat's password: it never comes back to the game master); ``observe`` an ``email:`` and,
+with the seat's password: it never comes back to the game master; ``email: bot:strong`` gives the seat
+to the stand-in at that level); ``observe`` an ``email:`` and,
 to take an observer away, ``remove: yes``. The word ``gm`` alone answers with this help.
 
 Each command calls the same function as the CLI (:mod:`pbem.cron.admin`), so the answer is the CLI's.
@@ -47,6 +48,7 @@ from pbem.core import clock
 from pbem.core.codec import sha256_hex
 from pbem.core.errors import UserError
 from pbem.core.i18n import _, format_deadline
+from pbem.core.search import policy_level
 from pbem.cron import admin, notices
 from pbem.cron.deadlines import parse_duration
 from pbem.intake import addresses, orderfile, passwords
@@ -86,6 +88,7 @@ def help_text() -> str:
                 _("rollback, with the line turn: N, goes back to the state after turn N."),
                 _("replace, with the lines seat: and email:, gives a seat to another player."),
                 _("  (The new player gets the welcome with the seat's password; you do not.)"),
+                _("  email: bot:easy (or bot:normal, bot:strong) gives the seat to the stand-in instead."),
                 _("observe, with the line email: (and remove: yes to stop), sends the public reports."),
                 _(
                     "announce, with the lines new:, type: and seats: (and deadline:, start_by:, "
@@ -271,6 +274,19 @@ def _replace(
     """``pbem replace`` by mail: the new player gets the welcome with the seat's password; the game
     master's answer says where it went, never what it is."""
     seat, email = _text(envelope, "seat"), _text(envelope, "email")
+    if email.startswith("bot") and "@" not in email:  # email: bot:strong gives the seat to the stand-in
+        level = policy_level(email)
+        if level is None:
+            raise UserError(
+                _("{value} is no stand-in: write bot:easy, bot:normal or bot:strong", value=email)
+            )
+        admin.replace_by_standin(engine, game_id, seat, level, now, ref=ref)
+        return _(
+            "seat {seat} of {game} is now played by the stand-in ({level})",
+            seat=seat,
+            game=game_id,
+            level=level,
+        )
     password = admin.replace(engine, game_id, seat, email, now, ref=ref)
     address = _address(email)
     welcomed = queue_welcomes(

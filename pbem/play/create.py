@@ -18,6 +18,7 @@ from pbem.core.chance import Recorder
 from pbem.core.codec import canonical_json, pack_json
 from pbem.core.errors import UserError
 from pbem.core.game import Game, GameError
+from pbem.core.search import BOT_POLICIES, LEVELS
 from pbem.intake import addresses, passwords
 from pbem.render.reports import write_reports
 from pbem.storage.history import TurnRecord, current_state, game_of, game_row, record_turn, settle
@@ -27,7 +28,7 @@ GAME_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 SEAT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 # YAML 1.1 reads these as booleans or null, so a seat of that name could not be written plainly
 _YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
-NMR_POLICIES = ("wait", "bot")
+NMR_POLICIES = ("wait", *BOT_POLICIES)
 
 
 def parse_options(game: Game, options: dict[str, str] | None) -> Any:
@@ -106,8 +107,10 @@ def create_game(
     absence_days: int = 14,
     press: str = "private",
     session: Session | None = None,
+    bots: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Create game ``game_id`` of ``game_type`` with these (seat, email) players, in seating order.
+    ``bots``: the seats among them the stand-in plays, each at its level (their address is empty).
 
     Returns each seat's password: shown once, stored only as a salted hash. Raises :class:`UserError`
     for anything a person must fix (unknown game, bad id or seat, wrong count, bad option, id taken).
@@ -118,6 +121,7 @@ def create_game(
     game = registry.require(game_type)
     check_game_id(game_id)
     check_seats(game, players)
+    bots = check_bots(bots or {}, players)
     players = [(name, addresses.normalise(email) if email else email) for name, email in players]
     game_language, languages = check_languages(language, seat_languages, players)
     settings = check_settings(
@@ -158,9 +162,35 @@ def create_game(
         **settings,
     )
     setup = TurnRecord(0, state, data, digest, {}, [], [], chance.record)
-    return store_game(
-        engine, game, row, players, [(setup, when)], languages=languages, zones=seat_tz, session=session
+    issued = store_game(
+        engine,
+        game,
+        row,
+        players,
+        [(setup, when)],
+        languages=languages,
+        zones=seat_tz,
+        session=session,
+        bots=bots,
     )
+    # a seat the stand-in plays has a password nobody is told: no player signs in to it
+    return {seat: password for seat, password in issued.items() if seat not in bots}
+
+
+def check_bots(bots: Mapping[str, str], players: list[tuple[str, str]]) -> dict[str, str]:
+    """The seats the stand-in plays, each with its level, checked: a seat of the game, a known level,
+    no address (nobody is mailed for it)."""
+    emails = dict(players)
+    for seat, level in bots.items():
+        if seat not in emails:
+            raise UserError(f"--bot {seat}={level}: there is no seat {seat!r}; seats: {', '.join(emails)}")
+        if level not in LEVELS:
+            raise UserError(f"--bot {seat}={level}: the stand-in's levels are {', '.join(LEVELS)}")
+        if emails[seat]:
+            raise UserError(f"--bot {seat}={level}: the stand-in's seat takes no address ({emails[seat]})")
+    if len(bots) == len(players):
+        raise UserError("every seat is the stand-in's: a game needs at least one player")
+    return dict(bots)
 
 
 def check_zones(
@@ -251,6 +281,7 @@ def store_game(
     extra: Sequence[SQLModel] = (),
     zones: dict[str, str] | None = None,
     session: Session | None = None,
+    bots: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Write a new game in one transaction: its row, its seats with new passwords (and ``languages``,
     the seats' own), ``extra`` rows (where it came from), and its turns from the setup on (each with its
@@ -258,11 +289,11 @@ def store_game(
     commits it."""
     issued = {name: passwords.generate() for name, _ in players}
     if session is not None:
-        _store(session, game, row, players, turns, issued, languages or {}, extra, zones or {})
+        _store(session, game, row, players, turns, issued, languages or {}, extra, zones or {}, bots or {})
         return issued
     with Session(engine) as own:
         try:
-            _store(own, game, row, players, turns, issued, languages or {}, extra, zones or {})
+            _store(own, game, row, players, turns, issued, languages or {}, extra, zones or {}, bots or {})
             own.commit()
         except IntegrityError:
             raise UserError(f"there is already a game {row.id!r}") from None
@@ -279,6 +310,7 @@ def _store(
     languages: dict[str, str],
     extra: Sequence[SQLModel],
     zones: dict[str, str],
+    bots: Mapping[str, str],
 ) -> None:
     if session.get(GameRow, row.id) is not None:
         raise UserError(f"there is already a game {row.id!r}")
@@ -293,6 +325,7 @@ def _store(
                 password_hash=passwords.hash_password(issued[name]),
                 language=languages.get(name),
                 timezone=zones.get(name),
+                bot_level=bots.get(name),
             )
         )
     session.flush()

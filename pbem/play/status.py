@@ -16,6 +16,9 @@ from pbem.storage import presslog
 from pbem.storage.history import accepted_orders, current_state, game_of, recorded_elsewhere, seat_rows
 from pbem.storage.models import GameMasterRow, GameRow, SubmissionRow
 
+#: the stand-in's levels in the reader's words (pbem.core.search.LEVELS)
+STAND_IN_LEVELS = {"easy": N_("easy level"), "normal": N_("normal level"), "strong": N_("strong level")}
+
 
 def status(engine: Engine, game_id: str | None = None) -> list[dict[str, Any]]:
     """One entry per game (or just ``game_id``): its id, game type, the turn being played (``turn``:
@@ -40,6 +43,7 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
     submitted = set(
         session.exec(select(SubmissionRow.seat).where(accepted_orders(row.id, row.epoch, row.turn + 1)))
     )
+    stand_ins = {s.name: s.bot_level for s in seat_rows(session, row.id) if s.bot_level}
     entry: dict[str, Any] = {
         "id": row.id,
         "game_type": row.game_type,
@@ -51,7 +55,9 @@ def _entry(session: Session, row: GameRow) -> dict[str, Any]:
         "seats": [s.name for s in seat_rows(session, row.id)],
         # two bounced mails in a row (pbem.mail.bounces): the host cannot reach the seat
         "unreachable": [s.name for s in seat_rows(session, row.id) if s.bounces >= 2],
-        "awaited": [seat for seat in pending if seat not in submitted],
+        # a seat the stand-in plays is never awaited: its orders are made as the turn resolves
+        "awaited": [seat for seat in pending if seat not in submitted and seat not in stand_ins],
+        "stand_ins": stand_ins,
         "orders_in": [seat for seat in pending if seat in submitted],
         "deadline": clock.utc(row.deadline_at).isoformat()
         if row.deadline_at and row.status == "active"
@@ -119,6 +125,10 @@ def describe(entry: dict[str, Any]) -> str:
     lines = [head, "  " + _("awaiting orders from: {seats}", seats=awaited)]
     if entry["orders_in"]:
         lines.append("  " + _("orders in from: {seats}", seats=", ".join(entry["orders_in"])))
+    if entry.get("stand_ins"):
+        levels = entry["stand_ins"].items()
+        played = ", ".join(f"{seat} ({_(STAND_IN_LEVELS[level])})" for seat, level in levels)
+        lines.append("  " + _("played by the stand-in: {seats}", seats=played))
     if entry["deadline"]:
         deadline = clock.show(datetime.fromisoformat(entry["deadline"]))
         lines.append("  " + _("deadline: {deadline}", deadline=deadline))

@@ -22,12 +22,13 @@ from sqlalchemy import Engine, Row, bindparam, case, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from pbem.core import clock
+from pbem.core import clock, search
 from pbem.core.chance import Recorder
 from pbem.core.codec import canonical_json, pack, sha256_hex
 from pbem.core.dice import orders_digest
 from pbem.core.errors import UserError
 from pbem.core.game import Game, GameError
+from pbem.core.search import policy_level, standin_mark
 from pbem.intake.away import away_notes
 from pbem.intake.envelope import orders_yaml
 from pbem.render.reports import render_reports, report_dice, report_rows, seat_zones, shown_deadline
@@ -69,7 +70,9 @@ def process(
     after_turn: AfterTurn | None = None,
 ) -> list[int]:
     """Resolve every turn of ``game_id`` whose orders are all in, as many as are ready; returns their
-    numbers. ``fill_missing``: seats that owe orders get the game's bot's (recorded as ``by_bot``)."""
+    numbers. Seats the stand-in plays (``SeatRow.bot_level``) never hold a turn up: their orders are made
+    as it resolves. ``fill_missing``: the other seats that owe orders get the stand-in's too, at the level
+    of the game's missed-orders policy (all of them recorded in the turn's ``by_bot``)."""
     resolved: list[int] = []
     while (done := _resolve_next(engine, game_id, clock.utc(now), fill_missing, after_turn)) is not None:
         number, next_ready = done
@@ -113,6 +116,7 @@ class _Prepared:
     record: TurnRecord
     statuses: dict[int, str]  # the orders read (submission id -> consumed | superseded)
     bot_orders: list[SubmissionRow]
+    bot_seats: frozenset[str]  # the seats the stand-in plays: the next turn does not wait for them
     reports: list[dict[str, Any]]
 
 
@@ -138,10 +142,13 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
     languages = {seat.name: seat.language for seat in seat_list}
     seats = list(languages)
     given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
+    bot_seats = {seat.name: seat.bot_level for seat in seat_list if seat.bot_level}
     missing = [seat for seat in pending if seat not in given]
-    if missing and not fill_missing:
+    if not fill_missing and not set(missing) <= set(bot_seats):
         return None
-    bots = [_bot_orders(game, row, state, seat, number, now) for seat in missing]
+    # a seat the stand-in plays at its own level, a player's that missed its orders at the policy's
+    levels = {seat: bot_seats.get(seat) or policy_level(row.nmr) or "easy" for seat in missing}
+    bots = [_bot_orders(game, row, state, seat, levels[seat], number, now) for seat in missing]
     for bot in bots:
         given[bot.seat] = json.loads(bot.orders_json or "null")
     orders = {seat: game.order_model(pending[seat]).model_validate(given[seat]) for seat in pending}
@@ -159,8 +166,8 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         state_data=data,
         state_sha256=digest,
         orders=plain,
-        by_bot=missing,
-        events=turn_events(missing, resolution.events),
+        by_bot=[standin_mark(seat, level) for seat, level in levels.items()],
+        events=turn_events([standin_mark(seat, level) for seat, level in levels.items()], resolution.events),
         chance=chance.record,
         state_json=text,
     )
@@ -186,6 +193,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         record=record,
         statuses={sub.id: "consumed" if sub.seat in pending else "superseded" for sub in waiting},
         bot_orders=bots,
+        bot_seats=frozenset(bot_seats),
         reports=report_rows(game_id, row.epoch, number, rendered),
     )
 
@@ -213,7 +221,8 @@ def _write(
                 after_turn(session, row, number, waiting)
             # asked under the game's lock, so no order can slip in between: spares the caller a second
             # transaction to learn that the next turn waits for its players
-            next_ready = _all_orders_in(session, row, waiting, number + 1)
+            players = tuple(seat for seat in waiting if seat not in p.bot_seats)
+            next_ready = bool(waiting) and _all_orders_in(session, row, players, number + 1)
             session.commit()
         except (IntegrityError, TurnConflict):
             session.rollback()
@@ -256,8 +265,10 @@ _CONSUME_ORDERS = update(_SUBMISSIONS).where(OF_TURN).values(status="consumed").
 
 
 def _all_orders_in(session: Session, row: Row[Any], pending: tuple[str, ...], number: int) -> bool:
+    """Whether every one of ``pending`` (the players' seats the next turn waits for) has its orders in:
+    none at all when only the stand-in's seats are waited for (a turn of theirs, ready at once)."""
     if not pending:
-        return False
+        return True
     sent = session.connection().execute(SEATS_WITH_ORDERS, of_turn(row.id, row.epoch, number)).scalars().all()
     return set(pending) <= set(sent)
 
@@ -267,12 +278,13 @@ def _plain(orders: BaseModel) -> Any:
 
 
 def _bot_orders(
-    game: Game, row: Row[Any], state: Any, seat: str, number: int, now: datetime
+    game: Game, row: Row[Any], state: Any, seat: str, level: str, number: int, now: datetime
 ) -> SubmissionRow:
-    """The bot's orders for ``seat``, to be stored as a consumed submission of source ``bot``."""
+    """The stand-in's orders for ``seat`` at ``level``, to be stored as a consumed submission of source
+    ``bot``: a function of the seat's view and of the chance the seed, turn and seat give."""
     chance = Recorder.for_turn(row.seed, row.epoch, number, f"bot:{seat}")
     decision = game.pending(state)[seat]
-    orders = game.order_model(decision).model_validate(game.bot(state, seat, chance))
+    orders = game.order_model(decision).model_validate(search.decide(game, state, seat, chance, level))
     game.check(state, seat, orders)  # a bot that breaks its own rules is a bug: let it show
     text = canonical_json(_plain(orders))
     return SubmissionRow(

@@ -26,6 +26,7 @@ from pbem.core.codec import canonical_json, pack, pack_json, sha256_hex, unpack,
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game
 from pbem.core.i18n import N_, Text, _
+from pbem.core.search import standin_of
 from pbem.core.zones import deadline_after
 from pbem.storage import fencing
 from pbem.storage.db import connection_of
@@ -234,14 +235,27 @@ def settle_json(game: Game, state: Any) -> tuple[Any, Any, str, str]:
 
 
 def turn_events(by_bot: Sequence[str], game_events: Sequence[Event]) -> list[Event]:
-    """A turn's events as reports show them: first, plainly, every seat the bot played for (the
-    missed-orders policy or a game master's ``--fill-missing``), then the game's own. Live turns and
-    replays both build them here, so their reports agree."""
-    notes = [
-        Event(N_("{seat} sent no orders for this turn: the bot played for {seat}."), params={"seat": seat})
-        for seat in sorted(by_bot)
-    ]
+    """A turn's events as reports show them: first, plainly, every seat the stand-in played for and at
+    what level (a seat it plays, the missed-orders policy or a game master's ``--fill-missing``), then
+    the game's own. Live turns and replays both build them here, so their reports agree."""
+    notes = [_standin_note(*standin_of(mark)) for mark in sorted(by_bot)]
     return notes + list(game_events)
+
+
+#: what a report says of a seat the stand-in played, by its level (a message each, so every language
+#: words its level as it should)
+STANDIN_NOTES = {
+    "easy": N_("The stand-in played for {seat} this turn, at the easy level."),
+    "normal": N_("The stand-in played for {seat} this turn, at the normal level."),
+    "strong": N_("The stand-in played for {seat} this turn, at the strong level."),
+}
+
+
+def _standin_note(seat: str, level: str | None) -> Event:
+    if level is None:  # a turn recorded before the levels keeps the words its reports had
+        legacy = N_("{seat} sent no orders for this turn: the bot played for {seat}.")
+        return Event(legacy, params={"seat": seat})
+    return Event(STANDIN_NOTES[level], params={"seat": seat})
 
 
 def dump_events(events: Sequence[Event]) -> list[dict[str, Any]]:

@@ -70,7 +70,7 @@ class GameRow(SQLModel, table=True):
     turn_seconds: int | None = Field(default=None, sa_column=Column(Int64, nullable=True))
     grace_seconds: int = Field(default=0, sa_column=Column(Int64, nullable=False))
     deadline_at: datetime | None = Field(default=None, index=True)
-    nmr: str = Field(default="wait", max_length=16)  # wait | bot
+    nmr: str = Field(default="wait", max_length=16)  # wait | bot | bot:LEVEL (plain bot: easy)
     abandon_after: int | None = None  # misses after which a seat is abandoned
     require_from_match: bool = False  # mail: From must match the seat's address
     finished_at: datetime | None = None
@@ -134,6 +134,9 @@ class SeatRow(SQLModel, table=True):
     #: raised by a password reset or a ``replace``: sign-in links and web sessions made for an older
     #: generation no longer sign in (issue 30, migration 0015)
     link_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # a seat the stand-in plays from the start, or since a game master gave it to one, at this level
+    # (easy | normal | strong: pbem.core.search.LEVELS); None: a player's (migration 0016)
+    bot_level: str | None = Field(default=None, max_length=8)
 
 
 class ObserverRow(SQLModel, table=True):

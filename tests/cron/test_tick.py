@@ -108,7 +108,7 @@ def test_bot_policy_plays_for_the_absent_seat_after_deadline_and_grace(engine: E
     send_orders(engine, "g", "red", pw["red"], START + H)
     assert run(engine, START + 25 * H).turns_resolved == 0  # deadline passed, grace not yet
     assert run(engine, START + 26 * H).turns_resolved == 1
-    assert json.loads(turn_rows(engine, "g")[1].by_bot_json) == ["blue"]
+    assert json.loads(turn_rows(engine, "g")[1].by_bot_json) == ["blue=easy"]
     assert seat(engine, "g", "blue").misses == 1 and not seat(engine, "g", "blue").abandoned
     with Session(engine) as session:
         sources = session.exec(
@@ -137,7 +137,7 @@ def test_abandoned_seat_is_played_by_the_bot_without_waiting(engine: Engine) -> 
         run(engine, at)
     assert game(engine, "g").status == "finished"
     assert at < START + 49 * H + timedelta(hours=24)  # no deadline passed after the abandonment
-    bot_turns = [t for t in turn_rows(engine, "g") if "blue" in json.loads(t.by_bot_json)]
+    bot_turns = [t for t in turn_rows(engine, "g") if "blue=easy" in json.loads(t.by_bot_json)]
     assert len(bot_turns) >= 2
 
 

@@ -113,7 +113,7 @@ def test_an_absence_over_a_deadline_is_played_by_the_bot_then_ended_early_by_an_
     assert tick_at(engine, START + 13 * H).reminders == 0  # nobody reminds a seat that is away
     done = tick_at(engine, START + 25 * H)
     assert done.turns_resolved == 1 and done.late_notices == 0
-    assert json.loads(turn_rows(engine, "g")[1].by_bot_json) == ["blue"]
+    assert json.loads(turn_rows(engine, "g")[1].by_bot_json) == ["blue=easy"]
     assert seat(engine, "g", "blue").misses == 0  # time away is not a missed deadline
     assert "blue is away until 5 December." in report(engine, "g", "red")
     assert "is away until" not in report(engine, "g", "blue")

@@ -72,7 +72,7 @@ def test_missing_orders_are_filled_by_the_bot_only_when_asked(table: Table) -> N
     assert process(table.engine, table.game_id) == []
     assert process(table.engine, table.game_id, fill_missing=True) == [1]
     turn = turn_rows(table)[1]
-    assert json.loads(turn.by_bot_json) == ["blue", "green"]
+    assert json.loads(turn.by_bot_json) == ["blue=easy", "green=easy"]  # the policy wait's fill: easy
     with Session(table.engine) as session:
         sources = sorted((s.seat, s.source, s.status) for s in session.exec(select(SubmissionRow)))
     assert sources == [("blue", "bot", "consumed"), ("green", "bot", "consumed"), ("red", "file", "consumed")]
@@ -83,13 +83,13 @@ def test_a_turn_the_bot_played_says_so_in_every_report_and_in_replay(table: Tabl
 
     submit_all(table, ("red",))
     assert process(table.engine, table.game_id, fill_missing=True) == [1]
-    line = "blue sent no orders for this turn: the bot played for blue."
+    line = "The stand-in played for blue this turn, at the easy level."
     for seat in ("red", "blue", None):
         text = reports.report(table.engine, table.game_id, seat, turn=1, fmt="txt")
         assert line in text
-        assert "the bot played for green." in text
+        assert "The stand-in played for green this turn" in text
         assert line in reports.report(table.engine, table.game_id, seat, turn=1, fmt="html")
-    assert "the bot played for red" not in reports.report(table.engine, table.game_id, "red", turn=1)
+    assert "played for red" not in reports.report(table.engine, table.game_id, "red", turn=1)
     record = from_database(table.engine, table.game_id)
     assert verify(record)["ok"]
     assert report_at(record, 1, "red", "txt") == reports.report(table.engine, table.game_id, "red", turn=1)

@@ -13,12 +13,12 @@ from pbem.core import i18n
 from tests.cron.conftest import db_url, engine, pg_url  # noqa: F401 - fixtures used by these tests
 from tests.i18n.test_language import write_catalog
 
-BOT_NOTE = "{seat} sent no orders for this turn: the bot played for {seat}."
+BOT_NOTE = "The stand-in played for {seat} this turn, at the easy level."
 WORDS = {
-    "hu": "{seat} nem küldött parancsot erre a körre: a bot játszott helyette ({seat}).",
-    "cs": "{seat} neposlal na toto kolo žádné rozkazy: za hráče {seat} hrál bot.",
-    "ru": "{seat} не прислал приказов на этот ход: за {seat} сыграл бот.",
-    "zh": "{seat} 本回合没有发送指令：由机器人代替 {seat} 行动。",
+    "hu": "Ebben a körben a helyettes játszott ({seat}), könnyű szinten.",
+    "cs": "Za hráče {seat} v tomto kole hrál zástupce, lehce.",
+    "ru": "В этом ходу за {seat} играл заменяющий бот, легко.",
+    "zh": "本回合由替补代替 {seat} 行动（简单）。",
 }
 
 

@@ -113,6 +113,7 @@ OPERATOR_ONLY: dict[tuple[str, str], str] = {
         ("pbem/play/create.py", f): "pbem new: the operator creates games (no mail command does)"
         for f in (
             "check_settings",
+            "check_bots",
             "check_game_id",
             "check_languages",
             "check_seats",
