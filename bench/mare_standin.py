@@ -27,11 +27,12 @@ from pbem.core.chance import Recorder
 from pbem.core.search import Budget, decide
 
 SEATS = ("red", "blue", "green")
-#: the budgets these figures were measured with (the levels' defaults live in pbem.core.search): a
-#: horizon of two resolutions after the decision's own (the two rivals' turns) beat three in our runs
+#: the budgets these figures were measured with (the levels' defaults live in pbem.core.search). A
+#: horizon of two resolutions after the decision's own (the two rivals' turns) beat three; for strong,
+#: fewer candidates in more worlds beat eight in twelve (fewer picked for their worlds' luck)
 BUDGETS = {
     "normal": Budget(candidates=4, worlds=6, horizon=2),
-    "strong": Budget(candidates=8, worlds=12, horizon=2),
+    "strong": Budget(candidates=4, worlds=16, horizon=2),
 }
 
 
