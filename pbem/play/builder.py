@@ -20,16 +20,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from pbem.core.game import JSON, RulesError, StepGuide
 from pbem.core.i18n import _, ngettext
 from pbem.intake.envelope import order_template, orders_yaml
 from pbem.intake.orderfile import Positions
-from pbem.play import orders
+from pbem.play import orders, turns
 from pbem.play.orders import Check, Receipt, rules_error
 from pbem.play.standing import Standing, due_decision
 from pbem.storage.history import STANDING_ORDERS, game_facts, game_of, of_turn
+from pbem.storage.models import SeatRow
 
 #: the most steps one request may carry (no game's decision has nearly as many): a bound on the work
 #: a client can ask of the rules per request
@@ -237,4 +238,16 @@ def check(engine: Engine, game_id: str, seat: str, text: str | bytes) -> Check:
 def submit(engine: Engine, game_id: str, seat: str, text: str | bytes) -> Receipt:
     """The order file through the intake of mail and files: stored accepted or rejected, with the
     same receipt; accepted orders replace the seat's earlier ones for the turn."""
-    return orders.submit(engine, text, source="web", signed_in=(game_id, seat))
+    receipt = orders.submit(engine, text, source="web", signed_in=(game_id, seat))
+    if receipt.accepted and _solo(engine, game_id, seat):
+        # a solo game: the stand-ins owe nothing, so the turn resolves now and the player reads the next
+        # report at once; the tick mails it as it mails every stored report
+        turns.process(engine, game_id)
+    return receipt
+
+
+def _solo(engine: Engine, game_id: str, seat: str) -> bool:
+    """Every other seat of the game is played by the stand-in."""
+    with Session(engine) as session:
+        others = select(SeatRow.bot_level).where(SeatRow.game_id == game_id, SeatRow.name != seat)
+        return all(level is not None for level in session.exec(others))
