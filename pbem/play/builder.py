@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Engine
@@ -24,7 +24,7 @@ from sqlmodel import Session, select
 
 from pbem.core.game import JSON, RulesError, StepGuide
 from pbem.core.i18n import _, ngettext
-from pbem.intake.envelope import order_template, orders_yaml
+from pbem.intake.envelope import order_template, orders_yaml, scalar_flow
 from pbem.intake.orderfile import Positions
 from pbem.play import orders, turns
 from pbem.play.orders import Check, Receipt, rules_error
@@ -82,6 +82,8 @@ class Steps:
     #: ``pbem check``'s preview of ``chosen`` when complete
     preview: str | None = None
     receipt: str | None = None
+    #: each chosen step in words, as its button said when it was chosen
+    chosen_labels: list[str] = field(default_factory=list)
 
     def by_keyword(self) -> list[tuple[str, list[Choice]]]:
         """The choices grouped by keyword, the groups in the order the game first offers them."""
@@ -197,6 +199,7 @@ def steps(engine: Engine, game_id: str, seat: str, chosen: Sequence[JSON], turn:
         choices=choices,
         complete=offered.complete,
         text=text,
+        chosen_labels=_labels(game, standing.state, seat, chosen),
     )
     if not offered.complete:
         return built
@@ -204,6 +207,25 @@ def steps(engine: Engine, game_id: str, seat: str, chosen: Sequence[JSON], turn:
     if not checked.ok:  # the game's guide and its check disagree: say what the check says
         raise refusal(checked.errors)
     return replace(built, preview=checked.preview, receipt=checked.receipt)
+
+
+def shown_step(step: JSON) -> str:
+    """A step as one line of YAML, as the player would write it under ``orders:``."""
+    text = scalar_flow(step)
+    if isinstance(step, dict) and len(step) == 1:
+        text = text.removeprefix("{").removesuffix("}")
+    return text
+
+
+def _labels(game: StepGuide, state: Any, seat: str, chosen: Sequence[JSON]) -> list[str]:
+    """The words of each chosen step: the label the guide gave it among the choices after the steps
+    before it (a player reads "place one grey polyp on Bd5", not the step's YAML)."""
+    labels = []
+    for at, step in enumerate(chosen):
+        offered = game.next_steps(state, seat, list(chosen[:at])).choices
+        label = next((c.label for c in offered if c.step == step), None)
+        labels.append(_(label) if label is not None else shown_step(step))
+    return labels
 
 
 def template(engine: Engine, game_id: str, seat: str) -> str:

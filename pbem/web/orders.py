@@ -21,7 +21,6 @@ from sqlmodel import Session, select
 
 from pbem.core.game import JSON
 from pbem.core.i18n import _, language
-from pbem.intake.envelope import scalar_flow
 from pbem.outbox.settings import load_settings
 from pbem.play import builder
 from pbem.play.orders import Check, Receipt
@@ -66,14 +65,6 @@ def _api_of(request: Request, engine: Engine, access: SeatAccess) -> dict[str, s
         "base": f"{api.PREFIX}/games/{quote(access.game_id, safe='')}/seats/{quote(access.seat, safe='')}",
         "token": api_token(request.app.state.settings.secret_key, access, generation),
     }
-
-
-def _shown(step: JSON) -> str:
-    """A step as one line of YAML, as the player would write it under ``orders:``."""
-    text = scalar_flow(step)
-    if isinstance(step, dict) and len(step) == 1:
-        text = text.removeprefix("{").removesuffix("}")
-    return text
 
 
 class _Page:
@@ -125,7 +116,7 @@ class _Page:
             "sent": self.sent,
             "yaml_text": self.yaml_text,
             "token": builder.step_token,
-            "shown": _shown,
+            "shown": builder.shown_step,
         }
         if whole:
             context["api"] = _api_of(self.request, self.engine, self.access)
