@@ -46,12 +46,25 @@ from pbem.render.pictures import Picture
 from pbem.storage.db import lock_game
 from pbem.storage.models import GameRow, SeatRow
 
-COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away", "press")
+#: the last three: issue 32 (pbem.mail.record), a player's record, a game master's excuse, notice URLs
+COMMANDS = (
+    "report",
+    "template",
+    "help",
+    "password",
+    "language",
+    "timezone",
+    "away",
+    "press",
+    "record",
+    "excuse",
+    "notify",
+)
 #: the game master's commands (issue 14), carried out by :mod:`pbem.mail.gm`
 GM_COMMANDS = ("pause", "resume", "extend", "replace", "rollback", "observe", "gm")
 _LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
 #: commands given as a key of the envelope: ``timezone: Europe/Budapest``, ``away: {until: ...}``
-_KEYED = re.compile(r"^(timezone|away)\s*:", re.MULTILINE | re.IGNORECASE)
+_KEYED = re.compile(r"^(timezone|away|notify)\s*:", re.MULTILINE | re.IGNORECASE)
 
 #: commands that need no password (their answer goes to the seat's registered address, or is public)
 WITHOUT_PASSWORD = ("password",)
@@ -89,6 +102,24 @@ HELP: dict[str, tuple[str, str]] = {
     "away": (
         "away: {until: 2026-12-20}",
         N_("you are away until that day; meanwhile the game's rule for absent players applies."),
+    ),
+    "record": (
+        "record",
+        N_(
+            "your record on this host (games, reliability, every missed deadline and why it counted), "
+            "mailed only to the address you write from; no other lines are needed."
+        ),
+    ),
+    "notify": (
+        "notify: ntfys://ntfy.sh/my-topic",
+        N_(
+            "also tell you at a notice URL (Discord, Matrix, Telegram, ntfy, Slack: apprise URLs) when a "
+            "turn waits for you, before its deadline and when the game ends; notify: off stops it."
+        ),
+    ),
+    "excuse": (
+        "excuse",
+        N_("for a game master, with the lines seat: and turn:: excuse that seat's missed deadline."),
     ),
     "help": ("help", N_("this list.")),
     "gm": (
