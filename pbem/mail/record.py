@@ -139,7 +139,9 @@ def excuse(
     seat, turn = envelope.get("seat"), envelope.get("turn")
     if not seat or isinstance(turn, bool) or not isinstance(turn, int):
         return gm._refused(
-            subject, _("excuse: give the lines seat: and turn:, e.g. seat: red and turn: 12"), game_id=game_id
+            subject,
+            _("excuse: give the lines `seat:` and `turn:`, e.g. `seat: red` and `turn: 12`"),
+            game_id=game_id,
         )
     try:
         count = reliability.excuse(engine, game_id, str(seat), turn, from_address, moment)
@@ -214,7 +216,7 @@ def _notify(engine: Engine, game_id: str, seat: str, value: Any, now: datetime) 
         _(
             "Game {game}: {seat} is told at that notice URL when a turn waits for its orders, before its "
             "deadline, and when the game ends. A notice says only that the turn is ready and by when; the "
-            "report stays in the mail. Write notify: off to stop them.",
+            "report stays in the mail. Write `notify: off` to stop them.",
             game=game_id,
             seat=seat,
         )

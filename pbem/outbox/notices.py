@@ -65,7 +65,7 @@ def check_url(url: str) -> str:
     if not scheme or len(text) > MAX_URL or any(ch.isspace() for ch in text):
         raise UserError(
             _(
-                "notify: give one notice URL, as apprise writes them, e.g. {example}",
+                "notify: give one notice URL, as `apprise` writes them, e.g. {example}",
                 example="ntfys://ntfy.sh/my-topic",
             )
         )
@@ -75,7 +75,7 @@ def check_url(url: str) -> str:
         raise UserError(
             _(
                 "notify: a URL beginning with {scheme}:// is not a notice target this host can send to "
-                "(or a part of it is missing); see the apprise URLs, e.g. {example}",
+                "(or a part of it is missing); see the `apprise` URLs, e.g. {example}",
                 scheme=scheme[:20],
                 example="ntfys://ntfy.sh/my-topic",
             )
@@ -96,7 +96,7 @@ def add_target(session: Session, game_id: str, seat: str, url: str, now: datetim
     if len(targets) >= MAX_TARGETS:
         raise UserError(
             _(
-                "notify: a seat may name at most {n} notice URLs; write notify: off to drop them all first",
+                "notify: a seat may name at most {n} notice URLs; write `notify: off` to drop them all first",
                 n=MAX_TARGETS,
             )
         )
