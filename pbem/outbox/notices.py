@@ -96,7 +96,7 @@ def add_target(session: Session, game_id: str, seat: str, url: str, now: datetim
     if len(targets) >= MAX_TARGETS:
         raise UserError(
             _(
-                "notify: a seat may name at most {n} notice URLs; write `notify: off` to drop them all first",
+                "notify: the most notice URLs a seat may name: {n}; write `notify: off` to drop them all first",
                 n=MAX_TARGETS,
             )
         )
