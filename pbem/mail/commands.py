@@ -113,8 +113,9 @@ HELP: dict[str, tuple[str, str]] = {
     "notify": (
         "notify: ntfys://ntfy.sh/my-topic",
         N_(
-            "also tell you at a notice URL (`Discord`, `Matrix`, `Telegram`, `ntfy`, `Slack`: `apprise` URLs) when a "
-            "turn waits for you, before its deadline and when the game ends; `notify: off` stops it."
+            "also tell you at a notice URL (`Discord`, `Matrix`, `Telegram`, `ntfy`, `Slack`: `apprise` "
+            "URLs) when a turn waits for you, before its deadline and when the game ends; `notify: off` "
+            "stops it."
         ),
     ),
     "excuse": (

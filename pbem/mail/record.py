@@ -211,6 +211,7 @@ def _notify(engine: Engine, game_id: str, seat: str, value: Any, now: datetime) 
             return commands._refused(str(exc))
         count = notices.targets_of(session, game_id, seat)
         game = session.get(GameRow, game_id)
+        over = game is not None and game.status == "finished"
         session.commit()
     said = (
         _(
@@ -225,6 +226,6 @@ def _notify(engine: Engine, game_id: str, seat: str, value: Any, now: datetime) 
         if added
         else _("Game {game}: {seat} had named that notice URL already.", game=game_id, seat=seat)
     )
-    if game is not None and game.status == "finished":
+    if over:
         said += " " + _("The game is over: nothing more will be sent.")
     return commands.Answer(True, subject, said + "\n")

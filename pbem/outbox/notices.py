@@ -96,7 +96,8 @@ def add_target(session: Session, game_id: str, seat: str, url: str, now: datetim
     if len(targets) >= MAX_TARGETS:
         raise UserError(
             _(
-                "notify: the most notice URLs a seat may name: {n}; write `notify: off` to drop them all first",
+                "notify: the most notice URLs a seat may name: {n}; write `notify: off` to drop them all "
+                "first",
                 n=MAX_TARGETS,
             )
         )

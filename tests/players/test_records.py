@@ -15,7 +15,8 @@ from pbem.host.tick import Summary, TickSettings, tick
 from pbem.outbox.settings import MailSettings
 from pbem.storage.cron_models import NoticeRow
 from pbem.storage.models import MissRow, SeatRow
-from tests.cron.conftest import START, db_url, engine, new_game, pg_url, send_orders  # noqa: F401
+from tests.cron.conftest import START, new_game, send_orders
+from tests.players.databases import on_both_databases  # noqa: F401  (the fixture db)
 
 H = timedelta(hours=1)
 DAY = timedelta(days=1)
@@ -32,60 +33,60 @@ def misses_of(engine: Engine, game_id: str) -> list[MissRow]:
         return list(session.exec(select(MissRow).where(MissRow.game_id == game_id).order_by(MissRow.id)))
 
 
-def test_a_stand_in_turn_leaves_a_receipt_and_the_figure_counts_it(engine: Engine) -> None:
-    passwords = new_game(engine, "rec-bot", nmr="bot")
-    send_orders(engine, "rec-bot", "red", passwords["red"], START + H)  # blue sends nothing
-    run(engine, START + DAY + H)  # the deadline passed: blue's miss, the stand-in plays
-    rows = misses_of(engine, "rec-bot")
+def test_a_stand_in_turn_leaves_a_receipt_and_the_figure_counts_it(db: Engine) -> None:
+    passwords = new_game(db, "rec-bot", nmr="bot")
+    send_orders(db, "rec-bot", "red", passwords["red"], START + H)  # blue sends nothing
+    run(db, START + DAY + H)  # the deadline passed: blue's miss, the stand-in plays
+    rows = misses_of(db, "rec-bot")
     assert [(r.seat, r.turn, r.period, r.outcome, r.email) for r in rows] == [
         ("blue", 1, 1, "bot", "blue@example.org")
     ]
     assert rows[0].deadline_at.replace(tzinfo=None) == (START + DAY).replace(tzinfo=None)
-    with Session(engine) as session:  # the count and its receipt, both or neither
+    with Session(db) as session:  # the count and its receipt, both or neither
         counted = session.exec(select(SeatRow.misses).where(SeatRow.name == "blue")).one()
         notices = session.exec(select(NoticeRow).where(NoticeRow.kind == "miss")).all()
     assert counted == len(notices) == 1
-    blue = reliability.record_of(engine, "Blue@Example.org")
+    blue = reliability.record_of(db, "Blue@Example.org")
     assert (blue.owed, blue.on_time, blue.percent) == (1, 0, 0)
     with language("en"):
         text = reliability.text(blue)
     assert "game rec-bot, seat blue, turn 1: no orders by Mar 3, 2026 09:00 UTC; the stand-in played" in text
     assert "0 of 1 turn on time (0 %)" in text
-    red = reliability.record_of(engine, "red@example.org")
+    red = reliability.record_of(db, "red@example.org")
     assert (red.owed, red.on_time, red.misses) == (1, 1, [])
 
 
-def test_a_game_that_waited_counts_each_period_once(engine: Engine) -> None:
-    passwords = new_game(engine, "rec-wait")
-    send_orders(engine, "rec-wait", "red", passwords["red"], START + H)
+def test_a_game_that_waited_counts_each_period_once(db: Engine) -> None:
+    passwords = new_game(db, "rec-wait")
+    send_orders(db, "rec-wait", "red", passwords["red"], START + H)
     for hours in (25, 26, 49, 49):  # two deadlines passed, each tick more than once
-        run(engine, START + hours * H)
-    rows = misses_of(engine, "rec-wait")
+        run(db, START + hours * H)
+    rows = misses_of(db, "rec-wait")
     assert [(r.seat, r.period, r.outcome) for r in rows] == [("blue", 1, "wait"), ("blue", 2, "wait")]
     assert rows[1].deadline_at.replace(tzinfo=None) == (START + 2 * DAY).replace(tzinfo=None)
-    send_orders(engine, "rec-wait", "blue", passwords["blue"], START + 50 * H)
-    run(engine, START + 50 * H)  # the turn resolves with blue's late orders
-    blue = reliability.record_of(engine, "blue@example.org")
+    send_orders(db, "rec-wait", "blue", passwords["blue"], START + 50 * H)
+    run(db, START + 50 * H)  # the turn resolves with blue's late orders
+    blue = reliability.record_of(db, "blue@example.org")
     assert (blue.owed, blue.on_time) == (1, 0)  # one turn owed, late: two misses in it
     with language("en"):
         assert reliability.text(blue).count("the game waited") == 2
 
 
-def test_a_game_master_excuses_a_miss_which_stays_marked_and_leaves_the_figure(engine: Engine) -> None:
-    passwords = new_game(engine, "rec-ex", nmr="bot", abandon_after=2)
-    send_orders(engine, "rec-ex", "red", passwords["red"], START + H)
-    run(engine, START + DAY + H)
-    assert reliability.excuse(engine, "rec-ex", "blue", 1, "gm@example.org", START + DAY + 2 * H) == 1
-    blue = reliability.record_of(engine, "blue@example.org")
+def test_a_game_master_excuses_a_miss_which_stays_marked_and_leaves_the_figure(db: Engine) -> None:
+    passwords = new_game(db, "rec-ex", nmr="bot", abandon_after=2)
+    send_orders(db, "rec-ex", "red", passwords["red"], START + H)
+    run(db, START + DAY + H)
+    assert reliability.excuse(db, "rec-ex", "blue", 1, "gm@example.org", START + DAY + 2 * H) == 1
+    blue = reliability.record_of(db, "blue@example.org")
     assert (blue.owed, blue.on_time, blue.percent) == (1, 1, 100)
     with language("en"):
         text = reliability.text(blue)
     assert "the stand-in played (excused by the game master)" in text
-    with Session(engine) as session:
+    with Session(db) as session:
         row = session.exec(select(SeatRow).where(SeatRow.game_id == "rec-ex", SeatRow.name == "blue")).one()
     assert row.misses == 0  # towards abandon_after too
     try:
-        reliability.excuse(engine, "rec-ex", "blue", 1, "gm@example.org", START + DAY + 3 * H)
+        reliability.excuse(db, "rec-ex", "blue", 1, "gm@example.org", START + DAY + 3 * H)
     except Exception as exc:  # nothing left to excuse: said, not done twice
         assert "no miss in turn 1 to excuse" in str(exc)
     else:
