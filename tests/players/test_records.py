@@ -4,12 +4,15 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
+import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.archive import reliability
+from pbem.cli.app import main
 from pbem.core.i18n import language
 from pbem.host.tick import Summary, TickSettings, tick
 from pbem.outbox.settings import MailSettings
@@ -91,3 +94,36 @@ def test_a_game_master_excuses_a_miss_which_stays_marked_and_leaves_the_figure(d
         assert "no miss in turn 1 to excuse" in str(exc)
     else:
         raise AssertionError("a second excuse of the same miss was taken")
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_operator_reads_a_record_and_excuses_a_miss_on_the_command_line(
+    db: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    passwords = new_game(db, "rec-cli", nmr="bot")
+    send_orders(db, "rec-cli", "red", passwords["red"], START + H)
+    run(db, START + DAY + H)
+    url = db.url.render_as_string(hide_password=False)
+    code, out, err = cli(capsys, "record", "blue@example.org", "--db", url)
+    assert code == 0, err
+    assert "game rec-cli, seat blue, turn 1: no orders by Mar 3, 2026 09:00 UTC; the stand-in played" in out
+    code, out, _ = cli(capsys, "record", "blue@example.org", "--db", url, "--json")
+    shown = json.loads(out)
+    assert (shown["owed"], shown["on_time"], shown["misses"][0]["outcome"]) == (1, 0, "bot")
+    code, out, _ = cli(capsys, "record", "blue@example.org", "--db", url, "--lang", "hu")
+    assert "megbízhatóság: 1 lépésből 0 időben (0 %)" in out
+    code, out, err = cli(capsys, "excuse", "rec-cli", "blue", "1", "--db", url)
+    assert code == 0 and out.strip() == "game rec-cli: 1 miss(es) of seat blue in turn 1 excused"
+    code, out, err = cli(capsys, "excuse", "rec-cli", "blue", "1", "--db", url)
+    assert code == 1 and err.strip() == "error: game rec-cli: seat blue has no miss in turn 1 to excuse"
+    _code, out, _ = cli(capsys, "record", "blue@example.org", "--db", url)
+    assert "(excused by the game master)" in out and "1 of 1 turn on time (100 %)" in out
