@@ -87,6 +87,8 @@ def help_text() -> str:
                 _("replace, with the lines seat: and email:, gives a seat to another player."),
                 _("  (The new player gets the welcome with the seat's password; you do not.)"),
                 _("observe, with the line email: (and remove: yes to stop), sends the public reports."),
+                _("record shows each player's record on this host: turns on time, and every miss."),
+                _("excuse, with the lines seat: and turn:, excuses that seat's missed deadline."),
                 _("The mail must come from the game master's registered address."),
             ]
         )
