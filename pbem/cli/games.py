@@ -33,6 +33,7 @@ from pbem.core.i18n import _
 from pbem.cron import deadlines
 from pbem.mail.extract import point_at
 from pbem.mail.gm import check_address, set_game_master
+from pbem.outbox import notices as pushes
 from pbem.play import create, orders, turns
 from pbem.play import status as status_service
 from pbem.render import reports
@@ -380,13 +381,18 @@ def process(
         raise typer.BadParameter("name the games to process, or --all")
     resolved = {}
     for game_id in game_ids:
-        done = turns.process(engine, game_id, fill_missing=fill_missing)
+        # each turn's notices at the seats' notice URLs are queued with it, as the tick's are (issue 32)
+        done = turns.process(engine, game_id, fill_missing=fill_missing, after_turn=_queue_notices)
         resolved[game_id] = done
         if not as_json:
             said = f"resolved turn {', '.join(map(str, done))}" if done else _waits(engine, game_id)
             typer.echo(f"{game_id}: {said}")
     if as_json:
         typer.echo(json.dumps([{"id": g, "resolved": done} for g, done in resolved.items()], indent=1))
+
+
+def _queue_notices(session: Any, row: Any, _number: int, waiting: tuple[str, ...]) -> None:
+    pushes.queue_turn(session, row, waiting, clock.utc())
 
 
 def _waits(engine: Any, game_id: str) -> str:

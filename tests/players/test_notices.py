@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from pbem.archive import files as archive
+from pbem.cli.app import main
 from pbem.core.errors import UserError
 from pbem.host.tick import TickSettings, tick
 from pbem.mail import commands
@@ -194,3 +195,17 @@ def test_a_url_apprise_cannot_read_is_refused_by_the_check() -> None:
     with pytest.raises(UserError, match="give one notice URL"):
         notices.check_url("not a url at all")
     assert notices.check_url("  ntfys://ntfy.sh/my-topic ") == "ntfys://ntfy.sh/my-topic"
+
+
+def test_a_turn_resolved_by_pbem_process_queues_its_notices_too(db: Engine) -> None:
+    passwords = new_game(db, "n-5")
+    for seat in ("red", "blue"):
+        name_target(db, "n-5", seat, f"json://127.0.0.1:9/{seat}")
+        send_orders(db, "n-5", seat, passwords[seat], START + H)
+    with pytest.raises(SystemExit) as done:
+        main(["process", "n-5", "--db", db.url.render_as_string(hide_password=False)])
+    assert done.value.code in (0, None)
+    [diver] = owes(db, "n-5")
+    assert [key for key, _status in pushes(db)] == [
+        f"push:move:n-5:0:2:{diver}:{2 if diver == 'blue' else 1}"
+    ]
