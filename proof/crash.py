@@ -39,7 +39,7 @@ from pbem.play import orders
 from pbem.play.create import create_game
 from pbem.storage.db import connect
 from pbem.storage.history import current_state, game_row
-from proof import crash_mails
+from proof import crash_mails, crash_notices
 from proof.common import Figures, RandomChance, settings, shipped_games
 from proof.crash_lobby import mask
 from proof.orders_variants import envelope
@@ -86,7 +86,7 @@ def _order_mail(seat: str, text: str, n: int, subject: str = "orders") -> bytes:
     return bytes(msg)
 
 
-def build_template(root: Path, games_per_type: int) -> tuple[Layout, dict[str, int]]:
+def build_template(root: Path, games_per_type: int, hook_port: int) -> tuple[Layout, dict[str, int]]:
     """Games with every pending seat's orders waiting: submitted, or as mail in the inbound Maildir; and
     the other mails' work (:mod:`proof.crash_mails`: welcomes, password resets, a bounce, reminders),
     with how much of each."""
@@ -121,6 +121,7 @@ def build_template(root: Path, games_per_type: int) -> tuple[Layout, dict[str, i
             press = f"press\ngame: {game_id}\nplayer: {writer}\npassword: {issued[writer]}\nto: all\n\nHello."
             (layout.inbox / "new" / f"{n:04d}.proof:2,").write_bytes(_order_mail(writer, press, n, "press"))
     families = crash_mails.add_families(engine, games, layout.inbox)
+    families["notice_targets"] = crash_notices.add_targets(engine, games, hook_port, NOW)
     engine.dispose()
     return layout, families
 
@@ -202,6 +203,8 @@ TABLES = {
     "reports": "SELECT game_id, epoch, turn, seat, text_z, html_z FROM report",
     "outbox": "SELECT dedupe_key, game_id, to_addr, subject, status FROM outbox",
     "notices": "SELECT game_id, epoch, turn, seat, kind FROM cron_notice",
+    # issue 32: the notices queued for the seats' notice URLs (status apart: a killed run's may be unsure)
+    "pushes": "SELECT dedupe_key, game_id, title FROM push",
     # without its turn: a press mail whose claim a killed tick held (ten minutes) is handled after the
     # turn that the same tick then resolves, and is filed under the turn being played when it is handled
     "press": "SELECT game_id, sender, to_all, recipients_json, text FROM press",
@@ -216,9 +219,9 @@ TABLES = {
 }
 
 
-def snapshot(layout: Layout) -> dict[str, collections.Counter[Any]]:
-    """The run's outcome, without ids and clock times: each table's rows and each delivered mail, as
-    multisets."""
+def snapshot(layout: Layout, hook: crash_notices.Webhook) -> dict[str, collections.Counter[Any]]:
+    """The run's outcome, without ids and clock times: each table's rows, each delivered mail and each
+    notice the webhook got (since the last snapshot), as multisets."""
     db = sqlite3.connect(layout.db)
     try:
         found = {name: _rows(db, sql) for name, sql in TABLES.items()}
@@ -231,6 +234,7 @@ def snapshot(layout: Layout) -> dict[str, collections.Counter[Any]]:
             for file in folder.iterdir():
                 mails[_identity(file.read_bytes())] += 1
     found["mails"] = mails
+    found["webhook"] = hook.taken()
     return found
 
 
@@ -271,6 +275,7 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
     figures.set("crash.db_differences", 0, goal_zero=True)
     figures.set("crash.kills", 0)
     figures.set("crash.runs", 0)
+    figures.set("crash.notices_unsure", 0)
     once = killed_after_accepting(folder / "after-accepting")
     doubled = {k: v for k, v in once.items() if v != 1}
     figures.set("crash.after_accepting.doubled", len(doubled))
@@ -281,18 +286,38 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
                 f"crash: a tick killed after the transport accepted a mail: it went {count} times: {key}"
             )
     rng = random.Random(seed)
-    template, families = build_template(folder / "template", games_per_type)
+    hook = crash_notices.Webhook()
+    try:
+        return _campaign(folder, kills, games_per_type, kills_per_run, seed, figures, rng, hook)
+    finally:
+        hook.close()
+
+
+def _campaign(
+    folder: Path,
+    kills: int,
+    games_per_type: int,
+    kills_per_run: int,
+    seed: int,
+    figures: Figures,
+    rng: random.Random,
+    hook: crash_notices.Webhook,
+) -> Figures:
+    template, families = build_template(folder / "template", games_per_type, hook.port)
     for name, count in families.items():
         figures.set(f"crash.work.{name}", count)  # what each kind of mail put into the template
     baseline = copy_of(template, folder / "baseline")
     duration = tick(baseline, NOW)
     tick(baseline, LATER)
-    expected = snapshot(baseline)
+    expected = snapshot(baseline, hook)
     figures.set("crash.tick_seconds", round(duration, 2))
     figures.set("crash.mails_expected", sum(expected["mails"].values()))
     figures.set("crash.turns_expected", sum(expected["turns"].values()))
     figures.set("crash.press_expected", sum(expected["press"].values()))
     figures.set("crash.gm_actions_expected", sum(expected["gm_actions"].values()))
+    figures.set("crash.notices_expected", sum(expected["webhook"].values()))
+    if sum(expected["webhook"].values()) != sum(expected["pushes"].values()):
+        figures.find("crash: the uninterrupted run did not post every notice it queued exactly once")
     for kind, count in sorted(_kinds(expected["outbox"]).items()):
         figures.set(f"crash.mails_expected.{kind}", count)
     bounced = sum(c for row, c in expected["outbox"].items() if row[-1] == "bounced")
@@ -308,6 +333,7 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
     while figures.values["crash.kills"] < kills:  # type: ignore[operator]
         run_number += 1
         layout = copy_of(template, folder / f"killed-{run_number}")
+        hook.taken()  # what the webhook got before this run is not this run's
         killed_here = 0
         # restart until a tick gets through; each restart has less left to do, so its delay is shorter
         while killed_here < kills_per_run:
@@ -319,7 +345,9 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
         figures.add("crash.runs")
         tick(layout, NOW)
         tick(layout, LATER)
-        diff = differences(expected, snapshot(layout))
+        got_all = snapshot(layout, hook)
+        figures.add("crash.notices_unsure", crash_notices.unsure(layout.db))
+        diff = differences(expected, got_all)
         lost_or_doubled = {
             k: v
             for k, v in diff.items()
@@ -327,11 +355,18 @@ def run(folder: Path, kills: int, games_per_type: int = 2, kills_per_run: int = 
             in (
                 *("mails", "submissions", "turns", "outbox", "inbound", "press", "gm_deadlines"),
                 *("gm_actions", "lobby_seats", "lobby_games", "lobby_codes", "vacancies"),
+                *("pushes", "webhook"),
             )
         }
         if lost_or_doubled:
             figures.add("crash.lost_or_doubled", sum(a + b for a, b in lost_or_doubled.values()))
-            got = snapshot(layout)["mails"]
+            got = got_all["mails"]
+            for key, count in (got_all["webhook"] - expected["webhook"]).items():
+                figures.find(
+                    f"crash: run {run_number} (seed {seed}): notice posted {count} more time(s): {key}"
+                )
+            for key, count in (expected["webhook"] - got_all["webhook"]).items():
+                figures.find(f"crash: run {run_number} (seed {seed}): notice lost ({count}): {key}")
             for raw, count in (got - expected["mails"]).items():
                 where = f"crash: run {run_number} (seed {seed})"
                 figures.find(f"{where}: mail delivered {count} more time(s): {raw}")

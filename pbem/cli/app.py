@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from pbem import __version__
-from pbem.cli import common, cron, demo, fair, games, newgame, orderfiles, records, web
+from pbem.cli import common, cron, demo, fair, games, newgame, orderfiles, record, records, web
 from pbem.cli.mail import app as mail_app
 from pbem.core.errors import UserError
 
@@ -41,7 +41,15 @@ def _show_version(value: bool) -> None:
         raise typer.Exit()
 
 
-for group in (newgame.commands, games.commands, records.commands, orderfiles.commands, demo.commands, web.commands):
+for group in (
+    newgame.commands,
+    games.commands,
+    records.commands,
+    record.commands,
+    orderfiles.commands,
+    demo.commands,
+    web.commands,
+):
     # its commands become pbem's own, in the order written there (help lists them so)
     app.registered_commands += group.registered_commands
 app.add_typer(mail_app, name="mail")

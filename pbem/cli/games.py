@@ -23,6 +23,7 @@ from pbem.core import clock
 from pbem.core.errors import UserError
 from pbem.core.i18n import _
 from pbem.mail.extract import point_at
+from pbem.outbox import notices as pushes
 from pbem.play import orders, turns
 from pbem.play import status as status_service
 from pbem.render import reports
@@ -184,7 +185,8 @@ def process(
         raise typer.BadParameter("name the games to process, or --all")
     resolved = {}
     for game_id in game_ids:
-        done = turns.process(engine, game_id, fill_missing=fill_missing)
+        # each turn's notices at the seats' notice URLs are queued with it, as the tick's are (issue 32)
+        done = turns.process(engine, game_id, fill_missing=fill_missing, after_turn=pushes.after_turn)
         resolved[game_id] = done
         if not as_json:
             said = f"resolved turn {', '.join(map(str, done))}" if done else _waits(engine, game_id)

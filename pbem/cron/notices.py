@@ -24,6 +24,7 @@ from pbem.core.registry import get_game
 from pbem.core.zones import seat_zone
 from pbem.cron.deadlines import describe, show_deadline, show_duration
 from pbem.intake import addresses
+from pbem.outbox import notices as pushes
 from pbem.outbox import queue
 from pbem.outbox.message import header_fields, new_message, set_text, subject_line, thread_root, with_language
 from pbem.outbox.settings import MailSettings, load_settings
@@ -232,6 +233,13 @@ def send_notice(
                     )
                 with_language(message)  # last: a multipart move takes the Content-* headers inward
                 queue(session, key=key, to=seat.email, message=message, now=now, game_id=game_id)
+            if base == "reminder":  # and at the seat's notice URLs, in the same transaction (issue 32)
+                pushes.queue(
+                    session,
+                    pushes.Event("reminder", game_id, epoch, turn, game.deadline_at),
+                    [seat_name],
+                    now,
+                )
             try:
                 session.commit()
             except IntegrityError:  # sent already, by this tick earlier or by another one just now

@@ -38,7 +38,7 @@ from pbem.cron.deadlines import has_passed, next_deadline, periods_missed
 from pbem.storage.cron_models import ClockRow, NoticeRow
 from pbem.storage.db import lock_game
 from pbem.storage.history import SEATS_WITH_ORDERS, accepted_orders, of_turn
-from pbem.storage.models import GameRow, SeatRow, TurnRow
+from pbem.storage.models import GameRow, MissRow, SeatRow, TurnRow
 
 
 @dataclass(frozen=True)
@@ -371,6 +371,34 @@ def record_misses(engine: Engine, game: GameRow, where: Due, now: datetime) -> l
     return counted
 
 
+def miss_receipt(
+    game: GameRow, where: Due, seat: SeatRow, kind: str, now: datetime, *, abandoned: bool
+) -> MissRow:
+    """The row that keeps a miss: the deadline it missed (the turn's, or a further turn's length later
+    for each period the game waited) and what the host did."""
+    period = 1 if kind == "miss" else int(kind.split("-")[1])
+    deadline = utc(game.deadline_at) if game.deadline_at is not None else utc(now)
+    if period > 1 and game.turn_seconds:
+        deadline = deadline + timedelta(seconds=game.turn_seconds * (period - 1))  # type: ignore[operator]
+    if abandoned:
+        outcome = "abandoned"
+    elif game.nmr == "bot":
+        outcome = "bot"
+    else:
+        outcome = "wait"
+    return MissRow(
+        email=seat.email,
+        game_id=game.id,
+        epoch=where.epoch,
+        turn=where.turn,
+        seat=seat.name,
+        period=period,
+        deadline_at=deadline,  # type: ignore[arg-type]
+        outcome=outcome,
+        counted_at=now,
+    )
+
+
 def _count_one(
     engine: Engine, game: GameRow, where: Due, name: str, kind: str, now: datetime
 ) -> tuple[str, int, bool] | None:
@@ -387,6 +415,8 @@ def _count_one(
         if newly:
             seat.abandoned = True
         session.add(seat)
+        # the miss's receipt, where it is counted: the record can never disagree with the count
+        session.add(miss_receipt(game, where, seat, kind, now, abandoned=newly))
         try:
             session.commit()
         except IntegrityError:  # this miss was counted already (by another tick, or an earlier one)

@@ -21,6 +21,7 @@ from pbem.core.clock import utc
 from pbem.host.tick import PartFailed
 from pbem.mail import inbound, poison
 from pbem.mail.sources import Incoming
+from pbem.outbox import notices as pushes
 from pbem.outbox.settings import MailSettings
 from pbem.outbox.transport import Transport
 from pbem.storage.models import OutboxRow
@@ -47,6 +48,11 @@ def fetch(engine: Engine, source: Iterable[Incoming], settings: MailSettings, no
 
 def deliver(engine: Engine, way: Transport, now: datetime, settings: MailSettings) -> int:
     result = outbox.send(engine, way, now, settings=settings)
+    # the notices at the players' notice URLs (issue 32) go with the mail: after it, so the report
+    # they point to is on its way first
+    told = pushes.send(engine, now)
+    if told.sent:
+        log.info("notices: %d sent", len(told.sent))
     problems = []
     if result.delayed:
         log.warning(

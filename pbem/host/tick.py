@@ -25,6 +25,7 @@ from pbem.cron.deadlines import has_passed, periods_missed
 from pbem.cron.notices import send_notice
 from pbem.host import claims, jobs, outage
 from pbem.mail import lobby_confirm
+from pbem.outbox import notices as pushes
 from pbem.outbox.settings import MailSettings
 from pbem.play import turns
 from pbem.storage import fencing
@@ -104,6 +105,7 @@ def advance(
     def after_turn(session: Session, row: Row[Any], number: int, waiting: tuple[str, ...]) -> None:
         # row: the game row as the turn wrote it, a Core row to read only (pbem.play.turns.AfterTurn)
         policy.clock_turn(session, row, number)
+        pushes.queue_turn(session, row, waiting, now)  # "your move" / "the game ended" (issue 32)
         written[:] = [(number, policy.columns_of(row), policy.due_rows(session, row), waiting)]
 
     for _ in range(MAX_STEPS):

@@ -12,4 +12,4 @@ Mail out (composing, the outbox, SMTP) is :mod:`pbem.outbox`, a layer below.
 """
 
 # the modules that answer commands register themselves with pbem.mail.commands as they are imported
-from pbem.mail import gm, lobby, lobby_confirm, password_reset, press  # noqa: F401
+from pbem.mail import gm, lobby, lobby_confirm, password_reset, press, record  # noqa: F401

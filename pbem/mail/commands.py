@@ -34,10 +34,10 @@ from sqlmodel import Session, select
 
 from pbem.core import clock, zones
 from pbem.core.errors import UserError
-from pbem.core.i18n import LANGUAGES, N_, NAMES, UnknownLanguage, _, check_language, current_language
+from pbem.core.i18n import LANGUAGES, NAMES, UnknownLanguage, _, check_language, current_language
 from pbem.intake import away, guessing, orderfile, seatpass
+from pbem.mail.helptext import help_text
 from pbem.outbox import readers
-from pbem.outbox.replies import HOW_TO
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders
 from pbem.render import reports
@@ -46,71 +46,29 @@ from pbem.render.pictures import Picture
 from pbem.storage.db import lock_game
 from pbem.storage.models import GameRow, SeatRow
 
-COMMANDS = ("report", "template", "help", "password", "language", "timezone", "away", "press")
+#: the last three: issue 32 (pbem.mail.record), a player's record, a game master's excuse, notice URLs
+COMMANDS = (
+    "report",
+    "template",
+    "help",
+    "password",
+    "language",
+    "timezone",
+    "away",
+    "press",
+    "record",
+    "excuse",
+    "notify",
+)
 #: the game master's commands (issue 14), carried out by :mod:`pbem.mail.gm`
 GM_COMMANDS = ("pause", "resume", "extend", "replace", "rollback", "observe", "announce", "gm")
 _LANGUAGE_LINE = re.compile(r"^\s*language\s*:\s*\S+\s*$", re.IGNORECASE)
 #: commands given as a key of the envelope: ``timezone: Europe/Budapest``, ``away: {until: ...}``
-_KEYED = re.compile(r"^(timezone|away)\s*:", re.MULTILINE | re.IGNORECASE)
+_KEYED = re.compile(r"^(timezone|away|notify)\s*:", re.MULTILINE | re.IGNORECASE)
 
 #: commands that need no password (their answer goes to the seat's registered address, or is public)
 WITHOUT_PASSWORD = ("password",)
 _SUBJECT_NOISE = re.compile(r"^\s*((re|fwd?|aw|wg|sv|tr)\s*:\s*|\[[^\]]*\]\s*)+", re.IGNORECASE)
-
-
-#: what the mailed ``help`` says of each command a player may send: an example of the line that asks
-#: for it, and what it does (one sentence, a gettext message). Every command :data:`COMMANDS` names and
-#: every one another module registers (:func:`handles`) is here: a test holds the two together.
-HELP: dict[str, tuple[str, str]] = {
-    "report": (
-        "report",
-        N_("your latest report again, as its mail came; add the line `turn: N` for an older one."),
-    ),
-    "template": (
-        "template",
-        N_("the order template of your next decision, in the mail and as an attached file."),
-    ),
-    "password": (
-        "password",
-        N_(
-            "a new password, mailed only to the address your seat was registered with; this request needs "
-            "no `password:` line."
-        ),
-    ),
-    "press": (
-        "press",
-        N_(
-            "a message to other players, signed with your seat's name: add the line `to:` (a seat, several "
-            "seats, or `all`), and write your message below the lines."
-        ),
-    ),
-    "language": ("language: hu", N_("the language you read the game in from now on: {codes}.")),
-    "timezone": ("timezone: Europe/Budapest", N_("the time zone your deadlines are shown in.")),
-    "away": (
-        "away: {until: 2026-12-20}",
-        N_("you are away until that day; meanwhile the game's rule for absent players applies."),
-    ),
-    "help": ("help", N_("this list.")),
-    "gm": (
-        "gm",
-        N_("for a game master: how to pause, resume, extend, replace, roll back and observe a game by mail."),
-    ),
-}
-
-
-def help_text() -> str:
-    """The mailed ``help``, in the current language: how to send orders, then every command."""
-    lines = [
-        _(
-            "Every other request is a mail whose first line (or subject) is the command, followed by the "
-            "lines `game:`, `player:` and `password:` of your seat. The commands, each with its first line:"
-        ),
-        "",
-    ]
-    for example, says in HELP.values():
-        codes = ", ".join(f"`{code}`" for code in LANGUAGES)  # written as the player writes them
-        lines += [f"    {example}", "        " + _(says, codes=codes), ""]
-    return _(HOW_TO) + "\n" + "\n".join(lines)
 
 
 @dataclass(frozen=True)

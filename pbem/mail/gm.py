@@ -94,6 +94,8 @@ def help_text() -> str:
                     "announce, with the lines new:, type: and seats: (and deadline:, start_by:, "
                     "fill_with_bots: yes, language: if you like), opens a new game that players join by mail."
                 ),
+                _("record shows each player's record on this host: turns on time, and every miss."),
+                _("excuse, with the lines seat: and turn:, excuses that seat's missed deadline."),
                 _("The mail must come from the game master's registered address."),
             ]
         )

@@ -34,7 +34,8 @@ from pbem.core.registry import games as installed
 from pbem.cron.deadlines import show_deadline
 from pbem.cron.replacements import code_subject, issue_code, reply_line
 from pbem.mail import commands
-from pbem.mail.commands import HELP, Answer, Command, handles
+from pbem.mail.commands import Answer, Command, handles
+from pbem.mail.helptext import HELP
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.play import lobby
 from pbem.storage.models import GameRow, LobbyGameRow, LobbySeatRow, SeatRow, StandbyRow

@@ -50,6 +50,10 @@ def shaped_passwords(text: str) -> list[str]:
     return [token for token in dict.fromkeys(_SHAPED.findall(text)) if token not in names]
 
 
+#: the value of a ``notify:`` line that is a URL
+_NOTICE_URL = re.compile(r"(?im)^[ \t]*notify[ \t]*:[ \t]*['\"]?([a-z][a-z0-9+.-]*://[^\s'\"]+)")
+
+
 def secrets_in_message(msg: reading.EmailMessage) -> list[str]:
     """Every password the message names: under a ``password`` key in any part or written header, or
     written bare in the shape of the host's passwords."""
@@ -57,7 +61,12 @@ def secrets_in_message(msg: reading.EmailMessage) -> list[str]:
     texts = _texts(msg)
     names = {name for written in texts for name in _NAMED.findall(written)}
     for written in texts:
-        for value in [*redaction.keyed_passwords(written), *shaped_passwords(written)]:
+        # a notice URL (pbem.mail.record) holds its target's token: a secret like a password
+        for value in [
+            *redaction.keyed_passwords(written),
+            *shaped_passwords(written),
+            *_NOTICE_URL.findall(written),
+        ]:
             if value not in found and value not in names:
                 found.append(value)
     return found

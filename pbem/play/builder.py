@@ -257,14 +257,17 @@ def check(engine: Engine, game_id: str, seat: str, text: str | bytes) -> Check:
     return orders.check(engine, text, signed_in=(game_id, seat))
 
 
-def submit(engine: Engine, game_id: str, seat: str, text: str | bytes) -> Receipt:
+def submit(
+    engine: Engine, game_id: str, seat: str, text: str | bytes, *, after_turn: turns.AfterTurn | None = None
+) -> Receipt:
     """The order file through the intake of mail and files: stored accepted or rejected, with the
-    same receipt; accepted orders replace the seat's earlier ones for the turn."""
+    same receipt; accepted orders replace the seat's earlier ones for the turn. In a solo game the turn
+    then resolves at once (``after_turn``: called in each turn's transaction, as the tick's is)."""
     receipt = orders.submit(engine, text, source="web", signed_in=(game_id, seat))
     if receipt.accepted and _solo(engine, game_id, seat):
         # a solo game: the stand-ins owe nothing, so the turn resolves now and the player reads the next
         # report at once; the tick mails it as it mails every stored report
-        turns.process(engine, game_id)
+        turns.process(engine, game_id, after_turn=after_turn)
     return receipt
 
 

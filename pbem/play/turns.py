@@ -31,6 +31,7 @@ from pbem.core.game import Game, GameError
 from pbem.core.search import policy_level, standin_mark
 from pbem.intake.away import away_notes
 from pbem.intake.envelope import orders_yaml
+from pbem.play.record_catching_up import catching_up
 from pbem.render.reports import render_reports, report_dice, report_rows, seat_zones, shown_deadline
 from pbem.storage.db import locked_game
 from pbem.storage.history import (
@@ -139,6 +140,13 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         # the three columns read, not whole rows (each with its raw file) made into ORM objects
         waiting = conn.execute(STANDING_ORDERS, of_turn(game_id, row.epoch, number)).all()
         seat_list = seat_facts(conn, game_id)
+        # the seats the stand-in will play for (when it does), and what each seat behind has missed
+        unsent = [seat for seat in pending if seat not in {sub.seat for sub in waiting}]
+        behind = (
+            catching_up(conn, game_id, row.epoch, number, seat_list, unsent)
+            if fill_missing or not unsent
+            else {}
+        )
     languages = {seat.name: seat.language for seat in seat_list}
     seats = list(languages)
     given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
@@ -186,6 +194,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         dice=report_dice(game, row, new_state),
         zones_for=seat_zones(row, seat_list),
         away=away_notes(row, seat_list, now),
+        caught_up=behind,
     )
     return _Prepared(
         game=game,

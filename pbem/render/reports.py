@@ -64,6 +64,7 @@ def context(
     away: Sequence[dict[str, str]] = (),
     said: dict[tuple[str, int], str] | None = None,
     assumed: bool = False,
+    caught_up: Sequence[tuple[int, Sequence[Event]]] = (),
 ) -> dict[str, Any]:
     """The report context documented in :mod:`pbem.render.environment`, for the state after turn ``turn``, in
     the current language (:func:`pbem.core.i18n.language`): events and a ``deadline`` given as a moment are
@@ -71,7 +72,9 @@ def context(
     checked orders). ``dice``: :func:`pbem.core.dice.report_data`; ``away``: ``{seat, day}`` of the seats
     away (each reader sees the others'). ``said``: the words of ``events`` by (language, index), kept
     for the next reader of the turn (an event's words depend on nothing else). ``assumed``: some of what
-    the view shows was assumed, not recorded (a record's unknowns), which what reveals it says."""
+    the view shows was assumed, not recorded (a record's unknowns), which what reveals it says.
+    ``caught_up``: (turn, events) of the turns since the seat's own last orders, when it missed some
+    (:mod:`pbem.play.record_catching_up`): the report shows what the seat may see of each."""
     view = game.view(state, seat)
     if assumed and isinstance(view, dict):  # the table sees only the view: what reveals says "assumed"
         view = {**view, "assumed": True}
@@ -97,6 +100,7 @@ def context(
         "colour": colours.get(seat) if seat and isinstance(colours, dict) else None,
         "view": view,
         "events": _shown(events, seat, turn, {} if said is None else said),
+        "caught_up": [shown for number, earlier in caught_up for shown in _shown(earlier, seat, number, {})],
         "decision": decision,
         "order_template": order_text if decision is not None else None,
         "deadline": i18n.format_deadline(deadline) if isinstance(deadline, datetime) else deadline,
@@ -161,6 +165,7 @@ def render_reports(
     away: Sequence[dict[str, Any]] = (),
     zones_for: Mapping[str, str] | None = None,
     assumed: bool = False,
+    caught_up: Mapping[str, Sequence[tuple[int, Sequence[Event]]]] | None = None,
 ) -> list[Rendered]:
     """(seat, plain text, HTML, where the HTML holds its table: :class:`Rendered`) of every seat's
     report and the public one (seat ``""``), after ``turn``, each in its reader's language:
@@ -190,6 +195,7 @@ def render_reports(
                 away=away,
                 said=said,
                 assumed=assumed,
+                caught_up=(caught_up or {}).get(seat or "", ()),
             )
             text, page, table_at = render_located(game, ctx)
         rendered.append(Rendered(seat or "", text, page, table_at))

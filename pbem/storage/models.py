@@ -405,6 +405,44 @@ class VacancyRow(SQLModel, table=True):
     __tablename__ = "vacancy"
     __table_args__ = (UniqueConstraint("game_id", "seat", "number"),)
 
+
+# --- issue 32: a player's record, and notices besides mail (migration 0018) ---
+
+
+class MissRow(SQLModel, table=True):
+    """One missed deadline, kept as its receipt: written where the miss is counted
+    (:func:`pbem.cron.policy.record_misses`), in the same transaction as ``SeatRow.misses``. ``email``
+    is the seat's address at the time, so the record stays the player's when the seat changes hands.
+    ``period``: 1 for the turn's deadline, 2, 3, … for each further turn's length the game waited.
+    ``outcome``: ``bot`` (the stand-in played) · ``wait`` (the game waited) · ``abandoned`` (the seat was
+    given to the stand-in for good). A game master may excuse it: it stays, shown as excused, and no
+    longer counts in the reliability figure (:mod:`pbem.archive.reliability`)."""
+
+    __tablename__ = "miss"
+    __table_args__ = (UniqueConstraint("game_id", "epoch", "turn", "seat", "period"),)
+
+    id: int | None = Field(default=None, sa_column=_id64())
+    email: str = Field(default="", max_length=320, index=True)
+    game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
+    epoch: int = 0
+    turn: int
+    seat: str = Field(max_length=32)
+    period: int = 1
+    deadline_at: datetime
+    outcome: str = Field(max_length=16)
+    counted_at: datetime
+    excused_at: datetime | None = None
+    excused_by: str | None = Field(default=None, max_length=320)
+
+
+class NoticeTargetRow(SQLModel, table=True):
+    """A notice URL a seat named (``notify URL`` by mail): an apprise URL (Discord, Matrix, Telegram,
+    ntfy, Slack, json://, …). The URL holds the target's token: a secret, never logged, reported or
+    archived; ``url_sha256`` keeps one seat from naming the same URL twice without indexing the URL."""
+
+    __tablename__ = "notice_target"
+    __table_args__ = (UniqueConstraint("game_id", "seat", "url_sha256"),)
+
     id: int | None = Field(default=None, sa_column=_id64())
     game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
     seat: str = Field(max_length=32)
@@ -413,3 +451,28 @@ class VacancyRow(SQLModel, table=True):
     opened_at: datetime
     filled_at: datetime | None = None
     filled_by: str | None = Field(default=None, max_length=320)
+    url: str = Field(sa_column=Column(Text, nullable=False))
+    url_sha256: str = Field(max_length=64)
+    created_at: datetime
+
+
+class PushRow(SQLModel, table=True):
+    """A notice waiting to be sent to one notice URL, queued once per ``dedupe_key``
+    (``push:KIND:GAME:EPOCH:TURN:SEAT:TARGET``) in the transaction of the event it tells of.
+    ``status``: pending · sending (handed to the target; a sender that died here leaves it, see
+    :mod:`pbem.outbox.notices`) · sent · failed · unsure (a sender died while it was in flight)."""
+
+    __tablename__ = "push"
+
+    id: int | None = Field(default=None, sa_column=_id64())
+    dedupe_key: str = Field(unique=True, max_length=300)
+    game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
+    target_id: int = Field(sa_column=Column(Int64, ForeignKey("notice_target.id"), nullable=False))
+    title: str = Field(max_length=300)
+    body: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime
+    status: str = Field(default="pending", index=True, max_length=16)
+    attempts: int = 0
+    next_attempt_at: datetime | None = Field(default=None, index=True)
+    sent_at: datetime | None = None
+    last_error: str | None = Field(default=None, max_length=300)

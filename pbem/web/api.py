@@ -23,6 +23,7 @@ from pbem.core.errors import UserError
 from pbem.core.game import JSON
 from pbem.core.i18n import N_, _, language
 from pbem.mail import press as mail_press
+from pbem.outbox import notices
 from pbem.outbox.settings import load_settings
 from pbem.play import builder, status
 from pbem.play.builder import MAX_STEPS
@@ -204,7 +205,7 @@ def submit(request: Request, access: Seat, given: OrdersGiven) -> Any:
         text = _order_file(request, access, given)
         if isinstance(text, JSONResponse):
             return text
-        receipt = builder.submit(engine, access.game_id, access.seat, text)
+        receipt = builder.submit(engine, access.game_id, access.seat, text, after_turn=notices.after_turn)
         if receipt.accepted:
             receipts.confirm(engine, load_settings(), receipt)
             return _receipt(receipt)

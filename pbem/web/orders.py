@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 
 from pbem.core.game import JSON
 from pbem.core.i18n import _, language
+from pbem.outbox import notices
 from pbem.outbox.settings import load_settings
 from pbem.play import builder
 from pbem.play.orders import Check, Receipt
@@ -227,7 +228,9 @@ def yaml_box(
 
 def _send(page: _Page, text: str) -> Receipt:
     """Orders of the signed-in seat through the intake, and their confirmation mailed when accepted."""
-    receipt = builder.submit(page.engine, page.access.game_id, page.access.seat, text)
+    receipt = builder.submit(
+        page.engine, page.access.game_id, page.access.seat, text, after_turn=notices.after_turn
+    )
     if receipt.accepted:
         receipts.confirm(page.engine, load_settings(), receipt)
     return receipt

@@ -23,7 +23,7 @@ from sqlmodel import Session, select
 
 from pbem.core.i18n import LANGUAGES
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
-from pbem.mail import commands, inbound, reading
+from pbem.mail import helptext, inbound, reading
 from pbem.outbox import unpack_message
 from pbem.outbox.settings import MailSettings
 from pbem.play import orders, turns
@@ -37,7 +37,7 @@ SETTINGS = MailSettings(from_addr=HOST, from_name="pbem test host", retry_second
 GAME, SEAT, ADDRESS = "rh", "ann", "ann@example.org"
 #: names a reader meets that are no language's words: the game, its seats, the game's title; and the
 #: mail commands, on the lines of the help that show what a player writes (as order keywords are)
-NAMES = (GAME, SEAT, "bo", "Reef", "Encounter", *commands.HELP)
+NAMES = (GAME, SEAT, "bo", "Reef", "Encounter", *helptext.HELP)
 
 
 class Hosted:

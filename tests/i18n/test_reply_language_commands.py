@@ -19,7 +19,7 @@ from pbem import outbox
 from pbem.cli.app import app
 from pbem.core.i18n import NAMES as LANGUAGE_NAMES
 from pbem.core.i18n import _, language
-from pbem.mail import commands
+from pbem.mail import commands, helptext
 from pbem.outbox import unpack_message
 from pbem.play import orders, turns
 from pbem.storage.db import connect
@@ -48,8 +48,8 @@ def test_the_mailed_help_lists_every_command_the_host_knows(tmp_path: Path) -> N
     hosted = hosted_in(tmp_path, "en")
     text = text_of(hosted.answer("help\n"))
     known = {*commands.COMMANDS, *commands._handlers, "gm"} - set(commands.GM_COMMANDS[:-1])
-    assert known <= set(commands.HELP)
-    for name, (example, _says) in commands.HELP.items():
+    assert known <= set(helptext.HELP)
+    for name, (example, _says) in helptext.HELP.items():
         assert f"\n    {example}\n" in text, name  # each with its one-line example
     for name in ("report", "template", "password", "press", "language", "timezone", "away"):
         assert re.search(rf"^    {name}\b", text, re.MULTILINE), name

@@ -26,6 +26,8 @@ def test_killed_ticks_lose_and_double_nothing(tmp_path: Path) -> None:
     assert figures.values["crash.work.game_master"] == 3
     assert figures.values["crash.gm_actions_expected"] == 3
     assert figures.values["crash.mails_expected.shift"] > 0
+    # issue 32: every seat names a notice URL; each "your move" posted once, however the ticks died
+    assert figures.values["crash.work.notice_targets"] > 0 and figures.values["crash.notices_expected"] > 0
     assert not figures.findings
 
 
