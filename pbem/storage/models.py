@@ -405,6 +405,15 @@ class VacancyRow(SQLModel, table=True):
     __tablename__ = "vacancy"
     __table_args__ = (UniqueConstraint("game_id", "seat", "number"),)
 
+    id: int | None = Field(default=None, sa_column=_id64())
+    game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
+    seat: str = Field(max_length=32)
+    number: int
+    reason: str = Field(max_length=16)  # abandoned | resigned | conceded
+    opened_at: datetime
+    filled_at: datetime | None = None
+    filled_by: str | None = Field(default=None, max_length=320)
+
 
 # --- issue 32: a player's record, and notices besides mail (migration 0018) ---
 
@@ -446,11 +455,6 @@ class NoticeTargetRow(SQLModel, table=True):
     id: int | None = Field(default=None, sa_column=_id64())
     game_id: str = Field(foreign_key="game.id", index=True, max_length=64)
     seat: str = Field(max_length=32)
-    number: int
-    reason: str = Field(max_length=16)  # abandoned | resigned | conceded
-    opened_at: datetime
-    filled_at: datetime | None = None
-    filled_by: str | None = Field(default=None, max_length=320)
     url: str = Field(sa_column=Column(Text, nullable=False))
     url_sha256: str = Field(max_length=64)
     created_at: datetime

@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.core.i18n import LANGUAGES
+from pbem.core.i18n import LANGUAGES, language
 from pbem.intake.envelope import PASSWORD_PLACEHOLDER
 from pbem.mail import helptext, inbound, reading
 from pbem.outbox import unpack_message
@@ -54,13 +54,17 @@ class Hosted:
             now=START,
             language=lang,
         )
-        self.template = orders.template(engine, GAME, SEAT, suggest=True)  # the bot's legal orders
+        # the bot's legal orders, in the template as the seat's report carries it: in the seat's language
+        # (a mistake's answer quotes the player's own lines, comments and all)
+        with language(lang):
+            self.template = orders.template(engine, GAME, SEAT, suggest=True)
         self.orders = self.template.replace(PASSWORD_PLACEHOLDER, self.passwords[SEAT])
 
     def next_turns_orders(self) -> str:
         """The setup played (the bot for every seat), the seat's legal orders for turn 2."""
         turns.process(self.engine, GAME, now=START, fill_missing=True)
-        legal = orders.template(self.engine, GAME, SEAT, suggest=True)
+        with language(self.lang):
+            legal = orders.template(self.engine, GAME, SEAT, suggest=True)
         return legal.replace(PASSWORD_PLACEHOLDER, self.passwords[SEAT])
 
     def answer(self, body: str, *, subject: str = "orders") -> EmailMessage:
