@@ -58,6 +58,7 @@ class Player(BaseModel):
     abandoned: bool = False
     language: str | None = None
     timezone: str | None = None  # the seat's own zone, when it has one
+    bot_level: Literal["easy", "normal", "strong"] | None = None  # a seat the stand-in plays, at this level
 
 
 class UndoneEntry(TurnEntry):

@@ -33,7 +33,9 @@ from pbem.storage.models import GameRow, ObserverRow, SeatRow, TurnRow
 SETTINGS = ("turn_seconds", "grace_seconds", "nmr", "abandon_after", "require_from_match")
 #: the game's and seats' own settings beyond the core: exported, and imported when the models have them
 OPTIONAL_GAME = ("language", "timezone", "absence", "absence_days", "press")
-OPTIONAL_SEAT = ("language", "timezone")
+#: a seat's columns an archive carries only when set: its own language and zone, and the stand-in's level
+#: of a seat the stand-in plays (without it, an imported running solo game would wait for that seat)
+OPTIONAL_SEAT = ("language", "timezone", "bot_level")
 
 
 @dataclass
