@@ -138,7 +138,10 @@ def advance(
             result.turns += done
             result.bot_turns += 1
             log.info(
-                "game %s: turn %d resolved, the bot played for %s", game_id, done[0], ", ".join(where.missing)
+                "game %s: turn %d resolved, the stand-in played for %s",
+                game_id,
+                done[0],
+                ", ".join(where.missing),
             )
             continue
         if step is policy.Step.EXTEND:  # the seats missing are away: the deadline waits for them
