@@ -45,10 +45,8 @@ def zone(name: str) -> ZoneInfo:
             ) from None
         raise UserError(
             _(
-                "unknown time zone {name!r}{hint}: write a zone name such as Europe/Budapest, "
-                "Asia/Shanghai or UTC",
+                "unknown time zone {name!r}: write a zone name such as Europe/Budapest, Asia/Shanghai or UTC",
                 name=shown,
-                hint="",
             )
         ) from None
 
