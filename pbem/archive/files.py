@@ -93,6 +93,7 @@ class Archive(BaseModel):
                 commitment=self.game.get("commitment"),
                 options=self.game.get("options") or {},
                 seats=[p.seat for p in self.players],
+                standins=[p.seat for p in self.players if p.bot_level],
                 turns=self.turns,
             )
         except KeyError as exc:

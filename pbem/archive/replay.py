@@ -25,6 +25,7 @@ from pbem.core.codec import canonical_json, sha256_hex, unpack, unpack_json
 from pbem.core.dice import commitment, orders_digest
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game, GameError
+from pbem.play.record_catching_up import TURNS_BACK, Turn, bot_seats, caught_up
 from pbem.render import reports
 from pbem.render.reports import content_digest
 from pbem.storage.history import game_row, seat_rows, settle, turn_events
@@ -59,6 +60,8 @@ class GameRecord(BaseModel):
     seats: list[str]
     turns: list[TurnEntry]
     recorded_elsewhere: bool = False
+    #: the seats the stand-in plays for good (a level of their own): they catch up on nothing
+    standins: list[str] = []
 
     def digest(self, entry: TurnEntry) -> str:
         """The orders digest the draws of ``entry`` derive from (dice 2 on)."""
@@ -117,6 +120,7 @@ def from_database(engine: Engine, game_id: str) -> GameRecord:
         )
         entries = [_entry(t) for t in turns]
         origin = session.get(GameOriginRow, game_id)
+        seated = seat_rows(session, game_id)
         return GameRecord(
             id=row.id,
             game_type=row.game_type,
@@ -126,8 +130,9 @@ def from_database(engine: Engine, game_id: str) -> GameRecord:
             dice=row.dice,
             commitment=commitment(row.seed) if row.dice >= 2 else None,
             options=json.loads(row.options_json),
-            seats=[s.name for s in seat_rows(session, game_id)],
+            seats=[s.name for s in seated],
             turns=entries,
+            standins=[s.name for s in seated if s.bot_level],
         )
 
 
@@ -237,11 +242,29 @@ def report_at(record: GameRecord, turn: int, player: str | None, fmt: str, *, pu
         ended = game.outcome(step.state) is not None or not game.pending(step.state)
         revealed = str(record.seed) if ended and record.seed is not None else None
         dice = {"commitment": record.commitment, "seed": revealed}
+    behind = _caught_up(record, steps, turn)
     for seat in seats:
-        ctx = reports.context(game, record.id, step.state, turn, seat, step.events, dice=dice)
+        missed = behind.get(seat or "", ())
+        ctx = reports.context(
+            game, record.id, step.state, turn, seat, step.events, dice=dice, caught_up=missed
+        )
         text, page = reports.render_pair(game, ctx)
         rendered.append((seat, page if kind == "html" else text))
     return reports.combine(rendered, kind)
+
+
+def _caught_up(record: GameRecord, steps: list[Step], turn: int) -> dict[str, list[tuple[int, Any]]]:
+    """What each seat read of the turns it missed in its report of ``turn``, as the turn's driver found
+    it (:mod:`pbem.play.record_catching_up`)."""
+    if turn <= 1:
+        return {}
+    history = [
+        Turn(entry.number, frozenset(entry.orders), bot_seats(entry.by_bot), step.events)
+        for entry, step in zip(record.turns, steps, strict=False)
+        if max(1, turn - TURNS_BACK) <= entry.number < turn
+    ]
+    players = [seat for seat in record.seats if seat not in record.standins]
+    return caught_up(history, turn, players, record.turns[turn].by_bot)
 
 
 def _digest_of(packed: bytes) -> str | None:

@@ -24,6 +24,7 @@ from pbem.core.dice import orders_digest
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game, GameError
 from pbem.intake import passwords
+from pbem.play.record_catching_up import TURNS_BACK, Turn, bot_seats, caught_up
 from pbem.render import reports
 from pbem.storage.cron_models import ClockRow
 from pbem.storage.history import TurnRecord, dump_events, settle, store_reports, turn_events
@@ -133,8 +134,17 @@ def store_imported(
             session.add_all(extra)
             if clock is not None:
                 session.add(ClockRow(game_id=row.id, **clock))
+            players = [seat["seat"] for seat in seats if not seat.get("bot_level")]
+            kept = [
+                Turn(t.turn.number, frozenset(t.turn.orders), bot_seats(t.turn.by_bot), t.turn.events)
+                for t in turns
+                if not t.undone
+            ]
             for stored in turns:
                 turn = stored.turn
+                # what each seat the stand-in played for read of the turns it missed, as it read it then
+                history = [t for t in kept if max(1, turn.number - TURNS_BACK) <= t.number < turn.number]
+                behind = caught_up(history, turn.number, players, turn.by_bot) if turn.number > 1 else {}
                 session.add(
                     TurnRow(
                         game_id=row.id,
@@ -163,6 +173,7 @@ def store_imported(
                     public_language=getattr(row, "language", None),
                     dice=reports.report_dice(game, row, turn.state),
                     assumed=assumed,
+                    caught_up=behind,
                 )
                 store_reports(session, reports.report_rows(row.id, stored.epoch, turn.number, rendered))
             session.commit()

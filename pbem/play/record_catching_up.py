@@ -5,8 +5,7 @@ For each seat the stand-in played for, in this turn or in one since the seat's o
 turns between those orders and this one are found, with their events; the report shows the events the
 seat may see of each (:func:`pbem.render.reports.context`, ``caught_up``). At most
 :data:`TURNS_BACK` turns back: a seat away for months gets the last of them, and its report stays a
-report. A seat abandoned for good gets none (nobody reads it until a new player takes it, who starts
-from the report in the welcome).
+report. A seat the stand-in plays for good (a level of its own) gets none: nobody reads it.
 
 Read from the turn driver's snapshot (no lock); a game where no seat has missed anything costs nothing
 more than looking at the seat rows it has read already.
@@ -16,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, false, select
@@ -44,12 +44,8 @@ def catching_up(
 ) -> dict[str, CaughtUp]:
     """For turn ``number`` about to be written (the stand-in playing for the seats ``by_bot``):
     each seat's earlier turns to catch up on. ``seats``: the seat rows the driver read."""
-    candidates = [
-        seat.name
-        for seat in seats
-        if not seat.abandoned and (seat.name in by_bot or seat.misses or seat.away_days_used)
-    ]
-    if not candidates or number <= 1:
+    players = [seat.name for seat in seats if not seat.bot_level]
+    if not players or number <= 1:
         return {}
     turns = conn.execute(
         select(_T.c.number, _T.c.orders_z, _T.c.by_bot_json, _T.c.events_z)
@@ -62,18 +58,48 @@ def catching_up(
         .order_by(_T.c.number)
     ).all()
     history = [
-        (n, set(unpack_json(orders)), set(json.loads(bots)), events) for n, orders, bots, events in turns
+        Turn(n, frozenset(unpack_json(orders)), bot_seats(json.loads(bots)), events)
+        for n, orders, bots, events in turns
     ]
-    found: dict[str, CaughtUp] = {}
-    for seat in candidates:
-        own = [n for n, ordered, bots, _events in history if seat in ordered and seat not in bots]
+    found = caught_up(history, number, players, by_bot)
+    return {
+        seat: [(n, [load_event(e) for e in unpack_json(z)]) for n, z in back] for seat, back in found.items()
+    }
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What catching up reads of an earlier turn: who sent orders, whom the stand-in played for, and its
+    events (as the caller keeps them: packed in the database, live in an archive being imported)."""
+
+    number: int
+    ordered: frozenset[str]
+    by_bot: frozenset[str]
+    events: Any
+
+
+def bot_seats(entries: Sequence[str]) -> frozenset[str]:
+    """The seats of a turn's ``by_bot`` record, whose entries are ``seat=level`` (or a bare ``seat`` in
+    turns recorded before the stand-in had levels)."""
+    return frozenset(entry.split("=", 1)[0] for entry in entries)
+
+
+def caught_up(
+    history: Sequence[Turn], number: int, players: Sequence[str], by_bot: Sequence[str]
+) -> dict[str, list[tuple[int, Any]]]:
+    """The rule, on the turns before ``number`` (oldest first, at most :data:`TURNS_BACK`): each of
+    ``players`` the stand-in played for, now (``by_bot``) or since its own last orders, gets
+    ``[(turn, events)]`` of every turn since those orders. The same for the live turn and an import, so
+    an imported game's reports are the ones it had (the seats the stand-in plays for good, with a level
+    of their own, read nothing and are left out by the caller)."""
+    now = bot_seats(by_bot)
+    found: dict[str, list[tuple[int, Any]]] = {}
+    for seat in players:
+        own = [t.number for t in history if seat in t.ordered and seat not in t.by_bot]
         since = own[-1] if own else number - TURNS_BACK - 1
-        missed = seat in by_bot or any(n > since and seat in bots for n, _o, bots, _e in history)
-        if not missed:
+        if seat not in now and not any(t.number > since and seat in t.by_bot for t in history):
             continue
-        back = [
-            (n, [load_event(e) for e in unpack_json(events)]) for n, _o, _b, events in history if n > since
-        ]
+        back = [(t.number, t.events) for t in history if t.number > since]
         if back:
             found[seat] = back
     return found
