@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NUMBERS = (0, 1, 2, 3, 4, 5, 11, 21, 22, 101)
 POTS = [ROOT / "pbem/locale/pbem.pot", *sorted(ROOT.glob("games/*/locale/*.pot"))]
 #: Chinese measure words (and the units that are their own): what stands between a number and a noun
-MEASURES = set("个只枚张块名位条艘点次天轮分秒颗件份种片株头尾箱袋堆格处座组人步项层行列回张局")  # 局: games, rounds
+#: (局 counts games and rounds)
+MEASURES = set("个只枚张块名位条艘点次天轮分秒颗件份种片株头尾箱袋堆格处座组人步项层行列回张局")
 MEASURES_LONG = ("小时", "分钟", "回合")
 
 
