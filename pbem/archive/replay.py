@@ -25,7 +25,7 @@ from pbem.core.codec import canonical_json, sha256_hex, unpack, unpack_json
 from pbem.core.dice import commitment, orders_digest
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game, GameError
-from pbem.play.record_catching_up import TURNS_BACK, Turn, bot_seats, caught_up
+from pbem.play.record_catching_up import Turn, bot_seats, caught_up
 from pbem.render import reports
 from pbem.render.reports import content_digest
 from pbem.storage.history import game_row, seat_rows, settle, turn_events
@@ -256,12 +256,9 @@ def report_at(record: GameRecord, turn: int, player: str | None, fmt: str, *, pu
 def _caught_up(record: GameRecord, steps: list[Step], turn: int) -> dict[str, list[tuple[int, Any]]]:
     """What each seat read of the turns it missed in its report of ``turn``, as the turn's driver found
     it (:mod:`pbem.play.record_catching_up`)."""
-    if turn <= 1:
-        return {}
     history = [
         Turn(entry.number, frozenset(entry.orders), bot_seats(entry.by_bot), step.events)
         for entry, step in zip(record.turns, steps, strict=False)
-        if max(1, turn - TURNS_BACK) <= entry.number < turn
     ]
     players = [seat for seat in record.seats if seat not in record.standins]
     return caught_up(history, turn, players, record.turns[turn].by_bot)

@@ -24,7 +24,7 @@ from pbem.core.dice import orders_digest
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game, GameError
 from pbem.intake import passwords
-from pbem.play.record_catching_up import TURNS_BACK, Turn, bot_seats, caught_up
+from pbem.play.record_catching_up import Turn, bot_seats, caught_up
 from pbem.render import reports
 from pbem.storage.cron_models import ClockRow
 from pbem.storage.history import TurnRecord, dump_events, settle, store_reports, turn_events
@@ -143,8 +143,7 @@ def store_imported(
             for stored in turns:
                 turn = stored.turn
                 # what each seat the stand-in played for read of the turns it missed, as it read it then
-                history = [t for t in kept if max(1, turn.number - TURNS_BACK) <= t.number < turn.number]
-                behind = caught_up(history, turn.number, players, turn.by_bot) if turn.number > 1 else {}
+                behind = caught_up(kept, turn.number, players, turn.by_bot)
                 session.add(
                     TurnRow(
                         game_id=row.id,

@@ -46,7 +46,7 @@ def catching_up(
     each seat's earlier turns to catch up on. ``seats``: the seat rows the driver read."""
     players = [seat.name for seat in seats if not seat.bot_level]
     if not players or number <= 1:
-        return {}
+        return {}  # nothing to read: the query is not worth making
     turns = conn.execute(
         select(_T.c.number, _T.c.orders_z, _T.c.by_bot_json, _T.c.events_z)
         .where(
@@ -87,11 +87,14 @@ def bot_seats(entries: Sequence[str]) -> frozenset[str]:
 def caught_up(
     history: Sequence[Turn], number: int, players: Sequence[str], by_bot: Sequence[str]
 ) -> dict[str, list[tuple[int, Any]]]:
-    """The rule, on the turns before ``number`` (oldest first, at most :data:`TURNS_BACK`): each of
-    ``players`` the stand-in played for, now (``by_bot``) or since its own last orders, gets
-    ``[(turn, events)]`` of every turn since those orders. The same for the live turn and an import, so
-    an imported game's reports are the ones it had (the seats the stand-in plays for good, with a level
-    of their own, read nothing and are left out by the caller)."""
+    """The rule, on the turns of ``history`` (oldest first) that fall in the :data:`TURNS_BACK` before
+    ``number``: each of ``players`` the stand-in played for, now (``by_bot``) or since its own last
+    orders, gets ``[(turn, events)]`` of every turn since those orders. The same for the live turn, an
+    import and a replay, so an imported or replayed game's reports are the ones it had (the seats the
+    stand-in plays for good, with a level of their own, read nothing and are left out by the caller)."""
+    if number <= 1:
+        return {}
+    history = [t for t in history if max(1, number - TURNS_BACK) <= t.number < number]
     now = bot_seats(by_bot)
     found: dict[str, list[tuple[int, Any]]] = {}
     for seat in players:
