@@ -22,6 +22,7 @@ from sqlalchemy import Connection, false, select
 
 from pbem.core.codec import unpack_json
 from pbem.core.game import Event
+from pbem.core.search import standin_of
 from pbem.storage.history import load_event
 from pbem.storage.models import TurnRow
 
@@ -81,7 +82,7 @@ class Turn:
 def bot_seats(entries: Sequence[str]) -> frozenset[str]:
     """The seats of a turn's ``by_bot`` record, whose entries are ``seat=level`` (or a bare ``seat`` in
     turns recorded before the stand-in had levels)."""
-    return frozenset(entry.split("=", 1)[0] for entry in entries)
+    return frozenset(standin_of(entry)[0] for entry in entries)
 
 
 def caught_up(
