@@ -45,9 +45,11 @@ def catching_up(
 ) -> dict[str, CaughtUp]:
     """For turn ``number`` about to be written (the stand-in playing for the seats ``by_bot``):
     each seat's earlier turns to catch up on. ``seats``: the seat rows the driver read."""
-    players = [seat.name for seat in seats if not seat.bot_level]
-    if not players or number <= 1:
-        return {}  # nothing to read: the query is not worth making
+    players = [seat for seat in seats if not seat.bot_level]
+    # only a seat the stand-in played for has anything to catch up on: one that missed orders, was away,
+    # or misses them now (a seat the stand-in plays for good reads nothing); else no query is made
+    if number <= 1 or not any(seat.misses or seat.away_days_used or seat.name in by_bot for seat in players):
+        return {}
     turns = conn.execute(
         select(_T.c.number, _T.c.orders_z, _T.c.by_bot_json, _T.c.events_z)
         .where(
@@ -62,7 +64,7 @@ def catching_up(
         Turn(n, frozenset(unpack_json(orders)), bot_seats(json.loads(bots)), events)
         for n, orders, bots, events in turns
     ]
-    found = caught_up(history, number, players, by_bot)
+    found = caught_up(history, number, [seat.name for seat in players], by_bot)
     return {
         seat: [(n, [load_event(e) for e in unpack_json(z)]) for n, z in back] for seat, back in found.items()
     }

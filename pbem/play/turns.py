@@ -142,11 +142,7 @@ def _prepare(engine: Engine, game_id: str, now: datetime, fill_missing: bool) ->
         seat_list = seat_facts(conn, game_id)
         # the seats the stand-in will play for (when it does), and what each seat behind has missed
         unsent = [seat for seat in pending if seat not in {sub.seat for sub in waiting}]
-        # only a seat the stand-in played for has anything to catch up on: one that missed orders, was
-        # away, or misses them now (a seat the stand-in plays for good reads nothing)
-        players = [seat for seat in seat_list if not seat.bot_level]
-        behind_maybe = any(seat.misses or seat.away_days_used or seat.name in unsent for seat in players)
-        behind = catching_up(conn, game_id, row.epoch, number, seat_list, unsent) if behind_maybe else {}
+        behind = catching_up(conn, game_id, row.epoch, number, seat_list, unsent)
     languages = {seat.name: seat.language for seat in seat_list}
     seats = list(languages)
     given = {sub.seat: json.loads(sub.orders_json or "null") for sub in waiting if sub.seat in pending}
