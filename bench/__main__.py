@@ -143,7 +143,8 @@ def web_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
 
 
 def bots_part(sizes: Sizes, folder: Path) -> Iterator[Figure | str]:
-    yield from bots.figures(sizes.bot_games)
+    # the games are independent: one a core (each game's draws come from its number alone)
+    yield from bots.figures(sizes.bot_games, jobs=os.cpu_count() or 1)
 
 
 def _checked(run: fleet.TickRun, due: int) -> fleet.TickRun:

@@ -12,16 +12,23 @@ place (shared firsts counting half) is given as a note. Each rate has its Wilson
 (over the comparisons; in Mare Balticum the two of a game are not independent, so that interval is a
 little narrow). ``decision_p95_s`` is the p95 wall time of the strong level's decisions on this machine
 (a benchmark, not a bound: the search's budget counts worlds and turns, never seconds).
+
+The games are independent, so ``--jobs`` plays as many at once as the machine has cores (each game's draws
+come from its number alone: the figures do not depend on how many run at once). A decision is still timed
+on one core, its own process's.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from pbem.core import registry
 from pbem.core.chance import Recorder
@@ -52,6 +59,13 @@ class Tally:
 
     def rate(self) -> float:
         return self.ahead / self.pairs if self.pairs else 0.0
+
+    def add(self, other: Tally) -> None:
+        self.games += other.games
+        self.ahead += other.ahead
+        self.pairs += other.pairs
+        self.first += other.first
+        self.seconds += other.seconds
 
 
 def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -103,10 +117,34 @@ def play(game: Game, seats: int, level: str, number: int, tally: Tally) -> None:
         tally.first += 1 / sum(1 for p in places.values() if p == mine)
 
 
+def _game(game_name: str, seats: int, level: str, number: int) -> Tally:
+    """One game's tally (what a worker process plays)."""
+    tally = Tally(level)
+    play(registry.get_game(game_name), seats, level, number, tally)
+    return tally
+
+
+def _tally(game_name: str, seats: int, level: str, games: int, jobs: int) -> Tally:
+    """``games`` games of ``level`` against easy seats, ``jobs`` at once."""
+    tally = Tally(level)
+    if jobs <= 1:
+        for number in range(games):
+            play(registry.get_game(game_name), seats, level, number, tally)
+        return tally
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for one in pool.map(_game, repeat(game_name), repeat(seats), repeat(level), range(games)):
+            tally.add(one)
+    return tally
+
+
 def figures(
-    games: int, only: str | None = None, table: tuple[tuple[str, str, int], ...] = GAMES
+    games: int,
+    only: str | None = None,
+    table: tuple[tuple[str, str, int], ...] = GAMES,
+    jobs: int = 1,
 ) -> Iterator[tuple[str, float, str] | str]:
-    """The part's lines: notes (``str``) and ``(name, value, unit)`` figures, for each game of ``table``."""
+    """The part's lines: notes (``str``) and ``(name, value, unit)`` figures, for each game of ``table``,
+    ``jobs`` games played at once."""
     yield (
         f"# bots: {games} games a level a game, the searching seat rotated round the table against easy "
         "seats; a win is being ahead of an easy seat (pairwise, a tie a half)"
@@ -114,11 +152,8 @@ def figures(
     for game_name, figure, seats in table:
         if only and only not in (game_name, figure):
             continue
-        game = registry.get_game(game_name)
         for level in ("strong", "normal"):
-            tally = Tally(level)
-            for number in range(games):
-                play(game, seats, level, number, tally)
+            tally = _tally(game_name, seats, level, games, jobs)
             low, high = wilson(tally.ahead, tally.pairs)
             yield (
                 f"# bots.{figure}.{level}_vs_easy: 95 % interval {low:.2f}-{high:.2f} over {tally.pairs} "
@@ -136,10 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bots", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200, help="games a level a game (default 200)")
     parser.add_argument("--only", help="one game: reef_encounter, mare_balticum or coral_divers")
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="games played at once (default: one a core)"
+    )
     args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error("--games: at least 1")
-    for item in figures(args.games, args.only):
+    if args.games < 1 or args.jobs < 1:
+        parser.error("--games and --jobs: at least 1")
+    for item in figures(args.games, args.only, jobs=args.jobs):
         print(item if isinstance(item, str) else f"{item[0]} {item[1]:.3f} {item[2]}", flush=True)
     return 0
 

@@ -50,3 +50,12 @@ def test_the_part_prints_each_figure_once_as_name_value_unit() -> None:
     assert all(0 <= figures[f"bots.pearl_dive.{lv}_vs_easy"][1] <= 1 for lv in ("strong", "normal"))
     assert math.isfinite(figures["bots.pearl_dive.decision_p95_s"][1])
     assert any("95 % interval" in item for item in lines if isinstance(item, str))
+
+
+def test_games_played_at_once_count_the_same_as_one_after_another() -> None:
+    one_by_one = bots._tally("pearl-dive", 2, "strong", 4, jobs=1)
+    at_once = bots._tally("pearl-dive", 2, "strong", 4, jobs=2)
+    assert (at_once.games, at_once.pairs, at_once.ahead, at_once.first) == (
+        one_by_one.games, one_by_one.pairs, one_by_one.ahead, one_by_one.first,
+    )  # fmt: skip
+    assert len(at_once.seconds) == len(one_by_one.seconds) > 0
