@@ -27,13 +27,6 @@ from pbem.core.chance import Recorder
 from pbem.core.search import Budget, decide
 
 SEATS = ("red", "blue", "green")
-#: the budgets these figures were measured with (the levels' defaults live in pbem.core.search). A
-#: horizon of two resolutions after the decision's own (the two rivals' turns) beat three; for strong,
-#: fewer candidates in more worlds beat eight in twelve (fewer picked for their worlds' luck)
-BUDGETS = {
-    "normal": Budget(candidates=4, worlds=6, horizon=2),
-    "strong": Budget(candidates=4, worlds=16, horizon=2),
-}
 
 
 class _Counting:
@@ -156,7 +149,7 @@ def guide_timing(seed: int = 0) -> list[str]:
 
 def _budget(text: str) -> Budget:
     candidates, worlds, horizon = (int(n) for n in text.split(","))
-    return Budget(candidates=candidates, worlds=worlds, horizon=horizon)
+    return Budget(candidates=candidates, worlds=worlds, horizon=horizon or None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -164,16 +157,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--level", choices=("normal", "strong"), default="strong")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--budget", type=_budget, help="candidates,worlds,horizon (default: BUDGETS)")
+    parser.add_argument(
+        "--budget", type=_budget, help="candidates,worlds,horizon (0: to the end; default: the game's own)"
+    )
     parser.add_argument("--guide", action="store_true", help="time next_steps instead")
     args = parser.parse_args(argv)
     if args.guide:
         lines = guide_timing(args.seed)
     else:
-        budget = args.budget or BUDGETS[args.level]
+        budget = args.budget or GAME.budgets[args.level]
         lines = report(measure(args.games, args.level, args.seed, budget), args.level)
         lines.insert(
-            0, f"# budget: {budget.candidates} candidates, {budget.worlds} worlds, horizon {budget.horizon}"
+            0,
+            f"# budget: {budget.candidates} candidates, {budget.worlds} worlds, "
+            f"horizon {budget.horizon or 'to the end'}",
         )
     for line in lines:
         print(line, flush=True)

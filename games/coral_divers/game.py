@@ -26,6 +26,7 @@ from pbem.core.game import (
     shuffled,
 )
 from pbem.core.i18n import N_, P_, T_
+from pbem.core.search import BUDGETS
 
 from . import bot, guide, scoring, standin, turn, upkeep, views
 from . import state as st
@@ -58,6 +59,8 @@ class CoralDivers:
     min_players = 2
     max_players = 4
     options_model = Options
+    #: how hard the stand-in's levels search: the common budgets, measured here too (BENCHMARKS.md)
+    budgets = BUDGETS
 
     # ------------------------------------------------------------------------------ setup
 

@@ -55,6 +55,8 @@ class MareBalticum:
     min_players = 3
     max_players = 5
     options_model = Options
+    #: how hard the stand-in's levels search: to the end of the game (``standin.BUDGETS``)
+    budgets = _standin.BUDGETS
 
     def setup(self, seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
         return setup(seats, options, chance)

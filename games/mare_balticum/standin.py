@@ -14,13 +14,21 @@ import json
 import math
 from typing import Any
 
-from pbem.core.game import Chance
+from pbem.core.game import Budget, Chance
 
 from . import bot
 from .board import AMBER, COMPONENTS, FISH, PORTS
 from .seasons import tax_due
 from .state import State, total
 
+#: how hard the levels search. A game of Mare Balticum is short (some 40 to 50 turns in all) and what a
+#: turn sets up pays late (the tokens placed, the fish unloaded), so every world is played to the end and
+#: valued by its outcome: strong against two easy seats, 200 games each (BENCHMARKS.md), 0.57 ahead of
+#: an easy seat with two turns of look-ahead, 0.67 with six, 0.75 to the end
+BUDGETS = {
+    "normal": Budget(candidates=4, worlds=6, horizon=None),
+    "strong": Budget(candidates=6, worlds=10, horizon=None),
+}
 #: how far apart two projected scores must be for the leader to stand surely ahead (at the end of the
 #: game; earlier the bag still holds more chances and the gap counts for less)
 SURE_LEAD = 2.0
@@ -101,7 +109,7 @@ def projected(state: State, seat: str) -> float:
     """What ``seat`` would score if the game ended now, its hold unloaded at a discount, plus what its
     fleet may still fish while time tokens remain."""
     player = state.players[seat]
-    values = bot.fish_values(state, seat)
+    values = _values_as_placed(state, seat)
     worth = sum(values[k] * n for k, n in player.warehouse.items())
     over = state.phase == "over"
     if not over:
@@ -113,6 +121,19 @@ def projected(state: State, seat: str) -> float:
         sets = min(have[k] // card.count(k) for k in set(card))
         worth += sets * (COMPONENTS.contract_set_points - sum(values[k] for k in card))
     return worth
+
+
+def _values_as_placed(state: State, seat: str) -> dict[str, float]:
+    """What each goods kind will be worth to ``seat`` once its number tokens still in hand are on the
+    free slots, the highest on the fish it owns most of (as it will place them)."""
+    values = bot.fish_values(state, seat)
+    player = state.players[seat]
+    numbers = sorted((COMPONENTS.token_values[t] for t in player.tokens if t != "tax"), reverse=True)
+    free = [f for f in FISH if f not in player.market and values[f] > 0]
+    owned = {f: player.warehouse.get(f, 0) + bot.HOLD_RISK * player.hold.get(f, 0) for f in free}
+    for fish, number in zip(sorted(free, key=lambda f: -owned[f]), numbers, strict=False):
+        values[fish] = float(number)
+    return values
 
 
 def evaluate(state: State, seat: str) -> float:

@@ -19,6 +19,7 @@ from pbem.core.game import (
     RulesError,
 )
 from pbem.core.i18n import N_, P_, T_, Text, listed
+from pbem.core.search import BUDGETS
 
 from . import orders as o
 from .bot import bot_orders
@@ -65,6 +66,8 @@ class ReefEncounter:
     min_players = 2
     max_players = 4
     options_model = Options
+    #: how hard the stand-in's levels search: the common budgets, measured here too (BENCHMARKS.md)
+    budgets = BUDGETS
 
     def setup(self, seats: Sequence[str], options: BaseModel, chance: Chance) -> State:
         if not self.min_players <= len(seats) <= self.max_players or len(set(seats)) != len(seats):

@@ -377,9 +377,25 @@ class StepGuide(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Budget:
+    """How much a searching level searches: ``candidates`` orders compared, each in ``worlds`` resampled
+    states, played on for ``horizon`` resolutions after the decision's own before they are valued (``None``:
+    to the end of the game, valued by its outcome)."""
+
+    candidates: int
+    worlds: int
+    horizon: int | None
+
+
 @runtime_checkable
 class StandIn(Protocol):
     """What a search needs of a game to play a seat better than its heuristic :meth:`Game.bot`."""
+
+    #: how much each searching level (``normal``, ``strong``) searches in this game: how far a decision's
+    #: consequences reach, and what a resolution costs, differ from game to game, so each game sets its own
+    #: (measured in BENCHMARKS.md; ``pbem.core.search.BUDGETS`` is the common choice)
+    budgets: Mapping[str, Budget]
 
     def candidates(self, state: Any, seat: str, chance: Chance, limit: int) -> list[JSON]:
         """Up to ``limit`` distinct legal orders for ``seat``'s pending decision, as plain data, the

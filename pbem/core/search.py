@@ -26,11 +26,10 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.chance import Recorder
-from pbem.core.game import JSON, Chance, Game, Outcome, RulesError, StandIn
+from pbem.core.game import JSON, Budget, Chance, Game, Outcome, RulesError, StandIn
 
 #: the levels a stand-in plays at, weakest first
 LEVELS = ("easy", "normal", "strong")
@@ -58,18 +57,9 @@ def standin_of(mark: str) -> tuple[str, str | None]:
     return seat, level or None
 
 
-@dataclass(frozen=True)
-class Budget:
-    """How much a level searches: ``candidates`` orders compared, each in ``worlds`` resampled states,
-    played on for ``horizon`` resolutions after the decision's own before they are valued."""
-
-    candidates: int
-    worlds: int
-    horizon: int
-
-
-#: measured per game (BENCHMARKS.md): a horizon of 2 beat 1 for ``normal`` in Reef Encounter (0.875 against
-#: 0.675 over 40 games) and in Mare Balticum, for 1.7 times the time; 3 was no better than 2 anywhere
+#: the budgets Reef Encounter and Coral Divers search with (each game sets its own: ``StandIn.budgets``),
+#: measured there (BENCHMARKS.md): a horizon of 2 beat 1 for ``normal`` in Reef Encounter (0.875 against 0.675
+#: over 40 games), for 1.7 times the time; 3 was no better than 2
 BUDGETS: Mapping[str, Budget] = {
     "normal": Budget(candidates=4, worlds=6, horizon=2),
     "strong": Budget(candidates=8, worlds=12, horizon=2),
@@ -93,7 +83,7 @@ def decide(
         # the heuristic too is handed a resample, never the real state: whatever a game's ``bot`` reads,
         # its orders depend on the seat's view alone (a fixed seed: the bot's own draws stay the chance's)
         return game.bot(game.resample_hidden(state, seat, _chance(0)), seat, chance)
-    budget = budget or BUDGETS[level]
+    budget = budget or game.budgets[level]
     root = random.Random(chance.pick("search", 2**62))
     world_seeds = [root.getrandbits(62) for _ in range(budget.worlds)]
     # the candidates come from a resample too: the real state's secrets never reach the search
@@ -135,14 +125,15 @@ def _legal(game: Game, state: Any, seat: str, proposed: Sequence[JSON]) -> list[
     return legal
 
 
-def _play_out(game: Any, state: Any, seat: str, orders: JSON, world_seed: int, horizon: int) -> float:
+def _play_out(game: Any, state: Any, seat: str, orders: JSON, world_seed: int, horizon: int | None) -> float:
     """The worth for ``seat`` of giving ``orders`` now, in the world ``world_seed`` deals: the decision's
-    own resolution, then ``horizon`` more with every seat played by the heuristic."""
+    own resolution, then ``horizon`` more (``None``: to the end) with every seat played by the heuristic."""
     draws = random.Random(world_seed)
     world = game.resample_hidden(state, seat, _chance(draws.getrandbits(62)))
     if not _legal(game, world, seat, [orders]):
         return 0.0  # orders that only some worlds allow are worth nothing in the others
-    for resolution in range(horizon + 1):
+    resolution = 0
+    while horizon is None or resolution <= horizon:
         pending = game.pending(world)
         if not pending:
             break
@@ -153,6 +144,7 @@ def _play_out(game: Any, state: Any, seat: str, orders: JSON, world_seed: int, h
             plain = orders if resolution == 0 and who == seat else game.bot(world, who, bot_chance)
             given[who] = game.order_model(decision).model_validate(plain)
         world = game.resolve(world, given, _chance(draws.getrandbits(62))).state
+        resolution += 1
     outcome = game.outcome(world)
     return _worth(outcome, seat) if outcome is not None else float(game.evaluate(world, seat))
 

@@ -131,3 +131,32 @@ def test_the_strong_stand_in_never_cheats() -> None:
                 assert decide(GAME, twin, seat, SeededChance(9), "strong") == mine
             decided += 1
     assert decided >= 4
+
+
+def test_evaluate_counts_the_number_tokens_where_the_seat_will_place_them() -> None:
+    """Three cod with the x3 still in hand are worth nine, not three times the tokens' mean: the seat puts
+    its highest token on the fish it owns most of, so it stands ahead of five amber (worth five)."""
+    state = position(warehouse={"red": {"cod": 3}, "blue": {"amber": 5}, "green": {}})
+    assert GAME.evaluate(state, "red") > GAME.evaluate(state, "blue")
+    placed = state.copy()
+    placed.players["red"].market = {"cod": "x0"}  # the x0 already lies on cod: now the cod scores nothing
+    placed.players["red"].tokens = ["x3", "x2", "x1", "tax"]
+    assert GAME.evaluate(placed, "red") < GAME.evaluate(placed, "blue")
+
+
+class _NoEvaluate:
+    """Mare Balticum with an ``evaluate`` that must not be called."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(GAME, name)
+
+    def evaluate(self, state: State, seat: str) -> float:
+        raise AssertionError("a search to the end values the outcome, never a position")
+
+
+def test_the_levels_search_to_the_end_of_the_game_and_value_its_outcome() -> None:
+    assert all(GAME.budgets[level].horizon is None for level in ("normal", "strong"))
+    state, seat = next((s, seat) for s, seat, _bot in _sample({}, seed=3, every=7) if s.phase == "turn")
+    assert len(GAME.candidates(state, seat, SeededChance(2), 3)) == 3  # a real comparison, played out
+    orders = decide(_NoEvaluate(), state, seat, SeededChance(2), "normal", budget=Budget(3, 2, None))  # type: ignore[arg-type]
+    GAME.check(state, seat, parse(state, seat, orders))
