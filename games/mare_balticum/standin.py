@@ -23,11 +23,12 @@ from .state import State, total
 
 #: how hard the levels search. A game of Mare Balticum is short (some 40 to 50 turns in all) and what a
 #: turn sets up pays late (the tokens placed, the fish unloaded), so every world is played to the end and
-#: valued by its outcome: strong against two easy seats, 200 games each (BENCHMARKS.md), 0.57 ahead of
-#: an easy seat with two turns of look-ahead, 0.67 with six, 0.75 to the end
+#: valued by its outcome. Strong against two easy seats over 200 games (BENCHMARKS.md), ahead of an easy
+#: seat: 0.57 with two turns of look-ahead, 0.67 with six; to the end 0.73 at 6 candidates in 10 worlds
+#: and 0.77 at 4 in 16 (fewer plans, each judged in more worlds, are fewer picked for their worlds' luck)
 BUDGETS = {
     "normal": Budget(candidates=4, worlds=6, horizon=None),
-    "strong": Budget(candidates=6, worlds=10, horizon=None),
+    "strong": Budget(candidates=4, worlds=16, horizon=None),
 }
 #: how far apart two projected scores must be for the leader to stand surely ahead (at the end of the
 #: game; earlier the bag still holds more chances and the gap counts for less)
