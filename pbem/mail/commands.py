@@ -206,15 +206,9 @@ def run(
             )
         )
     try:
-        envelope = orderfile.load(command.envelope_text)
-    except (orderfile.OrderFileError, yaml.YAMLError) as exc:  # the reader lets some YAML errors through
-        return _refused(
-            _(
-                "the lines after {command} could not be read: {problem}",
-                command=repr(command.name),
-                problem=str(exc).splitlines()[0],
-            )
-        )
+        envelope = read_envelope(command)
+    except UserError as exc:
+        return _refused(str(exc))
     if not isinstance(envelope, dict):
         return _refused(
             _("after {command}, give the lines game:, player: and password:", command=repr(command.name))
@@ -324,6 +318,21 @@ def _seat_setting(
         else _("[pbem {game}] away for {seat}", game=game_id, seat=seat_name)
     )
     return Answer(True, subject, said + "\n", game_id=game_id)
+
+
+def read_envelope(command: Command) -> Any:
+    """The lines after the command, as YAML (``None`` for none); a :class:`UserError` in the sender's words
+    when they cannot be read."""
+    try:
+        return orderfile.load(command.envelope_text)
+    except (orderfile.OrderFileError, yaml.YAMLError) as exc:  # the reader lets some YAML errors through
+        raise UserError(
+            _(
+                "the lines after {command} could not be read: {problem}",
+                command=repr(command.name),
+                problem=str(exc).splitlines()[0],
+            )
+        ) from exc
 
 
 def _refused(message: str) -> Answer:

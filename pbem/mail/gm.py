@@ -40,7 +40,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-import yaml
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
@@ -51,9 +50,9 @@ from pbem.core.i18n import _, format_deadline
 from pbem.core.search import policy_level
 from pbem.cron import admin, notices
 from pbem.cron.deadlines import parse_duration
-from pbem.intake import addresses, orderfile, passwords
+from pbem.intake import addresses, passwords
 from pbem.mail import guards, lobby_gm
-from pbem.mail.commands import GM_COMMANDS, Answer, Command, handles
+from pbem.mail.commands import GM_COMMANDS, Answer, Command, handles, read_envelope
 from pbem.mail.welcome import queue_welcomes
 from pbem.outbox.settings import MailSettings, load_settings
 from pbem.storage.cron_models import GmActionRow
@@ -142,16 +141,9 @@ def run(
     if command.name == HELP:
         return Answer(True, _("[pbem] game master commands"), help_text(), seat=None)
     try:
-        envelope = orderfile.load(command.envelope_text)
-    except (orderfile.OrderFileError, yaml.YAMLError) as exc:
-        return _refused(
-            subject,
-            _(
-                "the lines after {command} could not be read: {problem}",
-                command=repr(command.name),
-                problem=str(exc).splitlines()[0],
-            ),
-        )
+        envelope = read_envelope(command)
+    except UserError as exc:
+        return _refused(subject, str(exc))
     if not isinstance(envelope, dict):
         envelope = {}
     missing = [k for k in ("game", "gm", "password") if not envelope.get(k)]

@@ -22,7 +22,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-import yaml
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -30,7 +29,6 @@ from pbem.archive import reliability
 from pbem.core import clock
 from pbem.core.errors import UserError
 from pbem.core.i18n import _, ngettext
-from pbem.intake import orderfile
 from pbem.mail import commands, gm
 from pbem.outbox import notices, readers
 from pbem.outbox.settings import MailSettings
@@ -39,18 +37,10 @@ from pbem.storage.models import GameRow
 
 
 def _envelope(command: commands.Command) -> dict[str, Any] | commands.Answer:
-    if not command.envelope_text.strip():
-        return {}
     try:
-        envelope = orderfile.load(command.envelope_text)
-    except (orderfile.OrderFileError, yaml.YAMLError) as exc:
-        return commands._refused(
-            _(
-                "the lines after {command} could not be read: {problem}",
-                command=repr(command.name),
-                problem=str(exc).splitlines()[0],
-            )
-        )
+        envelope = commands.read_envelope(command)
+    except UserError as exc:
+        return commands._refused(str(exc))
     return envelope if isinstance(envelope, dict) else {}
 
 
