@@ -25,9 +25,9 @@ from pbem.core.codec import canonical_json, sha256_hex, unpack, unpack_json
 from pbem.core.dice import commitment, orders_digest
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game, GameError
-from pbem.play.record_catching_up import Turn, bot_seats, caught_up
 from pbem.render import reports
 from pbem.render.reports import content_digest
+from pbem.storage.catching_up import Turn, bot_seats, caught_up
 from pbem.storage.history import game_row, seat_rows, settle, turn_events
 from pbem.storage.models import MAX_INT, MAX_INT64, GameOriginRow, ReportRow, TurnRow
 
@@ -255,7 +255,7 @@ def report_at(record: GameRecord, turn: int, player: str | None, fmt: str, *, pu
 
 def _caught_up(record: GameRecord, steps: list[Step], turn: int) -> dict[str, list[tuple[int, Any]]]:
     """What each seat read of the turns it missed in its report of ``turn``, as the turn's driver found
-    it (:mod:`pbem.play.record_catching_up`)."""
+    it (:mod:`pbem.storage.catching_up`)."""
     history = [
         Turn(entry.number, frozenset(entry.orders), bot_seats(entry.by_bot), step.events)
         for entry, step in zip(record.turns, steps, strict=False)

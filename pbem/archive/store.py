@@ -24,8 +24,8 @@ from pbem.core.dice import orders_digest
 from pbem.core.errors import UserError
 from pbem.core.game import Event, Game, GameError
 from pbem.intake import passwords
-from pbem.play.record_catching_up import Turn, bot_seats, caught_up
 from pbem.render import reports
+from pbem.storage.catching_up import Turn, bot_seats, caught_up
 from pbem.storage.cron_models import ClockRow
 from pbem.storage.history import TurnRecord, dump_events, settle, store_reports, turn_events
 from pbem.storage.models import GameRow, ObserverRow, SeatRow, TurnRow

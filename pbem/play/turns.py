@@ -31,8 +31,8 @@ from pbem.core.game import Game, GameError
 from pbem.core.search import policy_level, standin_mark
 from pbem.intake.away import away_notes
 from pbem.intake.envelope import orders_yaml
-from pbem.play.record_catching_up import catching_up
 from pbem.render.reports import render_reports, report_dice, report_rows, seat_zones, shown_deadline
+from pbem.storage.catching_up import catching_up
 from pbem.storage.db import locked_game
 from pbem.storage.history import (
     OF_TURN,

@@ -14,7 +14,7 @@ The context of a report (what a template may use):
 - ``view``: ``Game.view(state, seat)``: the only source of game facts
 - ``events``: ``[{turn, text}]`` visible to the seat, since its last report
 - ``caught_up``: ``[{turn, text}]`` visible to the seat, of the turns since its own last orders when a
-  stand-in played for it (:mod:`pbem.play.record_catching_up`); empty otherwise
+  stand-in played for it (:mod:`pbem.storage.catching_up`); empty otherwise
 - ``decision``: the seat's pending :class:`pbem.core.game.Decision`, or ``None``
 - ``order_template``: the YAML to send next (envelope filled in), or ``None``
 - ``deadline``: the next deadline as text with its time zone, or ``None``

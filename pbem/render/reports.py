@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -26,6 +27,7 @@ from pbem.intake.away import away_notes
 from pbem.intake.envelope import order_template
 from pbem.render import tables
 from pbem.render.tables import TableAt, render, table_at_text
+from pbem.storage.catching_up import bot_seats, catching_up
 from pbem.storage.history import game_of, game_row, load_event, origin_note, seat_rows, store_reports
 from pbem.storage.models import GameRow, ReportRow, SeatRow, TurnRow
 
@@ -74,7 +76,7 @@ def context(
     for the next reader of the turn (an event's words depend on nothing else). ``assumed``: some of what
     the view shows was assumed, not recorded (a record's unknowns), which what reveals it says.
     ``caught_up``: (turn, events) of the turns since the seat's own last orders, when it missed some
-    (:mod:`pbem.play.record_catching_up`): the report shows what the seat may see of each."""
+    (:mod:`pbem.storage.catching_up`): the report shows what the seat may see of each."""
     view = game.view(state, seat)
     if assumed and isinstance(view, dict):  # the table sees only the view: what reveals says "assumed"
         view = {**view, "assumed": True}
@@ -425,6 +427,9 @@ def _rendered_in(
     # as mailed: what the turn's own reports were rendered with (write_reports), so the report rendered
     # anew in another language is the same report (the dice line, each reader's time zone, who is away)
     seats = seat_rows(session, row.id)
+    # the turns the seat missed before this one, as the turn's own reports caught it up on them
+    by_bot = sorted(bot_seats(json.loads(stored.by_bot_json)))
+    behind = catching_up(session.connection(), row.id, stored.epoch, number, seats, by_bot)
     zones_for = seat_zones(row, seats) if as_mailed else None
     dice = report_dice(game, row, state) if as_mailed else None
     away = away_notes(row, seats) if as_mailed and latest else []
@@ -447,6 +452,7 @@ def _rendered_in(
                 assumed=assumed,
                 dice=dice,
                 away=away,
+                caught_up=behind.get(seat, ()),
             )
             text, page = render_pair(game, ctx)
             rendered.append((seat or None, page if kind == "html" else text))

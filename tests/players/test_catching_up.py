@@ -117,4 +117,12 @@ def test_catching_up_is_in_the_seats_language(tmp_path: Path, lang: str) -> None
         text = unpack(stored.text_z)
     assert HEADING[lang] in text
     assert TURN[lang].format(n=1) in text.split(HEADING[lang])[1]
+    # the same report asked for again by mail, rendered anew in a language (the `report` command): the
+    # same catching up, not only the last turn
+    for asked in (lang, "en"):
+        again = report(db, "cu-3", "blue", turn=3, fmt="txt", lang=asked, as_mailed=True)
+        assert HEADING[asked] in again
+        assert TURN[asked].format(n=1) in again.split(HEADING[asked])[1]
+        if asked == lang:  # rendered anew in the seat's own language: the report that was mailed
+            assert again == text
     db.dispose()

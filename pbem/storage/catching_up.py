@@ -7,8 +7,9 @@ seat may see of each (:func:`pbem.render.reports.context`, ``caught_up``). At mo
 :data:`TURNS_BACK` turns back: a seat away for months gets the last of them, and its report stays a
 report. A seat the stand-in plays for good (a level of its own) gets none: nobody reads it.
 
-Read from the turn driver's snapshot (no lock); a game where no seat has missed anything costs nothing
-more than looking at the seat rows it has read already.
+Read by the turn driver from its snapshot (no lock), and by a report rendered anew in another language
+(:func:`pbem.render.reports.report`), so the report a player asks for again is the one that was mailed.
+A game where no seat has missed anything costs nothing more than looking at the seat rows already read.
 """
 
 from __future__ import annotations
